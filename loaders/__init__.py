@@ -1,0 +1,3 @@
+"""loaders package."""
+
+__all__: list[str] = []

@@ -1,0 +1,25 @@
+"""rag: retrieval-augmented question answering over vector stores, offline first."""
+
+from rag.documents import Document
+from rag.errors import (
+    CorruptIndexError,
+    DimensionMismatchError,
+    EmbeddingMismatchError,
+    MissingDependencyError,
+    NotFoundError,
+    RagError,
+    StorageError,
+    ValidationError,
+)
+
+__all__ = [
+    "Document",
+    "RagError",
+    "ValidationError",
+    "DimensionMismatchError",
+    "EmbeddingMismatchError",
+    "NotFoundError",
+    "StorageError",
+    "CorruptIndexError",
+    "MissingDependencyError",
+]

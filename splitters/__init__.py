@@ -1,0 +1,3 @@
+"""splitters package."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""stores package."""
+
+__all__: list[str] = []
