@@ -1,3 +1,7 @@
-"""stores package."""
+"""Vector stores: the shared VectorStore base and its backends."""
 
-__all__: list[str] = []
+from stores.base import VectorStore
+from stores.memory import InMemoryVectorStore
+from stores.scoring import DistanceStrategy
+
+__all__ = ["VectorStore", "InMemoryVectorStore", "DistanceStrategy"]

@@ -1,0 +1,197 @@
+"""Retrievers: Runnables that turn a query string into a list of Documents."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from abc import abstractmethod
+from typing import Any, Optional, Protocol, runtime_checkable
+
+from rag.documents import Document
+from rag.errors import ValidationError
+from rag.runnables import Runnable, RunnableConfig
+
+__all__ = ["BaseRetriever", "VectorStoreRetriever", "SearchableStore"]
+
+# The keyword arguments each search type accepts, so a typo fails when the retriever is
+# built rather than being silently ignored (LangChain ignores unknown search_kwargs).
+_ALLOWED_KWARGS: dict[str, frozenset[str]] = {
+    "similarity": frozenset({"k", "filter", "fetch_k"}),
+    "similarity_score_threshold": frozenset({"k", "filter", "fetch_k", "score_threshold"}),
+    "mmr": frozenset({"k", "filter", "fetch_k", "lambda_mult"}),
+}
+
+
+def _handlers(config: Optional[RunnableConfig]) -> list[Any]:
+    callbacks = (config or {}).get("callbacks") or []
+    return list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+
+
+def _notify(handlers: list[Any], event: str, *args: Any, **kwargs: Any) -> None:
+    for handler in handlers:
+        method = getattr(handler, event, None)
+        if method is not None:
+            method(*args, **kwargs)
+
+
+class BaseRetriever(Runnable[str, list[Document]]):
+    """A Runnable from a query string to Documents. Subclasses implement
+    :meth:`_get_relevant_documents`; ``invoke``, ``ainvoke``, ``batch`` and the callbacks
+    (``on_retriever_start`` / ``_end`` / ``_error`` on each handler in
+    ``config["callbacks"]``) come from here. ``kwargs`` given to ``invoke`` reach
+    ``_get_relevant_documents``.
+    """
+
+    tags: Optional[list[str]] = None
+    metadata: Optional[dict[str, Any]] = None
+
+    @abstractmethod
+    def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        """The documents relevant to ``query``."""
+
+    async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        """Async :meth:`_get_relevant_documents`; a worker thread unless overridden."""
+        return await asyncio.to_thread(self._get_relevant_documents, query, **kwargs)
+
+    @staticmethod
+    def _check_query(query: Any) -> str:
+        if not isinstance(query, str):
+            raise ValidationError(f"a retriever's input must be a query string, got {type(query).__name__}: {query!r:.60}")
+        return query
+
+    def invoke(self, input: str, config: Optional[RunnableConfig] = None, **kwargs: Any) -> list[Document]:
+        query = self._check_query(input)
+        handlers, run_id = _handlers(config), uuid.uuid4()
+        _notify(handlers, "on_retriever_start", {"name": self.get_name()}, query, run_id=run_id,
+                tags=(config or {}).get("tags", self.tags), metadata=(config or {}).get("metadata", self.metadata))
+        try:
+            documents = self._get_relevant_documents(query, **kwargs)
+        except Exception as exc:
+            _notify(handlers, "on_retriever_error", exc, run_id=run_id)
+            raise
+        _notify(handlers, "on_retriever_end", documents, run_id=run_id)
+        return documents
+
+    async def ainvoke(self, input: str, config: Optional[RunnableConfig] = None, **kwargs: Any) -> list[Document]:
+        query = self._check_query(input)
+        handlers, run_id = _handlers(config), uuid.uuid4()
+        _notify(handlers, "on_retriever_start", {"name": self.get_name()}, query, run_id=run_id,
+                tags=(config or {}).get("tags", self.tags), metadata=(config or {}).get("metadata", self.metadata))
+        try:
+            documents = await self._aget_relevant_documents(query, **kwargs)
+        except Exception as exc:
+            _notify(handlers, "on_retriever_error", exc, run_id=run_id)
+            raise
+        _notify(handlers, "on_retriever_end", documents, run_id=run_id)
+        return documents
+
+
+@runtime_checkable
+class SearchableStore(Protocol):
+    """What :class:`VectorStoreRetriever` needs from a vector store."""
+
+    def similarity_search(self, query: str, k: int = 4, filter: Any = None) -> list[Document]: ...
+
+    def similarity_search_with_relevance_scores(self, query: str, k: int = 4, filter: Any = None) -> list[tuple[Document, float]]: ...
+
+    def max_marginal_relevance_search(self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, filter: Any = None) -> list[Document]: ...
+
+
+def _check_search_kwargs(search_type: str, search_kwargs: dict[str, Any]) -> None:
+    unknown = sorted(set(search_kwargs) - _ALLOWED_KWARGS[search_type])
+    if unknown:
+        raise ValidationError(
+            f"search_kwargs {unknown} are not used by search_type={search_type!r}; "
+            f"it accepts {sorted(_ALLOWED_KWARGS[search_type])}"
+        )
+    if "k" in search_kwargs:
+        k = search_kwargs["k"]
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValidationError(f"search_kwargs['k'] must be a positive int, got {k!r}")
+    if search_type == "similarity_score_threshold":
+        if "score_threshold" not in search_kwargs:
+            raise ValidationError(
+                "search_type='similarity_score_threshold' needs search_kwargs['score_threshold'], "
+                "a number between 0 and 1"
+            )
+        threshold = search_kwargs["score_threshold"]
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+            raise ValidationError(f"search_kwargs['score_threshold'] must be a number between 0 and 1, got {threshold!r}")
+    if search_type == "mmr" and "lambda_mult" in search_kwargs:
+        lam = search_kwargs["lambda_mult"]
+        if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
+            raise ValidationError(f"search_kwargs['lambda_mult'] must be a number between 0 and 1, got {lam!r}")
+
+
+class VectorStoreRetriever(BaseRetriever):
+    """Retrieves from a vector store with one of three search types.
+
+    ``search_type``: "similarity" (default), "similarity_score_threshold" (needs
+    ``search_kwargs["score_threshold"]`` in [0, 1]; works on every store of ours, unlike
+    LangChain's in-memory store) or "mmr". ``search_kwargs`` go to the store's search
+    method (``k``, ``filter``, ``fetch_k``, ``score_threshold``, ``lambda_mult``, by search
+    type); kwargs given to ``invoke`` override them for that call. Everything is validated
+    here, so a bad search type or threshold fails at once with the valid choices.
+
+    >>> from stores import InMemoryVectorStore
+    >>> from rag.embeddings import HashingEmbeddings
+    >>> store = InMemoryVectorStore.from_texts(["a cat", "a dog"], HashingEmbeddings(dim=64))
+    >>> store.as_retriever(search_kwargs={"k": 1}).invoke("cat")[0].page_content
+    'a cat'
+    """
+
+    def __init__(
+        self,
+        vectorstore: Any,
+        search_type: str = "similarity",
+        search_kwargs: Optional[dict[str, Any]] = None,
+        *,
+        tags: Optional[list[str]] = None,
+        metadata: Optional[dict[str, Any]] = None,
+    ) -> None:
+        if search_type not in _ALLOWED_KWARGS:
+            raise ValidationError(
+                f"search_type must be one of {', '.join(map(repr, _ALLOWED_KWARGS))}, got {search_type!r}"
+            )
+        if search_kwargs is not None and not isinstance(search_kwargs, dict):
+            raise ValidationError(f"search_kwargs must be a dict, got {type(search_kwargs).__name__}")
+        search_kwargs = dict(search_kwargs or {})
+        _check_search_kwargs(search_type, search_kwargs)
+        if not isinstance(vectorstore, SearchableStore):
+            raise ValidationError(f"vectorstore must be a vector store, got {type(vectorstore).__name__}")
+        self.vectorstore = vectorstore
+        self.search_type = search_type
+        self.search_kwargs = search_kwargs
+        self.tags = list(tags) if tags else [type(vectorstore).__name__]
+        self.metadata = metadata
+
+    def _kwargs(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        merged = {**self.search_kwargs, **overrides}
+        if overrides:
+            _check_search_kwargs(self.search_type, merged)
+        return merged
+
+    def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        merged = self._kwargs(kwargs)
+        if self.search_type == "similarity":
+            return self.vectorstore.similarity_search(query, **merged)
+        if self.search_type == "similarity_score_threshold":
+            return [doc for doc, _ in self.vectorstore.similarity_search_with_relevance_scores(query, **merged)]
+        return self.vectorstore.max_marginal_relevance_search(query, **merged)
+
+    async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        merged = self._kwargs(kwargs)
+        store = self.vectorstore
+        if self.search_type == "similarity" and hasattr(store, "asimilarity_search"):
+            return await store.asimilarity_search(query, **merged)
+        if self.search_type == "similarity_score_threshold" and hasattr(store, "asimilarity_search_with_relevance_scores"):
+            return [doc for doc, _ in await store.asimilarity_search_with_relevance_scores(query, **merged)]
+        if self.search_type == "mmr" and hasattr(store, "amax_marginal_relevance_search"):
+            return await store.amax_marginal_relevance_search(query, **merged)
+        return await asyncio.to_thread(self._get_relevant_documents, query, **kwargs)
+
+    def get_name(self) -> str:
+        return f"{type(self.vectorstore).__name__}Retriever"
+
+    def __repr__(self) -> str:
+        return f"VectorStoreRetriever(vectorstore={type(self.vectorstore).__name__}, search_type={self.search_type!r}, search_kwargs={self.search_kwargs!r})"

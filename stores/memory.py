@@ -1,0 +1,151 @@
+"""InMemoryVectorStore: one contiguous float32 matrix, exact cosine search."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar, Literal, Optional, Union
+
+import numpy as np
+
+from rag.persistence import read_index_folder, write_index_folder
+from rag.embeddings.base import model_id_of
+from stores.base import VectorStore
+from stores.scoring import relevance_from_cosine, top_k
+
+__all__ = ["InMemoryVectorStore"]
+
+_FIRST_CAPACITY = 64
+
+
+class InMemoryVectorStore(VectorStore):
+    """Exact cosine-similarity search over vectors held in memory, as LangChain's class.
+
+    Vectors live in one contiguous float32 matrix that grows by doubling (amortised O(1)
+    per add); deletes move the last rows into the holes so the matrix stays compact.
+    ``similarity_search_with_score`` returns the cosine similarity in [-1, 1]; relevance is
+    ``clip(cosine, 0, 1)``. A callable filter receives the Document (as LangChain's).
+    Thread-safe. ``dump(path)`` / ``load(path, embedding)`` use the shared index folder format.
+
+    >>> from rag.embeddings import HashingEmbeddings
+    >>> store = InMemoryVectorStore(HashingEmbeddings(dim=64))
+    >>> store.add_texts(["cats purr", "dogs bark"], ids=["c", "d"])
+    ['c', 'd']
+    >>> store.similarity_search("purr", k=1)[0].id
+    'c'
+    """
+
+    callable_filter_receives: ClassVar[Literal["metadata", "document"]] = "document"
+
+    def __init__(self, embedding: Any = None) -> None:
+        super().__init__(embedding)
+        self._matrix = np.empty((0, 0), dtype=np.float32)
+        self._inverse_norms = np.empty(0, dtype=np.float32)
+        self._row_labels = np.empty(0, dtype=np.int64)
+        self._row_of_label = np.empty(0, dtype=np.int64)  # label -> row, -1 when absent
+        self._rows = 0
+
+    # ------------------------------------------------------------------ primitives
+
+    def _reserve(self, rows: int, dimension: int, max_label: int) -> None:
+        if self._matrix.shape[1] != dimension and self._rows == 0:
+            self._matrix = np.empty((0, dimension), dtype=np.float32)
+        capacity = self._matrix.shape[0]
+        if rows > capacity:
+            new_capacity = max(_FIRST_CAPACITY, capacity * 2, rows)
+            matrix = np.empty((new_capacity, dimension), dtype=np.float32)
+            matrix[: self._rows] = self._matrix[: self._rows]
+            norms = np.zeros(new_capacity, dtype=np.float32)
+            norms[: self._rows] = self._inverse_norms[: self._rows]
+            row_labels = np.full(new_capacity, -1, dtype=np.int64)
+            row_labels[: self._rows] = self._row_labels[: self._rows]
+            self._matrix, self._inverse_norms, self._row_labels = matrix, norms, row_labels
+        if max_label >= self._row_of_label.shape[0]:
+            grown = np.full(max(max_label + 1, 2 * self._row_of_label.shape[0], _FIRST_CAPACITY), -1, dtype=np.int64)
+            grown[: self._row_of_label.shape[0]] = self._row_of_label
+            self._row_of_label = grown
+
+    def _add_vectors(self, labels: np.ndarray, vectors: np.ndarray) -> None:
+        count = labels.shape[0]
+        # Allocation is the only step that can fail; it happens before any state changes.
+        self._reserve(self._rows + count, vectors.shape[1], int(labels.max()))
+        start, stop = self._rows, self._rows + count
+        self._matrix[start:stop] = vectors
+        norms = np.linalg.norm(vectors, axis=1)
+        self._inverse_norms[start:stop] = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        self._row_labels[start:stop] = labels
+        self._row_of_label[labels] = np.arange(start, stop)
+        self._rows = stop
+
+    def _remove_vectors(self, labels: np.ndarray) -> None:
+        holes = self._row_of_label[labels]
+        remaining = self._rows - holes.shape[0]
+        # Rows past the new end that survive fill the holes before the new end: O(removed·d).
+        removed = np.zeros(self._rows, dtype=bool)
+        removed[holes] = True
+        movers = np.flatnonzero(~removed[remaining:]) + remaining
+        targets = np.sort(holes[holes < remaining])
+        self._matrix[targets] = self._matrix[movers]
+        self._inverse_norms[targets] = self._inverse_norms[movers]
+        self._row_labels[targets] = self._row_labels[movers]
+        self._row_of_label[self._row_labels[targets]] = targets
+        self._row_of_label[labels] = -1
+        self._row_labels[remaining : self._rows] = -1
+        self._rows = remaining
+
+    def _get_vectors(self, labels: np.ndarray) -> np.ndarray:
+        return self._matrix[self._row_of_label[labels]]
+
+    def _search_vectors(
+        self, queries: np.ndarray, k: int, allowed: Optional[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if allowed is None:
+            rows = None
+            matrix, inverse_norms = self._matrix[: self._rows], self._inverse_norms[: self._rows]
+        else:
+            rows = self._row_of_label[allowed]
+            matrix, inverse_norms = self._matrix[rows], self._inverse_norms[rows]
+        query_norms = np.linalg.norm(queries, axis=1, keepdims=True)
+        unit_queries = np.divide(queries, query_norms, out=np.zeros_like(queries), where=query_norms > 0)
+        similarity = (unit_queries @ matrix.T) * inverse_norms
+        best = top_k(similarity, k)
+        scores = np.take_along_axis(similarity, best, axis=1)
+        positions = best if rows is None else rows[best]
+        return scores, self._row_labels[positions]
+
+    def _relevance(self, raw_scores: np.ndarray) -> np.ndarray:
+        return relevance_from_cosine(raw_scores)
+
+    # ------------------------------------------------------------------ persistence
+
+    def dump(self, path: Union[str, os.PathLike]) -> None:
+        """Save to the index folder ``path`` atomically (vectors .npy, documents JSON)."""
+        with self._lock:
+            labels, documents = self._document_sections()
+            vectors = self._get_vectors(labels) if labels.size else np.empty((0, self._dimension or 0), np.float32)
+            manifest = self._manifest(distance_strategy="COSINE", config={})
+            sections = {"documents": documents, "vectors": vectors}
+        write_index_folder(path, manifest, sections)
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike], embedding: Any) -> "InMemoryVectorStore":
+        """Load a folder written by :meth:`dump`, refusing one built with other embeddings.
+
+        Raises FileNotFoundError for a missing folder, CorruptIndexError for a damaged one
+        and EmbeddingMismatchError for another ``model_id`` or dimension.
+        """
+        folder = read_index_folder(path, store_class=cls.__name__)
+        if embedding is not None:
+            folder.check_embedding(model_id_of(embedding), getattr(embedding, "dimension", None))
+        from rag.errors import CorruptIndexError
+
+        vectors = folder.array("vectors")
+        if vectors.dtype != np.float32 or vectors.ndim != 2:
+            raise CorruptIndexError(f"{folder.path}: vectors must be a 2-D float32 array, got {vectors.dtype} {vectors.shape}")
+        if vectors.shape[0] and vectors.shape[1] != folder.manifest.dimension:
+            raise CorruptIndexError(f"{folder.path}: vectors have dimension {vectors.shape[1]}, the manifest says {folder.manifest.dimension}")
+        store = cls(embedding)
+        labels = np.arange(vectors.shape[0], dtype=np.int64)
+        store._restore_documents(folder, labels)
+        if vectors.shape[0]:
+            store._add_vectors(labels, np.ascontiguousarray(vectors))
+        return store
