@@ -1,3 +1,29 @@
-"""loaders package."""
+"""Loaders: turn files into :class:`rag.Document` objects with the core dependencies only.
 
-__all__: list[str] = []
+Every loader has ``lazy_load()`` (an iterator), ``load()``, ``alazy_load()`` and ``aload()``;
+every document's metadata carries ``source``, the path as given. ``PyPDFLoader`` imports
+without pypdf and asks for ``pip install "rag-toolkit[pdf]"`` when built.
+
+>>> from loaders import DirectoryLoader
+>>> docs = DirectoryLoader("docs", silent_errors=True).load()  # doctest: +SKIP
+"""
+
+from loaders.base import BaseLoader
+from loaders.csv_loader import CSVLoader
+from loaders.directory import DirectoryLoader
+from loaders.html import BSHTMLLoader
+from loaders.json_loader import JSONLoader
+from loaders.markdown import MarkdownLoader
+from loaders.pdf import PyPDFLoader
+from loaders.text import TextLoader
+
+__all__ = [
+    "BaseLoader",
+    "TextLoader",
+    "BSHTMLLoader",
+    "CSVLoader",
+    "JSONLoader",
+    "MarkdownLoader",
+    "DirectoryLoader",
+    "PyPDFLoader",
+]

@@ -1,0 +1,98 @@
+"""Reading local files: existence checks, text decoding and binary sniffing."""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+from pathlib import Path
+
+from bs4.dammit import EncodingDetector
+
+from rag.errors import ValidationError
+
+__all__ = ["read_bytes", "decode", "normalize_newlines", "looks_binary", "SNIFF_BYTES"]
+
+# Like git and grep, one NUL byte near the start marks a file as binary; text encodings that
+# legitimately contain NULs (UTF-16/32) announce themselves with a BOM, checked first.
+SNIFF_BYTES = 8192
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def read_bytes(file_path: str | os.PathLike[str]) -> bytes:
+    """The file's bytes; FileNotFoundError / IsADirectoryError name the path as given."""
+    path = Path(file_path)
+    if not path.exists():
+        raise FileNotFoundError(errno.ENOENT, "File not found", str(file_path))
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "Expected a file, got a directory", str(file_path))
+    return path.read_bytes()
+
+
+def looks_binary(file_path: str | os.PathLike[str]) -> bool:
+    """True when the first ``SNIFF_BYTES`` (8192) bytes hold a NUL byte and no UTF-16/32 BOM."""
+    with open(file_path, "rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+    return b"\x00" in head and not head.startswith(_WIDE_BOMS)
+
+
+def decode(
+    data: bytes,
+    *,
+    source: str,
+    encoding: str | None,
+    autodetect_encoding: bool,
+) -> str:
+    """Decode ``data`` strictly; newlines are left untouched.
+
+    ``encoding=None`` means UTF-8 with an optional BOM, whatever the platform's locale. With
+    ``autodetect_encoding``, a failed decode falls back to the encodings beautifulsoup4's
+    ``EncodingDetector`` proposes (BOM, XML declaration, UTF-8, Windows-1252). Failure raises :class:`ValidationError`
+    naming ``source`` and every encoding tried.
+    """
+    first = encoding or "utf-8-sig"
+    try:
+        return data.decode(first)
+    except LookupError as exc:
+        raise ValidationError(
+            f"Unknown encoding {encoding!r} for {source!r}; expected a codec name such as "
+            "'utf-8' or 'latin-1'"
+        ) from exc
+    except UnicodeDecodeError as exc:
+        if not autodetect_encoding:
+            raise ValidationError(
+                f"Could not decode {source!r} as {first}: {exc.reason} at byte {exc.start} "
+                f"({data[exc.start:exc.start + 1]!r}); pass encoding=... or "
+                "autodetect_encoding=True"
+            ) from exc
+        first_error = exc
+    # The detector proposes, in order: a BOM's encoding, a declared one (XML), UTF-8,
+    # Windows-1252. Each is tried strictly: UnicodeDammit's last resort would replace bytes
+    # with U+FFFD, silently losing text. ``markup`` is the data without its BOM.
+    detector = EncodingDetector(data)
+    tried = [first]
+    for candidate in detector.encodings:
+        if _codec_name(candidate) in {_codec_name(name) for name in tried}:
+            continue
+        tried.append(candidate)
+        try:
+            return detector.markup.decode(candidate)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    raise ValidationError(
+        f"Could not decode {source!r}: tried encodings {', '.join(tried)}; pass the "
+        "file's encoding with encoding=..."
+    ) from first_error
+
+
+def normalize_newlines(text: str) -> str:
+    """``\\r\\n`` and ``\\r`` become ``\\n``, as Python's text-mode ``open`` does."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _codec_name(name: str) -> str:
+    # utf-8-sig differs from utf-8 only by an optional BOM: one failing means both fail.
+    try:
+        return codecs.lookup(name).name.replace("utf-8-sig", "utf-8")
+    except LookupError:
+        return name
