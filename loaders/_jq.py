@@ -163,11 +163,16 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), "number")
 
 
+def _article(value: Any) -> str:
+    name = _json_type(value)
+    return f"an {name}" if name in ("object", "array") else f"a {name}"
+
+
 def _type_error(
     schema: str, steps: tuple[Step, ...], number: int, action: str, value: Any
 ) -> ValidationError:
     where = render(steps[: number + 1])
     return ValidationError(
-        f"jq_schema {schema or render(steps)!r} cannot {action} a {_json_type(value)} "
+        f"jq_schema {schema or render(steps)!r} cannot {action} {_article(value)} "
         f"(at {where!r}): {json.dumps(value)[:80]}"
     )
