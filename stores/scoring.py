@@ -77,6 +77,12 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
         return np.empty((scores.shape[0], 0), dtype=np.int64)
     if k < n:
         part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        # argpartition breaks ties at the k-th score arbitrarily; rows where a tie straddles
+        # the cut (rare with real scores) are redone with a stable sort so the lower index wins.
+        kth = np.take_along_axis(scores, part, axis=1).min(axis=1, keepdims=True)
+        straddling = (scores == kth).sum(axis=1) != (np.take_along_axis(scores, part, axis=1) == kth).sum(axis=1)
+        for row in np.flatnonzero(straddling):
+            part[row] = np.argsort(-scores[row], kind="stable")[:k]
     else:
         part = np.broadcast_to(np.arange(n), scores.shape).copy()
     part_scores = np.take_along_axis(scores, part, axis=1)

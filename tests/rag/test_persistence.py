@@ -1,0 +1,126 @@
+"""The on-disk index format: sections, manifest checks and atomic replacement."""
+
+import json
+
+import numpy as np
+import pytest
+
+import rag.persistence as persistence
+from rag.errors import CorruptIndexError, EmbeddingMismatchError, ValidationError
+from rag.persistence import Manifest, read_index_folder, write_index_folder
+
+
+def manifest(**overrides):
+    fields = dict(store_class="TestStore", model_id="M-4", dimension=4, distance_strategy="COSINE", config={"a": 1})
+    fields.update(overrides)
+    return Manifest(**fields)
+
+
+def test_arrays_json_and_bytes_round_trip(tmp_path):
+    vectors = np.arange(8, dtype=np.float32).reshape(2, 4)
+    write_index_folder(tmp_path / "ix", manifest(), {"vectors": vectors, "docs": {"x": ["é", 1]}, "raw": b"\x00\x01"})
+    folder = read_index_folder(tmp_path / "ix")
+    np.testing.assert_array_equal(folder.array("vectors"), vectors)
+    assert folder.json("docs") == {"x": ["é", 1]} and folder.bytes("raw") == b"\x00\x01"
+    assert folder.manifest.config == {"a": 1} and folder.manifest.distance_strategy == "COSINE"
+
+
+def test_the_manifest_records_size_and_sha256_of_every_file(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": [1, 2, 3]})
+    data = json.loads((tmp_path / "ix" / "manifest.json").read_text())
+    assert data["format"] == "rag-index" and data["format_version"] == 1
+    assert data["embedding"] == {"model_id": "M-4", "dimension": 4}
+    assert data["sections"]["docs"]["file"] == "docs.json" and len(data["sections"]["docs"]["sha256"]) == 64
+
+
+def test_object_arrays_are_refused_before_anything_is_written(tmp_path):
+    with pytest.raises(ValidationError, match="object array"):
+        write_index_folder(tmp_path / "ix", manifest(), {"bad": np.array([{"a": 1}], dtype=object)})
+    assert not (tmp_path / "ix").exists()
+
+
+def test_metadata_that_is_not_json_is_refused_with_a_hint(tmp_path):
+    with pytest.raises(ValidationError, match="JSON types"):
+        write_index_folder(tmp_path / "ix", manifest(), {"docs": {"when": object()}})
+
+
+def test_a_pickled_npy_file_is_never_loaded(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {"vectors": np.zeros(2)})
+    pickled = tmp_path / "evil.npy"
+    np.save(pickled, np.array([{"x": 1}], dtype=object), allow_pickle=True)
+    target = tmp_path / "ix" / "vectors.npy"
+    target.write_bytes(pickled.read_bytes())
+    data = json.loads((tmp_path / "ix" / "manifest.json").read_text())
+    import hashlib
+
+    payload = target.read_bytes()
+    data["sections"]["vectors"].update(sha256=hashlib.sha256(payload).hexdigest(), bytes=len(payload))
+    (tmp_path / "ix" / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(CorruptIndexError, match="not a plain numeric"):
+        read_index_folder(tmp_path / "ix").array("vectors")
+
+
+def test_a_section_file_outside_the_folder_is_refused(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": [1]})
+    data = json.loads((tmp_path / "ix" / "manifest.json").read_text())
+    data["sections"]["docs"]["file"] = "../secret.json"
+    (tmp_path / "ix" / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(CorruptIndexError, match="outside the folder"):
+        read_index_folder(tmp_path / "ix").json("docs")
+
+
+def test_a_folder_of_another_store_class_is_refused(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {})
+    with pytest.raises(CorruptIndexError, match="holds a TestStore index"):
+        read_index_folder(tmp_path / "ix", store_class="FAISS")
+
+
+def test_a_folder_without_manifest_is_reported_as_corrupt(tmp_path):
+    (tmp_path / "ix").mkdir()
+    with pytest.raises(CorruptIndexError, match="no manifest.json"):
+        read_index_folder(tmp_path / "ix")
+
+
+def test_a_manifest_that_is_not_json_is_reported(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {})
+    (tmp_path / "ix" / "manifest.json").write_text("{not json")
+    with pytest.raises(CorruptIndexError, match="not valid JSON"):
+        read_index_folder(tmp_path / "ix")
+
+
+def test_embedding_identity_is_checked(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {})
+    folder = read_index_folder(tmp_path / "ix")
+    folder.check_embedding("M-4", 4)
+    with pytest.raises(EmbeddingMismatchError, match="'M-4', not 'Other'"):
+        folder.check_embedding("Other", 4)
+    with pytest.raises(EmbeddingMismatchError, match="4-dimensional"):
+        folder.check_embedding("M-4", 8)
+
+
+def test_without_atomic_exchange_the_two_rename_fallback_replaces_the_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(persistence, "_exchange", lambda a, b: False)
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": [1]})
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": [2]})
+    assert read_index_folder(tmp_path / "ix").json("docs") == [2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ix"]
+
+
+def test_a_crash_between_the_fallback_renames_leaves_the_previous_index_readable(tmp_path, monkeypatch):
+    monkeypatch.setattr(persistence, "_exchange", lambda a, b: False)
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": ["old"]})
+    real_rename = persistence.os.rename
+    calls = []
+
+    def rename_then_crash(src, dst):
+        calls.append((src, dst))
+        if len(calls) == 2:
+            raise OSError(5, "Input/output error")
+        real_rename(src, dst)
+
+    monkeypatch.setattr(persistence.os, "rename", rename_then_crash)
+    with pytest.raises(OSError):
+        write_index_folder(tmp_path / "ix", manifest(), {"docs": ["new"]})
+    monkeypatch.undo()
+    assert not (tmp_path / "ix").exists()
+    assert read_index_folder(tmp_path / "ix").json("docs") == ["old"]
