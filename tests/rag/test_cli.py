@@ -1,0 +1,38 @@
+"""The `rag demo` command: index the shipped samples, search, print sources and scores."""
+
+import io
+import re
+import subprocess
+import sys
+
+from rag.cli import DEMO_QUERIES, main, run_demo, sample_documents
+
+
+def test_the_samples_ship_with_the_package_and_carry_their_source():
+    documents = list(sample_documents())
+    assert len(documents) >= 10
+    assert all(d.metadata["source"].endswith(".md") for d in documents)
+
+
+def test_demo_prints_each_query_with_ranked_sources_and_scores(tmp_path):
+    out = io.StringIO()
+    run_demo(tmp_path / "index", DEMO_QUERIES, k=2, out=out)
+    text = out.getvalue()
+    assert (tmp_path / "index" / "manifest.json").exists()
+    for query in DEMO_QUERIES:
+        assert f"? {query}" in text
+    scores = [float(s) for s in re.findall(r"^  (\d\.\d{3})  \S+\.md: ", text, flags=re.MULTILINE)]
+    assert len(scores) == 2 * len(DEMO_QUERIES) and all(0 <= s <= 1 for s in scores)
+
+
+def test_demo_finds_the_persistence_sample_for_a_saving_question(tmp_path):
+    out = io.StringIO()
+    run_demo(tmp_path / "index", ["atomic rename of the index folder"], k=1, out=out)
+    assert "persistence.md" in out.getvalue()
+
+
+def test_the_command_line_entry_point_runs_the_demo(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "rag.cli", "demo", "--index", str(tmp_path / "ix"), "--k", "1", "consecutive chunks overlap"],
+                            capture_output=True, text=True, check=True)
+    assert "text-splitting.md" in result.stdout
+    assert main(["demo", "--index", str(tmp_path / "ix2"), "--k", "1", "hybrid"]) == 0
