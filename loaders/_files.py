@@ -47,8 +47,8 @@ def decode(
 
     ``encoding=None`` means UTF-8 with an optional BOM, whatever the platform's locale. With
     ``autodetect_encoding``, a failed decode falls back to the encodings beautifulsoup4's
-    ``EncodingDetector`` proposes (BOM, XML declaration, UTF-8, Windows-1252). Failure raises :class:`ValidationError`
-    naming ``source`` and every encoding tried.
+    ``EncodingDetector`` proposes (BOM, XML declaration, UTF-8, Windows-1252). Failure
+    raises :class:`ValidationError` naming ``source`` and every encoding tried.
     """
     first = encoding or "utf-8-sig"
     try:
@@ -62,7 +62,7 @@ def decode(
         if not autodetect_encoding:
             raise ValidationError(
                 f"Could not decode {source!r} as {first}: {exc.reason} at byte {exc.start} "
-                f"({data[exc.start:exc.start + 1]!r}); pass encoding=... or "
+                f"({data[exc.start : exc.start + 1]!r}); pass encoding=... or "
                 "autodetect_encoding=True"
             ) from exc
         first_error = exc

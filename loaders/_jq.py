@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from rag.errors import ValidationError
 
@@ -42,7 +42,7 @@ class Iterate:
     """Yield every element of an array or every value of an object."""
 
 
-Step = Union[Key, Index, Iterate]
+Step = Key | Index | Iterate
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -97,7 +97,7 @@ def _parse_bracket(schema: str, text: str, position: int) -> tuple[int, Step]:
         return inner_start + 1, Iterate()
     match = _INTEGER.match(text, inner_start) or _STRING.match(text, inner_start)
     if match is None or not text.startswith("]", match.end()):
-        raise _unsupported(schema, position, "expected [], [n] or [\"key\"]")
+        raise _unsupported(schema, position, 'expected [], [n] or ["key"]')
     token = match.group()
     step: Step = Key(_key_text(token)) if token.startswith('"') else Index(int(token))
     return match.end() + 1, step

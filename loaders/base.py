@@ -90,9 +90,7 @@ class LoadReport:
 
     failed: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
-    logger: logging.Logger = field(
-        default=logging.getLogger("loaders"), repr=False, compare=False
-    )
+    logger: logging.Logger = field(default=logging.getLogger("loaders"), repr=False, compare=False)
 
     def record_failure(self, source: str, error: BaseException) -> None:
         """Note that ``source`` failed with ``error`` and log a warning."""

@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from loaders._files import SNIFF_BYTES, looks_binary
 from loaders._optional import require
@@ -50,7 +50,7 @@ DEFAULT_SUFFIX_LOADERS: Mapping[str, LoaderFactory] = {
 """The loader used for each file suffix (lower case) when ``loader_cls`` is None; any
 other suffix, or none, is read by ``TextLoader(autodetect_encoding=True)``."""
 
-GlobPatterns = Union[str, Sequence[str]]
+GlobPatterns = str | Sequence[str]
 
 
 def _accepts_binary(factory: LoaderFactory) -> bool:
@@ -146,8 +146,10 @@ class DirectoryLoader(BaseLoader):
                 "loader chosen for a suffix, pass suffix_loaders={'.txt': "
                 "functools.partial(TextLoader, encoding='latin-1')}"
             )
-        if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) or (
-            max_concurrency < 1
+        if (
+            isinstance(max_concurrency, bool)
+            or not isinstance(max_concurrency, int)
+            or (max_concurrency < 1)
         ):
             raise ValidationError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
         if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 0:
@@ -242,7 +244,9 @@ class DirectoryLoader(BaseLoader):
     def _progress_bar(self, total: int) -> Any:
         if not self.show_progress:
             return None
-        tqdm = require("tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress")
+        tqdm = require(
+            "tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress"
+        )
         return tqdm.tqdm(total=total, unit="file")
 
     def _outcomes(
@@ -285,7 +289,9 @@ class DirectoryLoader(BaseLoader):
             # Unreadable: the loader meets the same error, which is then reported as a failure.
             return False
         if binary:
-            self.report.record_skip(path, f"binary file (NUL byte in the first {SNIFF_BYTES} bytes)")
+            self.report.record_skip(
+                path, f"binary file (NUL byte in the first {SNIFF_BYTES} bytes)"
+            )
         return binary
 
     def _attempt(self, factory: LoaderFactory, path: str) -> list[Document] | Exception:

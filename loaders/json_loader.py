@@ -43,7 +43,8 @@ class JSONLoader(BaseLoader):
     Metadata: ``source`` (the path as given; LangChain stores the resolved absolute path)
     and ``seq_num``, counting documents from 1 across the whole file.
 
-    >>> JSONLoader("chat.json", jq_schema=".messages[]", content_key="text").load()  # doctest: +SKIP
+    >>> loader = JSONLoader("chat.json", jq_schema=".messages[]", content_key="text")
+    >>> loader.load()  # doctest: +SKIP
     [Document(page_content='hi', metadata={'source': 'chat.json', 'seq_num': 1}), ...]
     """
 

@@ -28,9 +28,8 @@ class TextLoader(BaseLoader):
     :class:`rag.errors.ValidationError` naming the file and the encodings tried (LangChain
     raises ``RuntimeError``).
 
-    >>> docs = TextLoader("notes.txt", autodetect_encoding=True).load()  # doctest: +SKIP
-    >>> docs[0].metadata
-    {'source': 'notes.txt'}
+    >>> TextLoader("notes.txt", autodetect_encoding=True).load()  # doctest: +SKIP
+    [Document(page_content='...', metadata={'source': 'notes.txt'})]
     """
 
     def __init__(

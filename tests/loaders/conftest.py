@@ -42,7 +42,9 @@ def write_pdf(path: Path, pages: list[list[str]], info: dict[str, str] | None = 
         )
     info_number = None
     if info:
-        entries = b" ".join(b"/" + key.encode() + b" " + _pdf_string(value) for key, value in info.items())
+        entries = b" ".join(
+            b"/" + key.encode() + b" " + _pdf_string(value) for key, value in info.items()
+        )
         objects.append(b"<< " + entries + b" >>")
         info_number = len(objects)
     body = b"%PDF-1.4\n"

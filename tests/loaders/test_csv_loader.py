@@ -166,7 +166,9 @@ def test_round_trip_preserves_every_cell(tmp_path_factory, columns, data) -> Non
     data=st.data(),
 )
 def test_content_is_one_stripped_key_value_line_per_column(tmp_path_factory, columns, data) -> None:
-    single_line = st.text(alphabet=st.characters(whitelist_categories=("L", "N", "Zs")), max_size=12)
+    single_line = st.text(
+        alphabet=st.characters(whitelist_categories=("L", "N", "Zs")), max_size=12
+    )
     row = data.draw(st.lists(single_line, min_size=len(columns), max_size=len(columns)))
     buffer = io.StringIO(newline="")
     csv.writer(buffer).writerows([columns, row])
@@ -175,5 +177,7 @@ def test_content_is_one_stripped_key_value_line_per_column(tmp_path_factory, col
 
     [document] = CSVLoader(path).load()
 
-    expected = "\n".join(f"{name}: {value.strip()}" for name, value in zip(columns, row))
+    expected = "\n".join(
+        f"{name}: {value.strip()}" for name, value in zip(columns, row, strict=True)
+    )
     assert document.page_content == expected

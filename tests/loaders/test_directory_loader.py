@@ -17,7 +17,9 @@ from loaders.testing import LoaderConformance
 from rag import Document
 from rag.errors import MissingDependencyError, ValidationError
 
-needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="symlinks")
+needs_symlinks = pytest.mark.skipif(
+    not hasattr(os, "symlink") or sys.platform == "win32", reason="symlinks"
+)
 
 
 @pytest.fixture
@@ -53,7 +55,9 @@ def add_undecodable(root: Path) -> Path:
 
 
 def sources(documents: list[Document], root: Path) -> list[str]:
-    return [Path(document.metadata["source"]).relative_to(root).as_posix() for document in documents]
+    return [
+        Path(document.metadata["source"]).relative_to(root).as_posix() for document in documents
+    ]
 
 
 class TestDirectoryLoaderConformance(LoaderConformance):
@@ -151,7 +155,9 @@ def test_load_hidden_with_a_glob_for_dotfiles_includes_them(tree: Path) -> None:
 
 def test_glob_without_double_star_stays_at_the_top_unless_recursive(tree: Path) -> None:
     assert sources(DirectoryLoader(str(tree), glob="*.md").load(), tree) == []
-    assert sources(DirectoryLoader(str(tree), glob="*.md", recursive=True).load(), tree) == ["guides/intro.md"]
+    assert sources(DirectoryLoader(str(tree), glob="*.md", recursive=True).load(), tree) == [
+        "guides/intro.md"
+    ]
 
 
 def test_several_globs_load_a_file_matched_twice_only_once(tree: Path) -> None:
@@ -214,7 +220,9 @@ def test_undecodable_file_raises_by_default_naming_it(tree: Path) -> None:
     assert str(broken) in str(caught.value)
 
 
-def test_silent_errors_continue_and_list_the_failure(tree: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_silent_errors_continue_and_list_the_failure(
+    tree: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     broken = add_undecodable(tree)
     loader = DirectoryLoader(str(tree), silent_errors=True)
     with caplog.at_level(logging.WARNING):
@@ -353,5 +361,7 @@ def test_a_failing_file_stops_the_run_with_its_path_noted(tmp_path: Path) -> Non
 
 def test_loader_factories_may_be_partials(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes("é".encode("latin-1"))
-    loader = DirectoryLoader(str(tmp_path), loader_cls=functools.partial(TextLoader, encoding="latin-1"))
+    loader = DirectoryLoader(
+        str(tmp_path), loader_cls=functools.partial(TextLoader, encoding="latin-1")
+    )
     assert loader.load()[0].page_content == "é"

@@ -71,7 +71,8 @@ def test_key_on_an_array_raises() -> None:
 
 
 @pytest.mark.parametrize(
-    "schema", ["", "a", "..", ".a.", ".a | .b", ".a?", ".[1:2]", ".a,.b", "map(.a)", ".a[", '."open']
+    "schema",
+    ["", "a", "..", ".a.", ".a | .b", ".a?", ".[1:2]", ".a,.b", "map(.a)", ".a[", '."open'],
 )
 def test_unsupported_schema_is_rejected_naming_it(schema: str) -> None:
     with pytest.raises(ValidationError) as caught:

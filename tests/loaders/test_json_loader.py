@@ -73,7 +73,9 @@ def test_identity_schema_with_text_content_false_dumps_the_whole_file(tmp_path: 
 
 
 def test_non_ascii_stays_readable_in_dumped_json(tmp_path: Path) -> None:
-    [document] = JSONLoader(write_json(tmp_path, {"city": "Zürich"}), ".", text_content=False).load()
+    [document] = JSONLoader(
+        write_json(tmp_path, {"city": "Zürich"}), ".", text_content=False
+    ).load()
     assert document.page_content == '{"city": "Zürich"}'
 
 
@@ -110,7 +112,10 @@ def test_content_key_on_non_objects_raises(tmp_path: Path) -> None:
 
 def test_jq_parsable_content_key_takes_the_first_result(tmp_path: Path) -> None:
     documents = JSONLoader(
-        write_json(tmp_path, CHAT), ".messages[]", content_key=".meta.lang", is_content_key_jq_parsable=True
+        write_json(tmp_path, CHAT),
+        ".messages[]",
+        content_key=".meta.lang",
+        is_content_key_jq_parsable=True,
     ).load()
     assert [document.page_content for document in documents] == ["en", "fr"]
 
@@ -129,7 +134,10 @@ def test_metadata_func_receives_the_record_and_default_metadata(tmp_path: Path) 
 def test_metadata_func_result_keeps_source_and_seq_num(tmp_path: Path) -> None:
     path = write_json(tmp_path, CHAT)
     documents = JSONLoader(
-        path, ".messages[]", content_key="text", metadata_func=lambda record, _: {"who": record["sender"]}
+        path,
+        ".messages[]",
+        content_key="text",
+        metadata_func=lambda record, _: {"who": record["sender"]},
     ).load()
     assert documents[0].metadata == {"source": str(path), "seq_num": 1, "who": "ada"}
 
@@ -137,7 +145,10 @@ def test_metadata_func_result_keeps_source_and_seq_num(tmp_path: Path) -> None:
 def test_metadata_func_returning_non_dict_raises(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="must return a dict"):
         JSONLoader(
-            write_json(tmp_path, CHAT), ".messages[]", content_key="text", metadata_func=lambda r, m: None
+            write_json(tmp_path, CHAT),
+            ".messages[]",
+            content_key="text",
+            metadata_func=lambda r, m: None,
         ).load()
 
 
@@ -154,7 +165,11 @@ def test_json_lines_give_one_document_per_line_with_continuing_seq_num(tmp_path:
 def test_json_lines_with_iteration_count_across_lines(tmp_path: Path) -> None:
     path = write_lines(tmp_path, ['{"tags": ["x", "y"]}', '{"tags": ["z"]}'])
     documents = JSONLoader(path, ".tags[]", json_lines=True).load()
-    assert [(d.page_content, d.metadata["seq_num"]) for d in documents] == [("x", 1), ("y", 2), ("z", 3)]
+    assert [(d.page_content, d.metadata["seq_num"]) for d in documents] == [
+        ("x", 1),
+        ("y", 2),
+        ("z", 3),
+    ]
 
 
 def test_json_lines_keep_unicode_line_separators_inside_strings(tmp_path: Path) -> None:
@@ -184,7 +199,9 @@ def test_invalid_json_line_raises_naming_the_line(tmp_path: Path) -> None:
         JSONLoader(path, ".text", json_lines=True).load()
 
 
-@pytest.mark.parametrize("schema", [".messages[] | .text", "map(.text)", ".messages[]?", ".[1:3]", "messages"])
+@pytest.mark.parametrize(
+    "schema", [".messages[] | .text", "map(.text)", ".messages[]?", ".[1:3]", "messages"]
+)
 def test_unsupported_jq_schema_raises_value_error_naming_it(tmp_path: Path, schema: str) -> None:
     with pytest.raises(ValueError) as caught:
         JSONLoader(write_json(tmp_path, CHAT), schema)

@@ -84,13 +84,20 @@ def test_front_matter_moves_to_metadata(tmp_path: Path) -> None:
     path.write_text("---\nauthor: Ada\n---\n# Post\nText\n")
     document = MarkdownLoader(path).load()[0]
     assert document.page_content == "Post\nText\n"
-    assert document.metadata == {"source": str(path), "title": "Post", "front_matter": "author: Ada"}
+    assert document.metadata == {
+        "source": str(path),
+        "title": "Post",
+        "front_matter": "author: Ada",
+    }
 
 
 def test_loader_metadata_has_source_and_title(tmp_path: Path) -> None:
     path = tmp_path / "guide.md"
     path.write_text(GUIDE)
-    assert MarkdownLoader(path).load()[0].metadata == {"source": str(path), "title": "Install guide"}
+    assert MarkdownLoader(path).load()[0].metadata == {
+        "source": str(path),
+        "title": "Install guide",
+    }
 
 
 def test_loader_autodetects_encoding_when_asked(tmp_path: Path) -> None:

@@ -12,12 +12,18 @@ from loaders import PyPDFLoader  # noqa: E402
 from loaders.testing import LoaderConformance  # noqa: E402
 from rag.errors import ValidationError  # noqa: E402
 
-INFO = {"Title": "Field notes", "Producer": "hand-written", "CreationDate": "D:20240131120000+01'00'"}
+INFO = {
+    "Title": "Field notes",
+    "Producer": "hand-written",
+    "CreationDate": "D:20240131120000+01'00'",
+}
 
 
 @pytest.fixture
 def two_pages(tmp_path: Path, make_pdf) -> Path:
-    return make_pdf(tmp_path / "notes.pdf", [["Hello PDF world", "second line"], ["Page two text"]], INFO)
+    return make_pdf(
+        tmp_path / "notes.pdf", [["Hello PDF world", "second line"], ["Page two text"]], INFO
+    )
 
 
 class TestPyPDFLoaderConformance(LoaderConformance):
@@ -41,7 +47,10 @@ def test_each_page_becomes_a_document_with_its_text(two_pages: Path) -> None:
 
 def test_page_metadata_is_zero_based_with_label_and_total(two_pages: Path) -> None:
     documents = PyPDFLoader(str(two_pages)).load()
-    assert [(d.metadata["page"], d.metadata["page_label"]) for d in documents] == [(0, "1"), (1, "2")]
+    assert [(d.metadata["page"], d.metadata["page_label"]) for d in documents] == [
+        (0, "1"),
+        (1, "2"),
+    ]
     assert all(d.metadata["total_pages"] == 2 for d in documents)
     assert all(d.metadata["source"] == str(two_pages) for d in documents)
 
@@ -68,7 +77,11 @@ def test_custom_pages_delimiter(two_pages: Path) -> None:
 def test_pdf_without_info_gets_langchain_defaults(tmp_path: Path, make_pdf) -> None:
     path = make_pdf(tmp_path / "bare.pdf", [["only page"]])
     metadata = PyPDFLoader(path).load()[0].metadata
-    assert (metadata["producer"], metadata["creator"], metadata["creationdate"]) == ("PyPDF", "PyPDF", "")
+    assert (metadata["producer"], metadata["creator"], metadata["creationdate"]) == (
+        "PyPDF",
+        "PyPDF",
+        "",
+    )
 
 
 def test_unknown_mode_is_rejected_at_once(two_pages: Path) -> None:
