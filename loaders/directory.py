@@ -227,7 +227,7 @@ class DirectoryLoader(BaseLoader):
                     progress.update(1)
                 if isinstance(outcome, Exception):
                     self._fail(path, outcome)
-                else:
+                elif outcome is not None:  # None: skipped, already in the report
                     yield from outcome
         finally:
             if progress is not None:
@@ -252,12 +252,15 @@ class DirectoryLoader(BaseLoader):
     def _outcomes(
         self, paths: list[Path]
     ) -> Iterator[tuple[str, list[Document] | Exception | None]]:
-        """``(path, documents | error | None)`` per file, in ``paths`` order."""
+        """``(path, documents | error | None)`` per file, None for a skipped file.
+
+        Documents and errors come in ``paths`` order; skips may come earlier.
+        """
         jobs = [(str(path), self.loader_for(path)) for path in paths]
         if not self.use_multithreading:
             for path, factory in jobs:
-                if not self._should_skip(path, factory):
-                    yield path, self._attempt(factory, path)
+                skip = self._should_skip(path, factory)
+                yield path, None if skip else self._attempt(factory, path)
             return
         executor = ThreadPoolExecutor(max_workers=self.max_concurrency)
         # A window of at most 2 * max_concurrency files in flight keeps memory bounded and
@@ -266,6 +269,7 @@ class DirectoryLoader(BaseLoader):
         try:
             for path, factory in jobs:
                 if self._should_skip(path, factory):
+                    yield path, None
                     continue
                 pending.append((path, executor.submit(self._attempt, factory, path)))
                 while len(pending) >= 2 * self.max_concurrency:

@@ -319,6 +319,13 @@ def test_show_progress_draws_a_bar_on_stderr(tree: Path, capsys: pytest.CaptureF
     assert "2/2" in capsys.readouterr().err
 
 
+def test_progress_counts_skipped_files_too(tree: Path, capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("tqdm")
+    add_binary(tree)
+    DirectoryLoader(str(tree), glob="*.*", show_progress=True).load()
+    assert "3/3" in capsys.readouterr().err
+
+
 def test_show_progress_without_tqdm_names_the_install_command(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
