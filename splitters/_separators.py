@@ -53,6 +53,11 @@ class Separator:
     is_regex: bool = False
     literal: str | None = field(init=False)
     compiled: re.Pattern[str] | None = field(init=False)
+    # For a non-empty literal: the strings whose presence means two occurrences overlap
+    # (separator + its tail past each border, e.g. "\n\n\n" for "\n\n"). Where none
+    # occurs, every occurrence str.find reports is a cut str.split makes, so cut points can
+    # be searched for instead of enumerated.
+    overlap_witnesses: tuple[str, ...] | None = field(init=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.pattern, str):
@@ -77,6 +82,14 @@ class Separator:
                     f"separator {self.pattern!r} has capturing groups; "
                     f"use non-capturing groups (?:...) instead"
                 )
+        witnesses = None
+        if literal:
+            witnesses = tuple(
+                literal + literal[k:]
+                for k in range(1, len(literal))
+                if literal[:k] == literal[-k:]
+            )
+        object.__setattr__(self, "overlap_witnesses", witnesses)
         object.__setattr__(self, "literal", literal)
         object.__setattr__(self, "compiled", compiled)
 
@@ -85,22 +98,21 @@ class Separator:
         """True for ``""``: split into single characters."""
         return self.pattern == ""
 
-    @property
-    def is_borderless_literal(self) -> bool:
-        """True for a non-empty literal no proper prefix of which is also a suffix.
-
-        Then every occurrence ``str.find`` reports is a cut ``str.split`` makes (occurrences
-        cannot overlap), so cut points can be searched for instead of enumerated.
-        """
-        literal = self.literal
-        if not literal:
-            return False
-        return not any(literal[:k] == literal[-k:] for k in range(1, len(literal)))
 
     @property
     def is_lookaround(self) -> bool:
         """True for a zero-width regex such as ``(?=...)``, which leaves nothing to re-insert."""
         return self.is_regex and self.pattern.startswith(("(?=", "(?<!", "(?<=", "(?!"))
+
+    def can_scan(self, text: str, start: int, end: int) -> bool:
+        """Whether occurrences in ``text[start:end]`` are exactly the cuts (none overlap)."""
+        witnesses = self.overlap_witnesses
+        if witnesses is None:
+            return False
+        for witness in witnesses:
+            if text.find(witness, start, end) != -1:
+                return False
+        return True
 
     def occurs_in(self, text: str, start: int, end: int) -> bool:
         """Whether the separator matches somewhere in ``text[start:end]``."""

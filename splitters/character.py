@@ -238,7 +238,7 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
                 remaining = index + 1
                 break
         keep = self._keep_mode
-        if keep and self._length_function is len and chosen.is_borderless_literal:
+        if keep and self._length_function is len and chosen.can_scan(text, start, end):
 
             def too_long(piece_start: int, piece_end: int) -> None:
                 self._split_piece(text, piece_start, piece_end, chunks, starts, remaining)

@@ -94,7 +94,9 @@ def test_character_regex_chunks_equal_langchain(text, size, keep, separator):
     text=texts,
     size=sizes(),
     keep=st.sampled_from(KEEP_MODES),
-    separators=st.lists(st.sampled_from(["\n\n", "\n", " ", "", "a", "ab", "..", "b"]), max_size=5),
+    separators=st.lists(
+        st.sampled_from(["\n\n", "\n", " ", "", "a", "ab", "..", "b", "aa", "aba", " \n "]), max_size=5
+    ),
 )
 def test_recursive_custom_separators_equal_langchain(text, size, keep, separators):
     chunk_size, chunk_overlap = size
