@@ -2,13 +2,20 @@
 
 from splitters.base import TextSplitter
 from splitters.character import CharacterTextSplitter, RecursiveCharacterTextSplitter
+from splitters.encodings import available_encodings, encoding_for_model, get_encoding
 from splitters.languages import LANGUAGE_SEPARATORS, Language, get_separators_for_language
+from splitters.tokens import TokenTextSplitter, tiktoken_length
 
 __all__ = [
     "TextSplitter",
     "CharacterTextSplitter",
     "RecursiveCharacterTextSplitter",
+    "TokenTextSplitter",
     "Language",
     "LANGUAGE_SEPARATORS",
     "get_separators_for_language",
+    "get_encoding",
+    "encoding_for_model",
+    "available_encodings",
+    "tiktoken_length",
 ]

@@ -1,0 +1,146 @@
+"""Token counts as lengths, and :class:`TokenTextSplitter` (windows of tiktoken tokens)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any, Literal
+
+from rag.errors import ValidationError
+from splitters._length import CachedLength
+from splitters.base import TextSplitter, check_text, locate_chunks
+from splitters.encodings import encoding_for_model, get_encoding
+
+if TYPE_CHECKING:
+    import tiktoken
+
+__all__ = ["TokenTextSplitter", "tiktoken_length"]
+
+DEFAULT_ENCODING = "cl100k_base"
+
+Special = Literal["all"] | Collection[str]
+
+
+def _resolve_encoding(encoding_name: str, model_name: str | None) -> tiktoken.Encoding:
+    if model_name is not None:
+        return encoding_for_model(model_name)
+    return get_encoding(encoding_name)
+
+
+def tiktoken_length(
+    encoding_name: str = DEFAULT_ENCODING,
+    model_name: str | None = None,
+    allowed_special: Special | None = None,
+    disallowed_special: Special = "all",
+) -> CachedLength:
+    """A length function counting tiktoken tokens, caching the counts of repeated pieces.
+
+    Special-token handling is tiktoken's: with the default ``disallowed_special="all"`` a
+    text containing e.g. ``<|endoftext|>`` raises ValueError, as in LangChain.
+
+    >>> tiktoken_length()("hello world")
+    2
+    """
+    encoding = _resolve_encoding(encoding_name, model_name)
+    allowed = set() if allowed_special is None else allowed_special
+    encode = encoding.encode
+
+    def count_tokens(text: str) -> int:
+        return len(encode(text, allowed_special=allowed, disallowed_special=disallowed_special))
+
+    return CachedLength(count_tokens)
+
+
+class TokenTextSplitter(TextSplitter):
+    """Split text into windows of ``chunk_size`` tiktoken tokens overlapping by ``chunk_overlap``.
+
+    Each window of token ids is decoded back to text (a window that decodes to ``""`` is
+    skipped); whitespace is not stripped. Chunks equal langchain-text-splitters 1.1.3's for
+    the same encoding. Differences: the default encoding is ``cl100k_base`` (LangChain's
+    ``gpt2`` cannot be loaded offline); ``chunk_overlap == chunk_size`` is refused here at
+    construction rather than on first split; ``start_index`` is the offset of the window's
+    first token.
+
+    >>> TokenTextSplitter(chunk_size=2, chunk_overlap=0).split_text("hello big world")
+    ['hello big', ' world']
+    """
+
+    def __init__(
+        self,
+        encoding_name: str = DEFAULT_ENCODING,
+        model_name: str | None = None,
+        allowed_special: Special | None = None,
+        disallowed_special: Special = "all",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if self._chunk_size <= self._chunk_overlap:
+            raise ValidationError(
+                "tokens_per_chunk must be greater than chunk_overlap: got chunk_size "
+                f"{self._chunk_size} and chunk_overlap {self._chunk_overlap}"
+            )
+        self._tokenizer = _resolve_encoding(encoding_name, model_name)
+        self._allowed_special = set() if allowed_special is None else allowed_special
+        self._disallowed_special = disallowed_special
+
+    @classmethod
+    def from_tiktoken_encoder(  # type: ignore[override]
+        cls,
+        encoding_name: str = DEFAULT_ENCODING,
+        model_name: str | None = None,
+        allowed_special: Special | None = None,
+        disallowed_special: Special = "all",
+        **kwargs: Any,
+    ) -> TokenTextSplitter:
+        """A token splitter on the given encoding (which also measures lengths)."""
+        length_function = tiktoken_length(
+            encoding_name, model_name, allowed_special, disallowed_special
+        )
+        return cls(
+            encoding_name=encoding_name,
+            model_name=model_name,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            length_function=length_function,
+            **kwargs,
+        )
+
+    def _encode(self, text: str) -> list[int]:
+        return self._tokenizer.encode(
+            text,
+            allowed_special=self._allowed_special,
+            disallowed_special=self._disallowed_special,
+        )
+
+    def _windows(self, token_count: int) -> range:
+        """Start indices of the token windows."""
+        if token_count == 0:
+            return range(0)
+        step = self._chunk_size - self._chunk_overlap
+        # The last window is the first one that reaches the end.
+        last = max(0, -(-(token_count - self._chunk_size) // step)) * step
+        return range(0, last + 1, step)
+
+    def split_text(self, text: str) -> list[str]:
+        return self.split_text_with_starts(text, with_starts=False)[0]
+
+    def split_text_with_starts(
+        self, text: str, *, with_starts: bool = True
+    ) -> tuple[list[str], list[int]]:
+        check_text(text)
+        ids = self._encode(text)
+        decode = self._tokenizer.decode
+        size = self._chunk_size
+        chunks: list[str] = []
+        first_tokens: list[int] = []
+        for first in self._windows(len(ids)):
+            chunk = decode(ids[first : first + size])
+            if chunk:
+                chunks.append(chunk)
+                first_tokens.append(first)
+        if not with_starts:
+            return chunks, []
+        decoded, offsets = self._tokenizer.decode_with_offsets(ids)
+        if decoded != text:
+            # Text tiktoken cannot round-trip (e.g. lone surrogates): search instead.
+            return chunks, locate_chunks(text, chunks)
+        return chunks, [offsets[first] for first in first_tokens]
