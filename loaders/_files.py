@@ -47,7 +47,8 @@ def decode(
 
     ``encoding=None`` means UTF-8 with an optional BOM, whatever the platform's locale. With
     ``autodetect_encoding``, a failed decode falls back to the encodings beautifulsoup4's
-    ``EncodingDetector`` proposes (BOM, XML declaration, UTF-8, Windows-1252). Failure
+    ``EncodingDetector`` finds deterministically (BOM, declared charset, then UTF-8 and
+    Windows-1252; never a statistical guess). Failure
     raises :class:`ValidationError` naming ``source`` and every encoding tried.
     """
     first = encoding or "utf-8-sig"
@@ -66,17 +67,21 @@ def decode(
                 "autodetect_encoding=True"
             ) from exc
         first_error = exc
-    # The detector proposes, in order: a BOM's encoding, a declared one (XML), UTF-8,
-    # Windows-1252. Each is tried strictly: UnicodeDammit's last resort would replace bytes
-    # with U+FFFD, silently losing text. ``markup`` is the data without its BOM.
-    detector = EncodingDetector(data)
+    # Candidates, in order: a BOM's encoding, a declared one (XML/HTML meta), UTF-8,
+    # Windows-1252. beautifulsoup4's EncodingDetector would also ask chardet or
+    # charset-normalizer when either happens to be installed; their guesses (Latin-1 text
+    # read as an Arabic code page, say) would make results depend on what else is in the
+    # environment, so we use only its deterministic parts. Each candidate is tried strictly:
+    # UnicodeDammit's last resort would replace bytes with U+FFFD, silently losing text.
+    markup, bom_encoding = EncodingDetector.strip_byte_order_mark(data)
+    declared = EncodingDetector.find_declared_encoding(markup, is_html=True, search_entire_document=False)
     tried = [first]
-    for candidate in detector.encodings:
-        if _codec_name(candidate) in {_codec_name(name) for name in tried}:
+    for candidate in (bom_encoding, declared, "utf-8", "windows-1252"):
+        if not candidate or _codec_name(candidate) in {_codec_name(name) for name in tried}:
             continue
         tried.append(candidate)
         try:
-            return detector.markup.decode(candidate)
+            return markup.decode(candidate)
         except (UnicodeDecodeError, LookupError):
             continue
     raise ValidationError(

@@ -114,8 +114,8 @@ class VectorStore(ABC):
         """
 
     @abstractmethod
-    def _relevance(self, raw_scores: np.ndarray) -> np.ndarray:
-        """Map raw scores to relevance in [0, 1], higher = more similar."""
+    def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Map raw scores of ``query`` (as given by the caller) to relevance in [0, 1]."""
 
     @property
     def exact_filtering(self) -> bool:
@@ -422,7 +422,7 @@ class VectorStore(ABC):
             pairs = self.similarity_search_with_score_by_vector(query, k, filter, fetch_k=fetch_k)
             if not pairs:
                 return []
-            relevance = self._relevance(np.asarray([score for _, score in pairs], dtype=np.float32))
+            relevance = self._relevance(np.asarray([score for _, score in pairs], dtype=np.float32), query)
         results = [(doc, float(score)) for (doc, _), score in zip(pairs, relevance.tolist())]
         if threshold is not None:
             results = [(doc, score) for doc, score in results if score >= threshold]

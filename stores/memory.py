@@ -112,7 +112,7 @@ class InMemoryVectorStore(VectorStore):
         positions = best if rows is None else rows[best]
         return scores, self._row_labels[positions]
 
-    def _relevance(self, raw_scores: np.ndarray) -> np.ndarray:
+    def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
         return relevance_from_cosine(raw_scores)
 
     # ------------------------------------------------------------------ persistence
