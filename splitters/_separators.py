@@ -124,22 +124,32 @@ class Separator:
         return self.compiled.search(text[start:end]) is not None
 
     def cut(
-        self, text: str, start: int, end: int, keep: KeepSeparator
+        self,
+        text: str,
+        start: int,
+        end: int,
+        keep: KeepSeparator,
+        parts: list[str] | None = None,
     ) -> tuple[list[int], list[int]]:
-        """Cut ``text[start:end]`` into non-empty pieces; return their absolute starts, ends."""
+        """Cut ``text[start:end]`` into non-empty pieces; return their absolute starts, ends.
+
+        ``parts``, for a non-empty literal, may be ``text[start:end].split(literal)``
+        already computed by the caller.
+        """
         if start >= end:
             return [], []
         if self.literal == "":
             return list(range(start, end)), list(range(start + 1, end + 1))
         if self.literal is not None:
-            return _cut_literal(text, start, end, self.literal, keep)
+            if parts is None:
+                parts = text[start:end].split(self.literal)
+            return _cut_literal(parts, start, end, self.literal, keep)
         return _cut_regex(text, start, end, self.compiled, keep)  # type: ignore[arg-type]
 
 
 def _cut_literal(
-    text: str, start: int, end: int, separator: str, keep: KeepSeparator
+    parts: list[str], start: int, end: int, separator: str, keep: KeepSeparator
 ) -> tuple[list[int], list[int]]:
-    parts = text[start:end].split(separator)
     width = len(separator)
     # after[t] is where part t begins: just after the t-th separator (after[0] = start).
     after = list(accumulate(map(width.__add__, map(len, parts)), initial=start))

@@ -12,6 +12,7 @@ from splitters._scan import scan_merge
 from splitters._separators import Separator
 from splitters.base import TextSplitter, check_text
 from splitters.languages import Language, get_separators_for_language
+from splitters.tokens import TiktokenLength
 
 __all__ = ["CharacterTextSplitter", "RecursiveCharacterTextSplitter"]
 
@@ -205,6 +206,8 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
         self._separators = list(separators or ["\n\n", "\n", " ", ""])
         self._is_separator_regex = bool(is_separator_regex)
         self._compiled = tuple(Separator(s, self._is_separator_regex) for s in self._separators)
+        # Per (separator, keep mode): cached lengths of separator+part (or part+separator).
+        self._with_separator_lengths: dict[tuple[str, str], CachedLength] = {}
 
     @classmethod
     def from_language(cls, language: Language | str, **kwargs: Any) -> RecursiveCharacterTextSplitter:
@@ -222,7 +225,7 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
 
     def _split_span(
         self, text: str, start: int, end: int, chunks: list[str], starts: list[int],
-        first_separator: int = 0,
+        first_separator: int = 0, span_length: int | None = None,
     ) -> None:
         separators = self._compiled
         count = len(separators)
@@ -248,10 +251,21 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
                 self._chunk_overlap, self._strip_whitespace, chunks, starts, too_long,
             )
             return
-        piece_starts, piece_ends = chosen.cut(text, start, end, keep)
+        if keep and chosen.literal and isinstance(self._length_function, CachedLength):
+            # Token counts: look pieces up by the text between separators, so the common
+            # " word" pieces need neither slicing nor concatenation.
+            parts = text[start:end].split(chosen.literal)
+            piece_starts, piece_ends = chosen.cut(text, start, end, keep, parts)
+            tail_length = None
+            if span_length is not None and piece_starts:
+                tail_length = self._tail_length(text, start, end, piece_starts[-1], span_length)
+            lengths = self._measure_parts(chosen.literal, keep, parts, tail_length)
+            pieces = None
+        else:
+            piece_starts, piece_ends = chosen.cut(text, start, end, keep)
+            lengths, pieces = self._measure(text, piece_starts, piece_ends)
         if not piece_starts:
             return
-        lengths, pieces = self._measure(text, piece_starts, piece_ends)
         joiner = None if keep else chosen.pattern
         chunk_size = self._chunk_size
         if max(lengths) < chunk_size:
@@ -270,7 +284,7 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
                     chunks, starts,
                 )
             self._split_piece(
-                text, piece_starts[index], piece_ends[index], chunks, starts, remaining
+                text, piece_starts[index], piece_ends[index], chunks, starts, remaining, length
             )
             low = index + 1
         if low < len(lengths):
@@ -279,13 +293,58 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
                 chunks, starts,
             )
 
+    def _tail_length(
+        self, text: str, start: int, end: int, tail_start: int, span_length: int
+    ) -> int | None:
+        """The token count of the span's last piece from the span's own, when derivable."""
+        measure = self._length_function
+        if not isinstance(measure, TiktokenLength) or tail_start == start:
+            return None
+        if end - tail_start <= measure.max_key_chars or tail_start - start > 64:
+            return None  # short pieces are cached anyway; far offsets rarely resynchronise
+        return measure.suffix_length(text[start:end], span_length, tail_start - start)
+
+    def _measure_parts(
+        self, separator: str, keep: str, parts: list[str], tail_length: int | None = None
+    ) -> list[int]:
+        """Lengths of the pieces a kept literal separator makes from ``parts`` (its split).
+
+        ``tail_length``, when known, is the length of the last piece.
+        """
+        measure: CachedLength = self._length_function  # type: ignore[assignment]
+        key = (separator, keep)
+        with_separator = self._with_separator_lengths.get(key)
+        if with_separator is None:
+            if keep == "start":
+                with_separator = CachedLength(lambda part: measure(separator + part))
+            else:
+                with_separator = CachedLength(lambda part: measure(part + separator))
+            self._with_separator_lengths[key] = with_separator
+        if keep == "start":
+            if tail_length is None:
+                lengths = list(map(with_separator.__getitem__, parts[1:]))
+            else:
+                lengths = list(map(with_separator.__getitem__, parts[1:-1]))
+                lengths.append(tail_length)
+            if parts[0]:
+                lengths.insert(0, measure[parts[0]])
+        elif parts[-1]:
+            lengths = list(map(with_separator.__getitem__, parts[:-1]))
+            lengths.append(measure[parts[-1]] if tail_length is None else tail_length)
+        elif tail_length is None:
+            lengths = list(map(with_separator.__getitem__, parts[:-1]))
+        else:
+            lengths = list(map(with_separator.__getitem__, parts[:-2]))
+            lengths.append(tail_length)
+        return lengths
+
     def _split_piece(
         self, text: str, start: int, end: int, chunks: list[str], starts: list[int],
-        remaining: int,
+        remaining: int, length: int | None = None,
     ) -> None:
         """A piece too long to merge: cut it with the separators left, or keep it whole."""
         if remaining < len(self._compiled):
-            self._split_span(text, start, end, chunks, starts, remaining)
+            self._split_span(text, start, end, chunks, starts, remaining, length)
         else:
             # Nothing left to cut with: the piece stays whole (and unstripped), as in
             # LangChain.

@@ -13,7 +13,7 @@ from splitters.encodings import encoding_for_model, get_encoding
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["TokenTextSplitter", "tiktoken_length"]
+__all__ = ["TiktokenLength", "TokenTextSplitter", "tiktoken_length"]
 
 DEFAULT_ENCODING = "cl100k_base"
 
@@ -24,6 +24,66 @@ def _resolve_encoding(encoding_name: str, model_name: str | None) -> tiktoken.En
     if model_name is not None:
         return encoding_for_model(model_name)
     return get_encoding(encoding_name)
+
+
+class TiktokenLength(CachedLength):
+    """Token counts (cached) that can also derive a suffix's count from its parent's.
+
+    tiktoken cuts text into pre-tokens with a regex that has no lookbehind, then encodes
+    each pre-token on its own. So once the pre-tokens of a text and of its suffix end at
+    the same position, everything after it is identical, and the suffix's count is the
+    parent's minus the pre-tokens before that point plus the suffix's own. The recursive
+    splitter measures ``"\n" + paragraph`` right after ``"\n\n" + paragraph``; this
+    turns the second full encoding into a few pre-token lookups.
+    """
+
+    __slots__ = ("encoding", "_pretokens", "_piece_tokens")
+
+    def __init__(self, measure: Any, encoding: tiktoken.Encoding, *, suffixes: bool) -> None:
+        super().__init__(measure)
+        self.encoding = encoding
+        self._pretokens = None
+        self._piece_tokens = None
+        encode_piece = getattr(encoding, "_encode_single_piece", None)
+        pattern = getattr(encoding, "_pat_str", "")
+        if suffixes and encode_piece is not None and "(?<" not in pattern:
+            try:
+                import regex  # tiktoken's own dependency; its syntax matches tiktoken's
+
+                self._pretokens = regex.compile(pattern).finditer
+                self._piece_tokens = CachedLength(lambda piece: len(encode_piece(piece)))
+            except ImportError:  # pragma: no cover - tiktoken requires regex
+                pass
+
+    def suffix_length(
+        self, parent: str, parent_length: int, offset: int, max_steps: int = 16
+    ) -> int | None:
+        """Tokens in ``parent[offset:]`` given ``parent`` has ``parent_length``; None if unsure."""
+        if self._pretokens is None:
+            return None
+        piece_tokens = self._piece_tokens
+        parent_matches = self._pretokens(parent)
+        child_matches = self._pretokens(parent, offset)
+        parent_end, child_end = 0, offset
+        parent_tokens = child_tokens = 0
+        for _ in range(max_steps):
+            if parent_end == child_end and parent_end >= offset:
+                return parent_length - parent_tokens + child_tokens
+            # Matching from `offset` in the parent is matching the suffix alone: without
+            # lookbehind nothing before `offset` is seen, and the string end is the same.
+            if parent_end < child_end:
+                match = next(parent_matches, None)
+                if match is None:
+                    return None
+                parent_end = match.end()
+                parent_tokens += piece_tokens[match.group()]
+            else:
+                match = next(child_matches, None)
+                if match is None:
+                    return None
+                child_end = match.end()
+                child_tokens += piece_tokens[match.group()]
+        return None
 
 
 def tiktoken_length(
@@ -47,7 +107,8 @@ def tiktoken_length(
     def count_tokens(text: str) -> int:
         return len(encode(text, allowed_special=allowed, disallowed_special=disallowed_special))
 
-    return CachedLength(count_tokens)
+    # Allowed special tokens cut the text before pre-tokenising: no suffix arithmetic then.
+    return TiktokenLength(count_tokens, encoding, suffixes=not allowed)
 
 
 class TokenTextSplitter(TextSplitter):

@@ -189,3 +189,25 @@ def test_token_splitter_real_text_equal_langchain(seeded_tiktoken_cache, real_te
     reference = lc.TokenTextSplitter(**kwargs)
     for text in real_texts[:80]:
         assert ours.split_text(text) == reference.split_text(text)
+
+
+@settings(deadline=None, max_examples=100)
+@given(
+    text=st.one_of(
+        st.text(alphabet=" \n\t\r\nabcXY1234.,'é東🚀-", max_size=120),
+        st.text(max_size=80),
+    ),
+    offset=st.integers(0, 40),
+)
+def test_suffix_token_count_equals_encoding_the_suffix(text, offset):
+    lengths = tiktoken_length()
+    offset = min(offset, len(text))
+    derived = lengths.suffix_length(text, lengths(text), offset)
+    if derived is not None:
+        assert derived == lengths(text[offset:])
+
+
+def test_suffix_token_count_is_derived_for_a_paragraph_after_blank_lines():
+    lengths = tiktoken_length()
+    parent = "\n\nAlterations of the architecture of cerebral white matter in the brain."
+    assert lengths.suffix_length(parent, lengths(parent), 1) == lengths(parent[1:])
