@@ -1,0 +1,502 @@
+"""FAISS: a vector store on any faiss index (exact or approximate), saved without pickle.
+
+Index types, from a faiss factory string (``index_factory``, default ``"Flat"``):
+
+- Flat indexes search exactly. Filtered search passes faiss an id selector, so it is
+  exact too and returns k results whenever k documents match. Deletes remove vectors.
+- IVF indexes (``"IVF256,Flat"``, ``"IVF256,PQ32"``) are trained on the first vectors
+  added (or by :meth:`FAISS.train`) and keep caller-visible ids natively; ``nprobe`` sets
+  how many lists a search visits. Deletes remove vectors.
+- Graph indexes (``"HNSW32"``) cannot remove vectors: deletes and replacements leave a
+  tombstone that searches skip; :meth:`FAISS.compact` (also run by ``save_local``)
+  rebuilds the index without them. ``efSearch`` sets the search breadth.
+
+On approximate indexes a filtered search over-fetches and then filters: it is approximate,
+and may return fewer than k results when the filter is very selective.
+
+Scores from ``similarity_search_with_score`` are faiss's: squared L2 distance for
+``EUCLIDEAN_DISTANCE`` (lower is better), the inner product for ``MAX_INNER_PRODUCT``, and
+the cosine similarity for ``COSINE`` (vectors normalised, inner product index). Relevance
+scores are in [0, 1]: the clipped cosine whenever vectors and query are unit length,
+otherwise ``1 / (1 + L2 distance)`` or ``logistic(inner product)``.
+
+Differences from LangChain's ``FAISS``: re-adding an existing id replaces it (LangChain
+raises and leaves its index and docstore out of step); ``COSINE`` really is cosine
+(LangChain uses an L2 index with a cosine relevance formula); relevance never leaves [0, 1];
+filtered search on flat indexes does not come up short; persistence is a manifest plus
+faiss's own index file and JSON/.npy, never pickle (``allow_dangerous_deserialization`` is
+accepted and ignored).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Literal, Optional, Sequence, Union
+
+import faiss
+import numpy as np
+
+from rag.embeddings.base import model_id_of
+from rag.errors import CorruptIndexError, ValidationError
+from rag.persistence import read_index_folder, write_index_folder
+from rag.vectors import MatrixLike, VectorLike, as_matrix
+from stores.base import VectorStore
+from stores.scoring import (
+    DistanceStrategy,
+    relevance_from_cosine,
+    relevance_from_inner_product,
+    relevance_from_squared_l2,
+    rows_are_unit,
+)
+
+__all__ = ["FAISS", "DistanceStrategy"]
+
+_SUPPORTED = (DistanceStrategy.EUCLIDEAN_DISTANCE, DistanceStrategy.MAX_INNER_PRODUCT, DistanceStrategy.COSINE)
+
+
+def _check_positive(value: Any, name: str) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValidationError(f"{name} must be a positive int or None, got {value!r}")
+    return int(value)
+
+
+def _check_strategy(value: Any) -> DistanceStrategy:
+    try:
+        strategy = DistanceStrategy(value)
+    except ValueError:
+        strategy = None
+    if strategy not in _SUPPORTED:
+        raise ValidationError(
+            f"distance_strategy must be one of {', '.join(s.value for s in _SUPPORTED)}, got {value!r}"
+        )
+    return strategy
+
+
+def _strip_idmap(factory: str) -> str:
+    # We add the id map ourselves (IndexIDMap2, which can reconstruct by id).
+    for prefix in ("IDMap2,", "IDMap,"):
+        if factory.startswith(prefix):
+            return factory[len(prefix):]
+    return factory
+
+
+def _ivf_of(index: Any) -> Any:
+    """The IVF part of ``index`` (through wrappers), or None. Owned by ``index``: keep it alive."""
+    return faiss.try_extract_index_ivf(index)
+
+
+def _training_minimum(index: Any) -> int:
+    """Fewest training vectors this index accepts (k-means needs one per centroid)."""
+    needed = 1
+    ivf = _ivf_of(index)
+    if ivf is not None:
+        needed = max(needed, int(ivf.nlist))
+        ivf = faiss.downcast_index(ivf)
+    for part in (ivf, faiss.downcast_index(index)):
+        pq = getattr(part, "pq", None)
+        if pq is not None:
+            needed = max(needed, int(pq.ksub))
+    return needed
+
+
+class FAISS(VectorStore):
+    """A vector store on a faiss index, with LangChain's ``FAISS`` API.
+
+    ``embedding_function`` (or ``embedding=``): the embeddings object. ``distance_strategy``:
+    ``EUCLIDEAN_DISTANCE`` (default, as LangChain), ``MAX_INNER_PRODUCT`` or ``COSINE``.
+    ``normalize_L2``: normalise vectors and queries to unit length (always on for COSINE).
+    ``index_factory``: a faiss factory string, default ``"Flat"`` (exact). ``nprobe`` (IVF)
+    and ``efSearch`` (HNSW): search breadth, None = faiss's default. ``relevance_score_fn``:
+    optional raw score -> relevance function (results clipped to [0, 1]). A callable
+    filter receives the metadata dict (as LangChain's FAISS).
+
+    >>> from rag.embeddings import HashingEmbeddings
+    >>> store = FAISS.from_texts(["cats purr", "dogs bark"], HashingEmbeddings(dim=64), ids=["c", "d"])
+    >>> store.similarity_search("purr", k=1)[0].id
+    'c'
+    """
+
+    callable_filter_receives: ClassVar[Literal["metadata", "document"]] = "metadata"
+
+    def __init__(
+        self,
+        embedding_function: Any = None,
+        index: Any = None,
+        docstore: Any = None,
+        index_to_docstore_id: Optional[dict] = None,
+        relevance_score_fn: Optional[Callable[[float], float]] = None,
+        normalize_L2: bool = False,
+        distance_strategy: Union[DistanceStrategy, str] = DistanceStrategy.EUCLIDEAN_DISTANCE,
+        *,
+        embedding: Any = None,
+        index_factory: str = "Flat",
+        nprobe: Optional[int] = None,
+        efSearch: Optional[int] = None,
+    ) -> None:
+        if embedding is not None and embedding_function is not None and embedding is not embedding_function:
+            raise ValidationError("pass the embeddings once, as embedding_function or as embedding, not both")
+        super().__init__(embedding if embedding is not None else embedding_function)
+        self.distance_strategy = _check_strategy(distance_strategy)
+        self._normalize_L2 = bool(normalize_L2) or self.distance_strategy == DistanceStrategy.COSINE
+        if relevance_score_fn is not None and not callable(relevance_score_fn):
+            raise ValidationError(f"relevance_score_fn must be callable, got {relevance_score_fn!r:.60}")
+        self.override_relevance_score_fn = relevance_score_fn
+        if not isinstance(index_factory, str) or not index_factory.strip():
+            raise ValidationError(f"index_factory must be a faiss factory string such as 'Flat' or 'HNSW32', got {index_factory!r}")
+        self.index_factory = _strip_idmap(index_factory.strip())
+        self._nprobe = _check_positive(nprobe, "nprobe")
+        self._ef_search = _check_positive(efSearch, "efSearch")
+        if docstore is not None and len(getattr(docstore, "_dict", {}) or {}) > 0 or index_to_docstore_id:
+            raise ValidationError(
+                "FAISS(...) accepts only an empty docstore and index_to_docstore_id; build a filled "
+                "store with FAISS.from_embeddings(...) or load one with FAISS.load_local(...)"
+            )
+        self.index: Any = None
+        self._keepalive: list[Any] = []
+        self._removable = True
+        self._tombstones: set[int] = set()
+        self._all_unit = True
+        if index is not None:
+            if getattr(index, "ntotal", 1) != 0:
+                raise ValidationError(f"FAISS(index=...) must be an empty faiss index, got one holding {index.ntotal} vectors")
+            self._adopt(index)
+
+    # ------------------------------------------------------------------ index management
+
+    @property
+    def _metric(self) -> int:
+        if self.distance_strategy == DistanceStrategy.EUCLIDEAN_DISTANCE:
+            return faiss.METRIC_L2
+        return faiss.METRIC_INNER_PRODUCT
+
+    def _adopt(self, index: Any) -> None:
+        """Take an empty faiss index, giving it an id map unless it keeps ids itself (IVF)."""
+        # downcast_index returns a proxy that does not own the C++ object: the original
+        # Python object must stay referenced or faiss frees the index under us.
+        self._keepalive = [index]
+        probe = faiss.downcast_index(index)
+        if isinstance(probe, (faiss.IndexIDMap, faiss.IndexIDMap2)):
+            probe = faiss.downcast_index(probe.index)
+        if probe.metric_type != self._metric:
+            raise ValidationError(
+                f"the faiss index uses metric {probe.metric_type}, but distance_strategy "
+                f"{self.distance_strategy.value} needs {self._metric}"
+            )
+        ivf = _ivf_of(probe)
+        if ivf is not None:
+            # A hash table direct map lets IVF reconstruct and remove by arbitrary id.
+            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+            self.index = probe
+        else:
+            self.index = faiss.IndexIDMap2(probe)
+        self._removable = True
+        self._apply_search_parameters()
+
+    def _new_index(self, dimension: int) -> Any:
+        try:
+            return faiss.index_factory(dimension, self.index_factory, self._metric)
+        except RuntimeError as exc:
+            reason = str(exc).strip().splitlines()[-1]
+            raise ValidationError(
+                f"index_factory {self.index_factory!r} is not a faiss factory string faiss accepts "
+                f"for dimension {dimension} ({reason}); examples: 'Flat', 'HNSW32', 'IVF256,Flat', 'IVF256,PQ32'"
+            ) from exc
+
+    @property
+    def _inner(self) -> Any:
+        if isinstance(self.index, faiss.IndexIDMap2):
+            return faiss.downcast_index(self.index.index)
+        return faiss.downcast_index(self.index)
+
+    def _apply_search_parameters(self) -> None:
+        if self.index is None:
+            return
+        ivf = _ivf_of(self.index)
+        if ivf is not None and self._nprobe is not None:
+            ivf.nprobe = self._nprobe
+        hnsw = getattr(self._inner, "hnsw", None)
+        if hnsw is not None and self._ef_search is not None:
+            hnsw.efSearch = self._ef_search
+
+    @property
+    def nprobe(self) -> Optional[int]:
+        """IVF lists visited per search (None: faiss's default, 1)."""
+        return self._nprobe
+
+    @nprobe.setter
+    def nprobe(self, value: Optional[int]) -> None:
+        self._nprobe = _check_positive(value, "nprobe")
+        self._apply_search_parameters()
+
+    @property
+    def efSearch(self) -> Optional[int]:
+        """HNSW search breadth (None: faiss's default, 16)."""
+        return self._ef_search
+
+    @efSearch.setter
+    def efSearch(self, value: Optional[int]) -> None:
+        self._ef_search = _check_positive(value, "efSearch")
+        self._apply_search_parameters()
+
+    @property
+    def exact_filtering(self) -> bool:
+        return self.index is None or isinstance(self._inner, faiss.IndexFlat)
+
+    @property
+    def index_to_docstore_id(self) -> dict[int, str]:
+        """faiss id -> document id (a copy; faiss ids are this store's internal labels)."""
+        with self._lock:
+            return dict(self._id_by_label)
+
+    def _prepare(self, vectors: np.ndarray) -> np.ndarray:
+        if not self._normalize_L2:
+            return vectors
+        vectors = np.array(vectors, dtype=np.float32, copy=True)
+        faiss.normalize_L2(vectors)
+        return vectors
+
+    def train(self, vectors: MatrixLike) -> None:
+        """Train an untrained index (IVF, PQ) on ``vectors`` (n, d); n must reach its minimum.
+
+        Without an explicit call, the first ``add`` trains on the vectors it adds.
+        """
+        matrix = as_matrix(vectors, dimension=self._dimension, name="training vectors")
+        with self._lock:
+            if self.index is None:
+                self._adopt(self._new_index(matrix.shape[1]))
+                self._dimension = int(matrix.shape[1])
+            self._train(self._prepare(matrix))
+
+    def _train(self, prepared: np.ndarray) -> None:
+        if self.index.is_trained:
+            return
+        needed = _training_minimum(self.index)
+        if prepared.shape[0] < needed:
+            raise ValidationError(
+                f"index {self.index_factory!r} needs at least {needed} training vectors, got "
+                f"{prepared.shape[0]}; add more vectors in the first call, call train(...) with a "
+                f"sample, or use a smaller index (fewer IVF lists)"
+            )
+        try:
+            self.index.train(prepared)
+        except RuntimeError as exc:
+            raise ValidationError(f"training index {self.index_factory!r} failed: {str(exc).strip().splitlines()[-1]}") from exc
+
+    # ------------------------------------------------------------------ primitives
+
+    def _add_vectors(self, labels: np.ndarray, vectors: np.ndarray) -> None:
+        prepared = self._prepare(vectors)
+        if self.index is None:
+            self._adopt(self._new_index(prepared.shape[1]))
+        elif self.index.d != prepared.shape[1]:
+            raise ValidationError(f"vectors have dimension {prepared.shape[1]}, the index expects {self.index.d}")
+        self._train(prepared)
+        self.index.add_with_ids(prepared, labels)
+        self._all_unit = self._all_unit and rows_are_unit(prepared)
+
+    def _remove_vectors(self, labels: np.ndarray) -> None:
+        if self._removable:
+            try:
+                self.index.remove_ids(labels)
+                return
+            except RuntimeError:
+                # Graph indexes (HNSW) cannot remove: fall back to tombstones from now on.
+                self._removable = False
+        self._tombstones.update(labels.tolist())
+
+    def _get_vectors(self, labels: np.ndarray) -> np.ndarray:
+        return self.index.reconstruct_batch(np.ascontiguousarray(labels, dtype=np.int64))
+
+    def _search_vectors(
+        self, queries: np.ndarray, k: int, allowed: Optional[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        prepared = self._prepare(queries)
+        params = None
+        if allowed is not None:
+            params = faiss.SearchParameters()
+            selector = faiss.IDSelectorBatch(allowed)
+            params.sel = selector  # `selector` stays referenced until the search returns
+        fetch = min(k + len(self._tombstones), self.index.ntotal)
+        scores, labels = self.index.search(prepared, fetch, params=params)
+        if not self._tombstones:
+            return scores, labels
+        return self._drop_tombstones(scores, labels, k)
+
+    def _drop_tombstones(self, scores: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        dead = np.isin(labels, np.fromiter(self._tombstones, dtype=np.int64, count=len(self._tombstones)))
+        labels = np.where(dead, -1, labels)
+        # Move live results to the front of each row, keeping their order.
+        order = np.argsort(labels < 0, axis=1, kind="stable")[:, :k]
+        return np.take_along_axis(scores, order, axis=1), np.take_along_axis(labels, order, axis=1)
+
+    def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
+        if self.override_relevance_score_fn is not None:
+            custom = np.asarray([self.override_relevance_score_fn(float(s)) for s in raw_scores], dtype=np.float32)
+            return np.clip(custom, 0.0, 1.0)
+        unit = self._all_unit and rows_are_unit(self._prepare(query[None, :]))
+        if self.distance_strategy == DistanceStrategy.EUCLIDEAN_DISTANCE:
+            return relevance_from_squared_l2(raw_scores, unit)
+        if self.distance_strategy == DistanceStrategy.MAX_INNER_PRODUCT:
+            return relevance_from_inner_product(raw_scores, unit)
+        return relevance_from_cosine(raw_scores)
+
+    # ------------------------------------------------------------------ maintenance
+
+    def compact(self) -> None:
+        """Rebuild the index without tombstoned vectors (no-op when there are none)."""
+        with self._lock:
+            if not self._tombstones:
+                return
+            labels = np.asarray(sorted(self._id_by_label), dtype=np.int64)
+            vectors = self._get_vectors(labels) if labels.size else None
+            fresh = self._new_index(self.index.d)
+            self._adopt(fresh)
+            self._tombstones = set()
+            if vectors is not None:
+                self._train(vectors)
+                self.index.add_with_ids(vectors, labels)
+
+    def merge_from(self, target: "FAISS") -> None:
+        """Add every document and vector of ``target`` (another FAISS store) to this one.
+
+        Both must use the same distance strategy and normalisation. An id present in both
+        is replaced by ``target``'s document (LangChain raises there).
+        """
+        if not isinstance(target, FAISS):
+            raise ValidationError(f"merge_from needs another FAISS store, got {type(target).__name__}")
+        if (target.distance_strategy, target._normalize_L2) != (self.distance_strategy, self._normalize_L2):
+            raise ValidationError(
+                f"cannot merge a store using {target.distance_strategy.value} (normalize_L2={target._normalize_L2}) "
+                f"into one using {self.distance_strategy.value} (normalize_L2={self._normalize_L2})"
+            )
+        with target._lock:
+            labels = np.asarray(sorted(target._id_by_label), dtype=np.int64)
+            if not labels.size:
+                return
+            ids = [target._id_by_label[label] for label in labels.tolist()]
+            documents = [target._documents[i] for i in ids]
+            vectors = target._get_vectors(labels)
+        self._store(documents, as_matrix(vectors, dimension=self._dimension, name="vectors"), ids)
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_embeddings(
+        cls,
+        text_embeddings: Sequence[tuple[str, VectorLike]],
+        embedding: Any,
+        metadatas: Optional[Sequence[dict]] = None,
+        ids: Optional[Sequence[str]] = None,
+        **kwargs: Any,
+    ) -> "FAISS":
+        """A store from precomputed ``(text, vector)`` pairs (``kwargs`` go to the constructor)."""
+        store = cls(embedding=embedding, **kwargs)
+        store.add_embeddings(text_embeddings, metadatas, ids=ids)
+        return store
+
+    # ------------------------------------------------------------------ persistence
+
+    def save_local(self, folder_path: Union[str, os.PathLike], index_name: str = "index") -> None:
+        """Save to ``folder_path/index_name/`` atomically: manifest, faiss index file, JSON, .npy.
+
+        Tombstoned vectors are compacted away first.
+        """
+        with self._lock:
+            self.compact()
+            labels, documents = self._document_sections()
+            sections: dict[str, Any] = {"documents": documents, "labels": labels}
+            if self.index is not None:
+                sections["index"] = faiss.serialize_index(self.index).tobytes()
+            manifest = self._manifest(
+                distance_strategy=self.distance_strategy.value,
+                config={
+                    "index_factory": self.index_factory,
+                    "normalize_L2": self._normalize_L2,
+                    "nprobe": self._nprobe,
+                    "efSearch": self._ef_search,
+                    "all_unit": self._all_unit,
+                    "faiss_version": faiss.__version__,
+                },
+            )
+        write_index_folder(Path(folder_path) / index_name, manifest, sections)
+
+    @classmethod
+    def load_local(
+        cls,
+        folder_path: Union[str, os.PathLike],
+        embeddings: Any,
+        index_name: str = "index",
+        *,
+        allow_dangerous_deserialization: bool = False,
+        **kwargs: Any,
+    ) -> "FAISS":
+        """Load a store written by :meth:`save_local`.
+
+        ``allow_dangerous_deserialization`` is accepted for LangChain compatibility and
+        ignored: nothing here unpickles. ``kwargs``: ``relevance_score_fn``, ``nprobe``,
+        ``efSearch``; ``normalize_L2`` and ``distance_strategy`` may be given only if they
+        equal the saved ones. Raises FileNotFoundError, CorruptIndexError or
+        EmbeddingMismatchError.
+        """
+        del allow_dangerous_deserialization  # no pickle anywhere: nothing dangerous to allow
+        allowed = {"relevance_score_fn", "nprobe", "efSearch", "normalize_L2", "distance_strategy"}
+        unknown = sorted(set(kwargs) - allowed)
+        if unknown:
+            raise ValidationError(f"load_local got unexpected arguments {unknown}; it accepts {sorted(allowed)}")
+        folder = read_index_folder(Path(folder_path) / index_name, store_class=cls.__name__)
+        if embeddings is not None:
+            folder.check_embedding(model_id_of(embeddings), getattr(embeddings, "dimension", None))
+        manifest, config = folder.manifest, folder.manifest.config
+        saved = {"normalize_L2": config.get("normalize_L2"), "distance_strategy": manifest.distance_strategy}
+        for name, value in saved.items():
+            if name in kwargs:
+                given = kwargs[name].value if isinstance(kwargs[name], DistanceStrategy) else kwargs[name]
+                if given != value:
+                    raise ValidationError(f"{name}={kwargs[name]!r} differs from the saved index's {value!r}; rebuild the index to change it")
+        try:
+            store = cls(
+                embedding=embeddings,
+                distance_strategy=manifest.distance_strategy,
+                normalize_L2=bool(config["normalize_L2"]),
+                index_factory=config["index_factory"],
+                nprobe=kwargs.get("nprobe", config.get("nprobe")),
+                efSearch=kwargs.get("efSearch", config.get("efSearch")),
+                relevance_score_fn=kwargs.get("relevance_score_fn"),
+            )
+        except KeyError as exc:
+            raise CorruptIndexError(f"{folder.path}: manifest config lacks {exc}") from exc
+        labels = folder.array("labels")
+        if labels.dtype != np.int64 or labels.ndim != 1:
+            raise CorruptIndexError(f"{folder.path}: labels must be a 1-D int64 array, got {labels.dtype} {labels.shape}")
+        store._restore_documents(folder, labels)
+        if folder.has("index"):
+            store._restore_index(folder, labels)
+        store._all_unit = bool(config.get("all_unit", False))
+        return store
+
+    def _restore_index(self, folder: Any, labels: np.ndarray) -> None:
+        try:
+            index = faiss.deserialize_index(np.frombuffer(folder.bytes("index"), dtype=np.uint8))
+        except RuntimeError as exc:
+            raise CorruptIndexError(f"{folder.path}: the faiss index file cannot be read: {str(exc).strip().splitlines()[-1]}") from exc
+        self._keepalive = [index]  # see _adopt: the downcast proxy does not own the index
+        index = faiss.downcast_index(index)
+        if index.ntotal != labels.shape[0] or (self._dimension is not None and index.d != self._dimension):
+            raise CorruptIndexError(
+                f"{folder.path}: the faiss index holds {index.ntotal} vectors of dimension {index.d}, "
+                f"the documents say {labels.shape[0]} of dimension {self._dimension}"
+            )
+        if isinstance(index, faiss.IndexIDMap2):
+            if not np.array_equal(np.sort(faiss.vector_to_array(index.id_map)), np.sort(labels)):
+                raise CorruptIndexError(f"{folder.path}: the faiss index's ids do not match the documents' ids")
+            self.index = index
+        else:
+            ivf = _ivf_of(index)
+            if ivf is None:
+                raise CorruptIndexError(f"{folder.path}: the faiss index has no id map")
+            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+            self.index = index
+        self._apply_search_parameters()
