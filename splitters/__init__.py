@@ -3,7 +3,9 @@
 from splitters.base import TextSplitter
 from splitters.character import CharacterTextSplitter, RecursiveCharacterTextSplitter
 from splitters.encodings import available_encodings, encoding_for_model, get_encoding
+from splitters.html import HTMLHeaderTextSplitter
 from splitters.languages import LANGUAGE_SEPARATORS, Language, get_separators_for_language
+from splitters.markdown import MarkdownHeaderTextSplitter
 from splitters.tokens import TokenTextSplitter, tiktoken_length
 
 __all__ = [
@@ -11,6 +13,8 @@ __all__ = [
     "CharacterTextSplitter",
     "RecursiveCharacterTextSplitter",
     "TokenTextSplitter",
+    "MarkdownHeaderTextSplitter",
+    "HTMLHeaderTextSplitter",
     "Language",
     "LANGUAGE_SEPARATORS",
     "get_separators_for_language",
