@@ -107,6 +107,23 @@ def tiktoken_length(
     def count_tokens(text: str) -> int:
         return len(encode(text, allowed_special=allowed, disallowed_special=disallowed_special))
 
+    if not allowed and disallowed_special == "all":
+        # The default settings: tiktoken's encode() rebuilds the special-token set and its
+        # regex on every call, which costs more than encoding a word. Search once with a
+        # prebuilt regex; text holding a special token goes through encode(), which raises
+        # exactly as tiktoken does.
+        import regex
+
+        specials = regex.compile("|".join(regex.escape(token) for token in encoding.special_tokens_set))
+        has_special = specials.search
+        encode_ordinary = encoding.encode_ordinary
+        general = count_tokens
+
+        def count_tokens(text: str) -> int:
+            if has_special(text):
+                return general(text)
+            return len(encode_ordinary(text))
+
     # Allowed special tokens cut the text before pre-tokenising: no suffix arithmetic then.
     return TiktokenLength(count_tokens, encoding, suffixes=not allowed)
 
