@@ -56,4 +56,11 @@ class Document:
 
     def copy(self) -> "Document":
         """A copy whose metadata dict can be changed without touching this one."""
-        return Document(self.page_content, dict(self.metadata), self.id)
+        return Document._unchecked(self.page_content, dict(self.metadata), self.id)
+
+    @classmethod
+    def _unchecked(cls, page_content: str, metadata: dict[str, Any], id: str | None) -> "Document":
+        """Build without validation, for values already checked (stores copy many documents)."""
+        document = object.__new__(cls)
+        document.__dict__ = {"page_content": page_content, "metadata": metadata, "id": id}
+        return document

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import uuid
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Optional, Sequence, TypeVar
 
@@ -31,6 +30,7 @@ import numpy as np
 from rag.documents import Document
 from rag.embeddings.base import embed_query_text, embed_texts, model_id_of
 from rag.errors import ValidationError
+from rag.ids import uuid4_strings
 from rag.persistence import IndexFolder, Manifest
 from rag.vectors import MatrixLike, VectorLike, as_matrix, as_vector
 from stores.filters import Filter, compile_filter
@@ -155,19 +155,23 @@ class VectorStore(ABC):
         ids: Optional[Sequence[str]] = None,
     ) -> list[str]:
         """Embed and store ``texts``; returns their ids (given, else new uuid4 strings)."""
-        return self.add_documents(self._documents_from(texts, metadatas), ids=ids)
+        documents = self._documents_from(texts, metadatas)
+        return self._embed_and_store(documents, self._resolve_ids(documents, ids), owned=True)
 
     def add_documents(self, documents: Iterable[Document], *, ids: Optional[Sequence[str]] = None) -> list[str]:
         """Embed and store ``documents``; id = ``ids[i]``, else ``document.id``, else a uuid4.
 
-        An id already in the store is replaced. Returns the ids in input order.
+        An id already in the store is replaced. Returns the ids in input order. The
+        documents are copied: changing them later does not change the store.
         """
         documents = self._check_documents(documents)
-        resolved = self._resolve_ids(documents, ids)
+        return self._embed_and_store(documents, self._resolve_ids(documents, ids), owned=False)
+
+    def _embed_and_store(self, documents: list[Document], ids: list[str], *, owned: bool) -> list[str]:
         if not documents:
             return []
         vectors = embed_texts(self._require_embedding(), [d.page_content for d in documents], dimension=self._dimension)
-        return self._store(documents, vectors, resolved)
+        return self._store(documents, vectors, ids, owned=owned)
 
     def add_embeddings(
         self,
@@ -183,7 +187,9 @@ class VectorStore(ABC):
         if not documents:
             return []
         vectors = as_matrix([vector for _, vector in pairs], dimension=self._dimension, name="embeddings")
-        return self._store(documents, vectors, resolved)
+        if vectors.shape[0] != len(documents):
+            raise ValidationError(f"got {vectors.shape[0]} vectors for {len(documents)} texts")
+        return self._store(documents, vectors, resolved, owned=True)
 
     def add_vectors(
         self, vectors: MatrixLike, documents: Sequence[Document], *, ids: Optional[Sequence[str]] = None
@@ -196,9 +202,20 @@ class VectorStore(ABC):
             raise ValidationError(f"got {matrix.shape[0]} vectors for {len(documents)} documents")
         if not documents:
             return []
-        return self._store(documents, matrix, resolved)
+        return self._store(documents, matrix, resolved, owned=False)
 
-    def _store(self, documents: list[Document], vectors: np.ndarray, ids: list[str]) -> list[str]:
+    def _store(self, documents: list[Document], vectors: np.ndarray, ids: list[str], *, owned: bool = False) -> list[str]:
+        """Add or replace under the lock; vectors first, so a backend failure changes nothing.
+
+        ``owned``: the documents were built by this store and may be kept as they are;
+        otherwise they are copied (a caller changing its Document later must not change ours).
+        """
+        if owned:
+            for document, doc_id in zip(documents, ids):
+                document.id = doc_id
+            stored = documents
+        else:
+            stored = [Document._unchecked(d.page_content, dict(d.metadata), i) for d, i in zip(documents, ids)]
         with self._lock:
             if self._dimension is not None and vectors.shape[1] != self._dimension:
                 # Re-checked under the lock: another thread may have set the dimension.
@@ -208,15 +225,15 @@ class VectorStore(ABC):
             self._add_vectors(labels, vectors)  # may raise: nothing has changed yet
             self._next_label += count
             self._dimension = int(vectors.shape[1])
-            replaced = [self._label_by_id[i] for i in ids if i in self._label_by_id]
+            replaced = [self._label_by_id[i] for i in ids if i in self._label_by_id] if self._label_by_id else []
             if replaced:
                 self._remove_vectors(np.asarray(replaced, dtype=np.int64))
                 for label in replaced:
                     del self._id_by_label[label]
-            for doc_id, document, label in zip(ids, documents, labels.tolist()):
-                self._documents[doc_id] = Document(document.page_content, dict(document.metadata), doc_id)
-                self._label_by_id[doc_id] = label
-                self._id_by_label[label] = doc_id
+            label_list = labels.tolist()
+            self._documents.update(zip(ids, stored))
+            self._label_by_id.update(zip(ids, label_list))
+            self._id_by_label.update(zip(label_list, ids))
         return ids
 
     def delete(self, ids: Optional[Sequence[str]] = None) -> bool:
@@ -270,7 +287,7 @@ class VectorStore(ABC):
             metadata = metadatas[position] if metadatas is not None else None
             if metadata is not None and not isinstance(metadata, dict):
                 raise ValidationError(f"metadatas[{position}] must be a dict, got {type(metadata).__name__}")
-            documents.append(Document(text, dict(metadata or {})))
+            documents.append(Document._unchecked(text, dict(metadata) if metadata else {}, None))
         return documents
 
     @staticmethod
@@ -283,7 +300,9 @@ class VectorStore(ABC):
                 raise ValidationError(f"got {len(ids)} ids for {len(documents)} documents; give one per document")
             resolved = [_check_id(i, n) for n, i in enumerate(ids)]
         else:
-            resolved = [d.id if d.id else str(uuid.uuid4()) for d in documents]
+            missing = sum(1 for d in documents if not d.id)
+            fresh = iter(uuid4_strings(missing))
+            resolved = [d.id if d.id else next(fresh) for d in documents]
         if len(set(resolved)) != len(resolved):
             seen: set[str] = set()
             duplicates = sorted({i for i in resolved if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
@@ -327,9 +346,10 @@ class VectorStore(ABC):
                 scores, labels = self._search_vectors(queries, min(k, limit), allowed)
             else:
                 scores, labels = self._overfetch(queries, k, allowed, fetch_k or 4 * k, total)
+            documents, id_by_label = self._documents, self._id_by_label
             return [
                 [
-                    (self._documents[self._id_by_label[label]].copy(), float(score))
+                    (documents[id_by_label[label]].copy(), score)
                     for score, label in zip(row_scores.tolist(), row_labels.tolist())
                     if label >= 0
                 ]
@@ -537,7 +557,12 @@ class VectorStore(ABC):
         self, texts: Iterable[str], metadatas: Optional[Sequence[dict]] = None, *, ids: Optional[Sequence[str]] = None
     ) -> list[str]:
         """Async :meth:`add_texts`."""
-        return await self.aadd_documents(self._documents_from(texts, metadatas), ids=ids)
+        documents = self._documents_from(texts, metadatas)
+        resolved = self._resolve_ids(documents, ids)
+        if not documents:
+            return []
+        vectors = await self._aembed_texts([d.page_content for d in documents])
+        return await asyncio.to_thread(self._store, documents, vectors, resolved, owned=True)
 
     async def adelete(self, ids: Optional[Sequence[str]] = None) -> bool:
         """Async :meth:`delete`."""

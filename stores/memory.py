@@ -10,7 +10,7 @@ import numpy as np
 from rag.persistence import read_index_folder, write_index_folder
 from rag.embeddings.base import model_id_of
 from stores.base import VectorStore
-from stores.scoring import relevance_from_cosine, top_k
+from stores.scoring import relevance_from_cosine, row_norms, top_k
 
 __all__ = ["InMemoryVectorStore"]
 
@@ -70,7 +70,7 @@ class InMemoryVectorStore(VectorStore):
         self._reserve(self._rows + count, vectors.shape[1], int(labels.max()))
         start, stop = self._rows, self._rows + count
         self._matrix[start:stop] = vectors
-        norms = np.linalg.norm(vectors, axis=1)
+        norms = row_norms(vectors)
         self._inverse_norms[start:stop] = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
         self._row_labels[start:stop] = labels
         self._row_of_label[labels] = np.arange(start, stop)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from rag.errors import ValidationError
-from stores.scoring import cosine_similarity
 
 __all__ = ["maximal_marginal_relevance", "check_lambda_mult"]
 
@@ -36,10 +35,13 @@ def maximal_marginal_relevance(
     count = min(k, n)
     if count <= 0:
         return []
-    to_query = cosine_similarity(query, candidates)[0]
-    pairwise = cosine_similarity(candidates, candidates)
+    unit = _unit_rows(candidates)
+    to_query = unit @ _unit_rows(query[None, :])[0]
+    # Similarities to the selected candidates are computed one matrix-vector product per
+    # pick (O(k·n·d)) rather than as the full n x n matrix: less work, and a gemv stays
+    # single-threaded, so it does not fight faiss's OpenMP threads for the cores.
     chosen = [int(np.argmax(to_query))]
-    redundancy = pairwise[:, chosen[0]].copy()
+    redundancy = unit @ unit[chosen[0]]
     available = np.ones(n, dtype=bool)
     available[chosen[0]] = False
     while len(chosen) < count:
@@ -48,5 +50,11 @@ def maximal_marginal_relevance(
         pick = int(np.argmax(score))  # argmax returns the first maximum: lowest index wins
         chosen.append(pick)
         available[pick] = False
-        np.maximum(redundancy, pairwise[:, pick], out=redundancy)
+        np.maximum(redundancy, unit @ unit[pick], out=redundancy)
     return chosen
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    # A zero row has no direction: its cosine with anything is 0 (as LangChain's helper).
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)

@@ -17,6 +17,7 @@ import numpy as np
 
 __all__ = [
     "DistanceStrategy",
+    "row_norms",
     "cosine_similarity",
     "top_k",
     "relevance_from_cosine",
@@ -38,12 +39,18 @@ class DistanceStrategy(str, Enum):
     COSINE = "COSINE"
 
 
+def row_norms(matrix: np.ndarray) -> np.ndarray:
+    """L2 norm of each row of a 2-D array, without an n x d temporary."""
+    return np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+
+
 def rows_are_unit(matrix: np.ndarray, tolerance: float = UNIT_TOLERANCE) -> bool:
     """True when every row has L2 norm within ``tolerance`` of 1 (an empty matrix is unit)."""
     if matrix.size == 0:
         return True
-    norms = np.linalg.norm(matrix, axis=-1)
-    return bool(np.all(np.abs(norms - 1.0) <= tolerance))
+    squared = np.einsum("ij,ij->i", matrix, matrix)  # no n x d temporary, unlike linalg.norm
+    # |norm - 1| <= t  <=>  (1 - t)^2 <= norm^2 <= (1 + t)^2
+    return bool(np.all((squared >= (1 - tolerance) ** 2) & (squared <= (1 + tolerance) ** 2)))
 
 
 def _normalized(matrix: np.ndarray) -> np.ndarray:

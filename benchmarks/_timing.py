@@ -1,0 +1,39 @@
+"""Small timing helpers shared by the benchmarks (best-of-N wall time, RSS)."""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import Any, Callable
+
+
+def best_of(func: Callable[[], Any], repeat: int = 5, number: int = 1) -> float:
+    """Best wall time in seconds of ``number`` calls, over ``repeat`` rounds (less noise)."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        for _ in range(number):
+            func()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def rss_mib() -> float:
+    """Resident memory of this process in MiB (Linux /proc; 0.0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} µs"
