@@ -38,8 +38,12 @@ class CachedLength(dict):  # type: ignore[type-arg]
         self.max_entries = max_entries
         self.max_key_chars = max_key_chars
 
+    def compute(self, text: str) -> int:
+        """The length of ``text``, without consulting or filling the cache."""
+        return self.measure(text)
+
     def __missing__(self, text: str) -> int:
-        length = self.measure(text)
+        length = self.compute(text)
         if len(text) <= self.max_key_chars:
             if len(self) >= self.max_entries:
                 self.clear()

@@ -314,11 +314,14 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
         measure: CachedLength = self._length_function  # type: ignore[assignment]
         key = (separator, keep)
         with_separator = self._with_separator_lengths.get(key)
+        if with_separator is None and key == (" ", "start") and isinstance(measure, TiktokenLength):
+            with_separator = self._with_separator_lengths[key] = measure.spaced
         if with_separator is None:
+            count = measure.compute  # uncached: this cache holds these pieces
             if keep == "start":
-                with_separator = CachedLength(lambda part: measure(separator + part))
+                with_separator = CachedLength(lambda part: count(separator + part))
             else:
-                with_separator = CachedLength(lambda part: measure(part + separator))
+                with_separator = CachedLength(lambda part: count(part + separator))
             self._with_separator_lengths[key] = with_separator
         if keep == "start":
             if tail_length is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,24 +27,40 @@ def _resolve_encoding(encoding_name: str, model_name: str | None) -> tiktoken.En
     return get_encoding(encoding_name)
 
 
-class TiktokenLength(CachedLength):
-    """Token counts (cached) that can also derive a suffix's count from its parent's.
+# Encodings whose pre-tokeniser always starts a new pre-token at a space that sits between two
+# non-space characters (checked against their patterns; see TiktokenLength).
+_SPACE_SPLIT_ENCODINGS = frozenset({"cl100k_base", "o200k_base"})
 
-    tiktoken cuts text into pre-tokens with a regex that has no lookbehind, then encodes
-    each pre-token on its own. So once the pre-tokens of a text and of its suffix end at
-    the same position, everything after it is identical, and the suffix's count is the
-    parent's minus the pre-tokens before that point plus the suffix's own. The recursive
-    splitter measures ``"\n" + paragraph`` right after ``"\n\n" + paragraph``; this
-    turns the second full encoding into a few pre-token lookups.
+# A space next to other whitespace, where pre-tokens may straddle the space.
+_SPACE_BESIDE_WHITESPACE = re.compile(r"\s | \s")
+
+
+class TiktokenLength(CachedLength):
+    """Token counts (cached) computed without encoding long texts twice.
+
+    Two exact shortcuts, both resting on how tiktoken encodes: it cuts text into
+    pre-tokens with a regex that has no lookbehind, then encodes each pre-token alone.
+
+    - Word sums: in ``cl100k_base``/``o200k_base`` a space between two non-whitespace
+      characters always begins a new pre-token (every alternative of their patterns either
+      starts at such a space or stops before it). So a long text whose spaces all sit
+      between non-whitespace characters has exactly the tokens of its pieces
+      ``first, " w2", " w3", ...`` together, and those pieces are cached.
+    - Suffixes: once the pre-tokens of a text and of its suffix end at the same position,
+      everything after is identical; the suffix's count is the parent's minus the
+      pre-tokens before that point plus its own.
     """
 
-    __slots__ = ("encoding", "_pretokens", "_piece_tokens")
+    __slots__ = ("encoding", "spaced", "_pretokens", "_piece_tokens", "_word_sums")
 
     def __init__(self, measure: Any, encoding: tiktoken.Encoding, *, suffixes: bool) -> None:
         super().__init__(measure)
         self.encoding = encoding
         self._pretokens = None
         self._piece_tokens = None
+        self._word_sums = suffixes and encoding.name in _SPACE_SPLIT_ENCODINGS
+        # Counts of " " + word, keyed by word (shared with the splitter's " " pieces).
+        self.spaced = CachedLength(lambda word: measure(" " + word))
         encode_piece = getattr(encoding, "_encode_single_piece", None)
         pattern = getattr(encoding, "_pat_str", "")
         if suffixes and encode_piece is not None and "(?<" not in pattern:
@@ -54,6 +71,21 @@ class TiktokenLength(CachedLength):
                 self._piece_tokens = CachedLength(lambda piece: len(encode_piece(piece)))
             except ImportError:  # pragma: no cover - tiktoken requires regex
                 pass
+
+    def compute(self, text: str) -> int:
+        if self._word_sums and len(text) > self.max_key_chars:
+            total = self._sum_of_words(text)
+            if total is not None:
+                return total
+        return self.measure(text)
+
+    def _sum_of_words(self, text: str) -> int | None:
+        if " " not in text or text[0] == " " or text[-1] == " ":
+            return None
+        if _SPACE_BESIDE_WHITESPACE.search(text):
+            return None
+        words = text.split(" ")
+        return self[words[0]] + sum(map(self.spaced.__getitem__, words[1:]))
 
     def suffix_length(
         self, parent: str, parent_length: int, offset: int, max_steps: int = 16

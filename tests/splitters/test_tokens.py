@@ -211,3 +211,35 @@ def test_suffix_token_count_is_derived_for_a_paragraph_after_blank_lines():
     lengths = tiktoken_length()
     parent = "\n\nAlterations of the architecture of cerebral white matter in the brain."
     assert lengths.suffix_length(parent, lengths(parent), 1) == lengths(parent[1:])
+
+
+long_texts = st.lists(
+    st.sampled_from(
+        ["word", " ", "  ", "\n", "\n\n", "\t", ",", "é", "東京", "🚀", "12345", "'s", "-", "x" * 30,
+         " the", " of", "\u00a0", "\u2003", "\x1c"]
+    ),
+    min_size=60,
+    max_size=200,
+).map("".join)
+
+
+@settings(deadline=None, max_examples=100)
+@given(text=long_texts, encoding_name=st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_token_count_of_long_text_equals_encoding_it(text, encoding_name):
+    lengths = tiktoken_length(encoding_name)
+    lengths.max_key_chars = 8  # force the word-sum path for all but tiny texts
+    assert lengths(text) == len(get_encoding(encoding_name).encode(text))
+
+
+def test_token_count_of_real_text_equals_encoding_it(real_texts):
+    lengths = tiktoken_length()
+    encoding = get_encoding("cl100k_base")
+    for text in real_texts[:100]:
+        for variant in (text, text[text.index("\n\n") :], text[text.index("\n\n") + 1 :]):
+            assert lengths(variant) == len(encoding.encode(variant))
+
+
+def test_word_sums_still_refuse_special_tokens():
+    lengths = tiktoken_length()
+    with pytest.raises(ValueError):
+        lengths("a long enough text " * 20 + "with <|endoftext|> inside it " * 5)
