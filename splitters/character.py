@@ -185,9 +185,9 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
     ``keep_separator`` mode and language preset; ``start_index`` is exact, and a separator
     regex with capturing groups is refused (LangChain mis-pairs or crashes on them).
 
-    >>> splitter = RecursiveCharacterTextSplitter(chunk_size=12, chunk_overlap=4)
+    >>> splitter = RecursiveCharacterTextSplitter(chunk_size=11, chunk_overlap=5)
     >>> splitter.split_text("alpha beta gamma delta")
-    ['alpha beta', 'beta gamma', 'gamma delta']
+    ['alpha beta', 'beta gamma', 'delta']
     """
 
     def __init__(
@@ -213,7 +213,8 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
     def from_language(cls, language: Language | str, **kwargs: Any) -> RecursiveCharacterTextSplitter:
         """A splitter using the separator preset of ``language`` (regular expressions).
 
-        >>> splitter = RecursiveCharacterTextSplitter.from_language(Language.PYTHON, chunk_size=50)
+        >>> splitter = RecursiveCharacterTextSplitter.from_language(
+        ...     Language.PYTHON, chunk_size=50, chunk_overlap=0)
         """
         separators = get_separators_for_language(language)
         return cls(separators=separators, is_separator_regex=True, **kwargs)
