@@ -155,18 +155,17 @@ class CharacterTextSplitter(_SeparatorSplitter):
         super().__init__(**kwargs)
         self._separator = Separator(separator, bool(is_separator_regex))
         self._is_separator_regex = bool(is_separator_regex)
-        # A zero-width regex matched nothing, so there is nothing to put back between pieces.
-        keep_or_lookaround = self._keep_mode or self._separator.is_lookaround
-        self._joiner: str | None = None if keep_or_lookaround else separator
+        # None: kept separators make pieces that tile the text, so chunks are slices. A
+        # regex starting with a lookaround is taken (as LangChain does) to match nothing
+        # worth putting back between pieces.
+        self._joiner: str | None = None
+        if not self._keep_mode:
+            self._joiner = "" if self._separator.is_lookaround else separator
 
     def _split_span(
         self, text: str, start: int, end: int, chunks: list[str], starts: list[int]
     ) -> None:
-        keep = self._keep_mode
-        if self._joiner is None and not keep:
-            # Zero-width separator with keep_separator=False: pieces tile the text.
-            keep = "end"
-        piece_starts, piece_ends = self._separator.cut(text, start, end, keep)
+        piece_starts, piece_ends = self._separator.cut(text, start, end, self._keep_mode)
         lengths, pieces = self._measure(text, piece_starts, piece_ends)
         self._merge_range(
             text, piece_starts, piece_ends, lengths, pieces, 0, len(lengths),

@@ -74,7 +74,9 @@ def test_character_chunks_equal_langchain(text, size, keep, separator):
     text=texts,
     size=sizes(),
     keep=st.sampled_from(KEEP_MODES),
-    separator=st.sampled_from([r"\s+", r"\n+", r"(?=b)", r"(?<=\.)", r"a|\.", r"b*"]),
+    separator=st.sampled_from(
+        [r"\s+", r"\n+", r"(?=b)", r"(?<=\.)", r"a|\.", r"b*", r"(?=b)b", r"(?<!a)\n"]
+    ),
 )
 def test_character_regex_chunks_equal_langchain(text, size, keep, separator):
     chunk_size, chunk_overlap = size
