@@ -21,9 +21,15 @@ class _SeparatorSplitter(TextSplitter):
     """Shared machinery: measure pieces, merge runs of them, record where chunks start."""
 
     def split_text(self, text: str) -> list[str]:
-        return self.split_text_with_starts(text)[0]
+        return self._chunks_and_starts(text)[0]
 
     def split_text_with_starts(self, text: str) -> tuple[list[str], list[int]]:
+        if type(self).split_text is not _SeparatorSplitter.split_text:
+            # A subclass changed split_text: honour it, and locate its chunks.
+            return TextSplitter.split_text_with_starts(self, text)
+        return self._chunks_and_starts(text)
+
+    def _chunks_and_starts(self, text: str) -> tuple[list[str], list[int]]:
         check_text(text)
         chunks: list[str] = []
         starts: list[int] = []

@@ -236,6 +236,9 @@ class TokenTextSplitter(TextSplitter):
     def split_text_with_starts(
         self, text: str, *, with_starts: bool = True
     ) -> tuple[list[str], list[int]]:
+        if with_starts and type(self).split_text is not TokenTextSplitter.split_text:
+            # A subclass changed split_text: honour it, and locate its chunks.
+            return TextSplitter.split_text_with_starts(self, text)
         check_text(text)
         ids = self._encode(text)
         decode = self._tokenizer.decode

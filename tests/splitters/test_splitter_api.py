@@ -247,3 +247,13 @@ def test_cached_length_empties_itself_when_full():
     for word in ["a", "bb", "ccc"]:
         lengths(word)
     assert len(lengths) == 1
+
+
+def test_overridden_split_text_is_used_for_documents_with_start_index():
+    class Lowered(RecursiveCharacterTextSplitter):
+        def split_text(self, text):
+            return super().split_text(text.lower())
+
+    splitter = Lowered(chunk_size=5, chunk_overlap=0, add_start_index=True)
+    documents = splitter.create_documents(["AB CD"])
+    assert [(d.page_content, d.metadata["start_index"]) for d in documents] == [("ab cd", -1)]
