@@ -1,0 +1,217 @@
+"""Embeddings from any OpenAI-compatible ``/v1/embeddings`` server, over httpx."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+import httpx
+import numpy as np
+
+from rag.embeddings.base import Embeddings, _check_texts
+from rag.errors import DimensionMismatchError, RagError, ValidationError
+
+__all__ = ["OpenAIEmbeddings", "EmbeddingServiceError", "RetryPolicy", "retry_delay"]
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Vector lengths of OpenAI's own models, so `dimension` is known before the first request.
+_KNOWN_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
+# Rate limits and server-side failures are worth another try; other 4xx are the caller's.
+_RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+
+
+class EmbeddingServiceError(RagError, RuntimeError):
+    """The embeddings server refused a request or answered something unusable.
+
+    ``status_code`` is the HTTP status (None for a connection failure or a malformed body).
+    """
+
+    def __init__(self, message: str, *, status_code: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential back-off between attempts: ``min_seconds * 2**attempt`` capped at
+    ``max_seconds``, with up to 25 % random jitter; a server's ``Retry-After`` (seconds) wins
+    when it is larger, but is still capped."""
+
+    min_seconds: float = 1.0
+    max_seconds: float = 20.0
+
+
+def retry_delay(policy: RetryPolicy, attempt: int, retry_after: Optional[str], jitter: float) -> float:
+    """Seconds to wait before retry number ``attempt`` (0-based); ``jitter`` in [0, 1)."""
+    delay = min(policy.max_seconds, policy.min_seconds * 2**attempt) * (1 + 0.25 * jitter)
+    if retry_after is not None:
+        try:
+            delay = max(delay, float(retry_after))
+        except ValueError:  # an HTTP date: not worth parsing, the back-off still applies
+            pass
+    return min(delay, policy.max_seconds)
+
+
+def _check_positive_int(name: str, value: Any, *, high: Optional[int] = None, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (high is not None and value > high):
+        limit = f"between 1 and {high}" if high is not None else ">= 1"
+        raise ValidationError(f"{name} must be an int {limit}{' or None' if allow_none else ''}, got {value!r}")
+
+
+class OpenAIEmbeddings(Embeddings):
+    """Embeddings from OpenAI or any server speaking its ``POST /embeddings`` API
+    (vLLM, llama.cpp, Ollama, LocalAI, text-embeddings-inference...).
+
+    ``model``: the server's model name. ``base_url``: ending in ``/v1`` (default
+    ``$OPENAI_BASE_URL``, else OpenAI's). ``api_key``: default ``$OPENAI_API_KEY``; required
+    for OpenAI itself, optional for local servers (no Authorization header is sent without
+    one). ``dimensions``: ask text-embedding-3 models for shorter vectors. ``chunk_size``:
+    texts per request (1 to 2048, default 1000). ``timeout``: seconds per request (default
+    60). ``max_retries``: extra attempts after a 408/409/429/5xx answer or a connection
+    failure (default 2), waiting as ``retry_policy`` says; ``sleep`` is the waiting function
+    (tests pass a recorder).
+
+    Differences from LangChain's class: ``model`` has no default (its default, ada-002, is a
+    legacy model, and the name is recorded in every index); texts are sent as they are, not
+    re-split with tiktoken (``embedding_ctx_length``), so a server may reject or truncate an
+    over-long text. Vectors come back as float32 arrays in input order.
+
+    >>> emb = OpenAIEmbeddings("text-embedding-3-small", api_key="sk-...")
+    >>> emb.dimension, emb.model_id
+    (1536, 'openai/text-embedding-3-small')
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        dimensions: Optional[int] = None,
+        chunk_size: int = 1000,
+        timeout: float = 60,
+        max_retries: int = 2,
+        *,
+        retry_policy: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], None] = time.sleep,
+        http_client: Optional[httpx.Client] = None,
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValidationError(f"model must be a non-empty model name, got {model!r}")
+        _check_positive_int("dimensions", dimensions, allow_none=True)
+        _check_positive_int("chunk_size", chunk_size, high=2048)
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValidationError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ValidationError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+        if not base_url.startswith(("http://", "https://")):
+            raise ValidationError(f"base_url must start with http:// or https://, got {base_url!r}")
+        api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        if not api_key and base_url.rstrip("/") == OPENAI_BASE_URL:
+            raise ValidationError(
+                "OpenAI's API needs a key: pass api_key=... or set OPENAI_API_KEY "
+                "(for a local server, pass its base_url)"
+            )
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.dimensions = dimensions
+        self.chunk_size = chunk_size
+        self.timeout = float(timeout)
+        self.max_retries = max_retries
+        self.retry_policy = retry_policy
+        self._api_key = api_key or None
+        self._sleep = sleep
+        self._client = http_client
+        self._owns_client = http_client is None
+        self.dimension = dimensions or _KNOWN_DIMENSIONS.get(model)
+
+    @property
+    def model_id(self) -> str:
+        return f"openai/{self.model}" + (f"@{self.dimensions}" if self.dimensions else "")
+
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout)
+        return self._client
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def _post(self, batch: list[str]) -> Any:
+        """One request, retried on rate limits, server errors and dropped connections."""
+        payload: dict[str, Any] = {"model": self.model, "input": batch, "encoding_format": "float"}
+        if self.dimensions:
+            payload["dimensions"] = self.dimensions
+        url = f"{self.base_url}/embeddings"
+        for attempt in range(self.max_retries + 1):
+            last = attempt == self.max_retries
+            try:
+                response = self._http().post(url, json=payload, headers=self._headers(), timeout=self.timeout)
+            except httpx.TransportError as exc:
+                if last:
+                    raise EmbeddingServiceError(
+                        f"could not reach {url} after {attempt + 1} attempts: {exc}"
+                    ) from exc
+                self._sleep(retry_delay(self.retry_policy, attempt, None, random.random()))
+                continue
+            if response.status_code < 400:
+                try:
+                    return response.json()
+                except ValueError as exc:
+                    raise EmbeddingServiceError(f"{url} answered with non-JSON: {response.text[:200]!r}") from exc
+            if response.status_code not in _RETRY_STATUS or last:
+                tries = f" after {attempt + 1} attempts" if attempt else ""
+                raise EmbeddingServiceError(
+                    f"{url} answered HTTP {response.status_code}{tries}: {response.text[:300]}",
+                    status_code=response.status_code,
+                )
+            delay = retry_delay(self.retry_policy, attempt, response.headers.get("retry-after"), random.random())
+            self._sleep(delay)
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def _vectors(self, body: Any, expected: int) -> np.ndarray:
+        try:
+            items = sorted(body["data"], key=lambda item: item["index"])
+            matrix = np.asarray([item["embedding"] for item in items], dtype=np.float32)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EmbeddingServiceError(f"malformed embeddings response ({exc!r}): {str(body)[:200]}") from exc
+        if matrix.ndim != 2 or matrix.shape[0] != expected:
+            raise EmbeddingServiceError(
+                f"the server returned {matrix.shape[0] if matrix.ndim else 0} embeddings for {expected} texts"
+            )
+        if not np.isfinite(matrix).all():
+            raise EmbeddingServiceError("the server returned embeddings with NaN or infinite values")
+        return matrix
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        texts = _check_texts(texts)
+        if not texts:
+            return np.empty((0, self.dimension or 0), dtype=np.float32)
+        parts = [
+            self._vectors(self._post(texts[start : start + self.chunk_size]), len(texts[start : start + self.chunk_size]))
+            for start in range(0, len(texts), self.chunk_size)
+        ]
+        widths = {part.shape[1] for part in parts}
+        if len(widths) > 1 or (self.dimension is not None and widths != {self.dimension}):
+            raise DimensionMismatchError(
+                f"{self.model_id} returned vectors of dimension {sorted(widths)}, expected {self.dimension}"
+            )
+        self.dimension = parts[0].shape[1]
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def close(self) -> None:
+        """Close our HTTP connection pool (a client passed in stays the caller's to close)."""
+        if self._client is not None and self._owns_client:
+            self._client.close()
+            self._client = None
+
+    def __repr__(self) -> str:
+        return f"OpenAIEmbeddings(model={self.model!r}, base_url={self.base_url!r}, dimensions={self.dimensions!r})"
