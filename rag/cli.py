@@ -1,8 +1,9 @@
 """The ``rag`` command line: the composition root that wires loaders, stores and retrievers.
 
-``rag demo`` indexes the sample documents that ship with the package (hashing embeddings,
-in-memory store, no network, no API key), saves the index, loads it back and runs a few
-searches, printing sources and relevance scores.
+``rag demo`` runs the whole offline path on the sample documents that ship with the
+package: DirectoryLoader -> RecursiveCharacterTextSplitter -> HashingEmbeddings ->
+InMemoryVectorStore, saved and loaded back, then a few searches printed with sources and
+relevance scores. No network, no API key.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import sys
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
+from loaders import DirectoryLoader
 from rag.documents import Document
 from rag.embeddings import HashingEmbeddings
+from splitters import RecursiveCharacterTextSplitter
 from stores import InMemoryVectorStore
 
 __all__ = ["main"]
@@ -27,36 +30,35 @@ DEMO_QUERIES = (
 )
 
 
-def sample_documents() -> Iterator[Document]:
-    """One Document per paragraph of the shipped sample files (``source`` = file name)."""
-    folder = resources.files("rag") / "samples"
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".md"):
-            continue
-        text = entry.read_text(encoding="utf-8")
-        start = 0
-        for paragraph in text.split("\n\n"):
-            stripped = paragraph.strip()
-            offset = text.index(paragraph, start)
-            start = offset + len(paragraph)
-            if stripped and not stripped.startswith("#"):
-                yield Document(" ".join(stripped.split()), {"source": entry.name, "start_index": offset})
+def samples_folder() -> Path:
+    """The folder of sample Markdown files shipped inside the package."""
+    return Path(str(resources.files("rag") / "samples"))
+
+
+def sample_chunks(chunk_size: int = 400, chunk_overlap: int = 60) -> list[Document]:
+    """The sample files loaded and split; metadata ``source`` (file), ``title``, ``start_index``."""
+    documents = DirectoryLoader(str(samples_folder()), glob="*.md").load()
+    for document in documents:
+        document.metadata["source"] = Path(document.metadata["source"]).name
+    splitter = RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True)
+    return splitter.split_documents(documents)
 
 
 def run_demo(index: Path, queries: Sequence[str], k: int, out=sys.stdout) -> None:
     began = time.perf_counter()
     embeddings = HashingEmbeddings()
-    documents = list(sample_documents())
+    chunks = sample_chunks()
     store = InMemoryVectorStore(embeddings)
-    store.add_documents(documents, ids=[f"{d.metadata['source']}:{d.metadata['start_index']}" for d in documents])
+    store.add_documents(chunks, ids=[f"{c.metadata['source']}:{c.metadata['start_index']}" for c in chunks])
     store.dump(index)
     reloaded = InMemoryVectorStore.load(index, embeddings)
-    print(f"Indexed {len(documents)} chunks from the sample documents into {index} "
+    print(f"Indexed {len(chunks)} chunks of the sample documents into {index} "
           f"({embeddings.model_id}) in {time.perf_counter() - began:.2f} s", file=out)
     for query in queries:
         print(f"\n? {query}", file=out)
         for document, relevance in reloaded.similarity_search_with_relevance_scores(query, k=k):
-            snippet = document.page_content[:90] + ("..." if len(document.page_content) > 90 else "")
+            text = " ".join(document.page_content.split())
+            snippet = text[:90] + ("..." if len(text) > 90 else "")
             print(f"  {relevance:.3f}  {document.metadata['source']}: {snippet}", file=out)
 
 

@@ -2,16 +2,26 @@
 
 import io
 import re
+from pathlib import Path
+
+from loaders import DirectoryLoader
 import subprocess
 import sys
 
-from rag.cli import DEMO_QUERIES, main, run_demo, sample_documents
+from rag.cli import DEMO_QUERIES, main, run_demo, sample_chunks, samples_folder
 
 
 def test_the_samples_ship_with_the_package_and_carry_their_source():
-    documents = list(sample_documents())
-    assert len(documents) >= 10
-    assert all(d.metadata["source"].endswith(".md") for d in documents)
+    chunks = sample_chunks()
+    assert len(chunks) >= 10
+    assert all(c.metadata["source"].endswith(".md") and c.metadata["title"] for c in chunks)
+
+
+def test_every_chunk_is_found_at_its_start_index_in_its_loaded_document():
+    loaded = {Path(d.metadata["source"]).name: d.page_content for d in DirectoryLoader(str(samples_folder()), glob="*.md").load()}
+    for chunk in sample_chunks():
+        start = chunk.metadata["start_index"]
+        assert loaded[chunk.metadata["source"]][start:start + len(chunk.page_content)] == chunk.page_content
 
 
 def test_demo_prints_each_query_with_ranked_sources_and_scores(tmp_path):
