@@ -1,18 +1,19 @@
-"""Runnables: the composable unit of work (a minimal LCEL core; a later issue extends it).
+"""The :class:`Runnable` interface: one abstract method, everything else derived.
 
-A :class:`Runnable` implements :meth:`Runnable.invoke`; ``ainvoke``, ``batch``, ``abatch``,
-``stream`` and ``astream`` are derived from it. ``a | b`` composes two runnables (or a
-runnable and a callable) into a :class:`RunnableSequence`. Every method takes an optional
-``config`` dict (:class:`RunnableConfig`) that is passed down the chain unchanged.
+A Runnable implements :meth:`Runnable.invoke`. ``ainvoke``, ``batch``, ``abatch``,
+``stream``, ``astream``, ``transform`` and ``atransform`` have working defaults; a component
+overrides the ones it can do better (native async I/O, token streaming, chunk-by-chunk
+transformation). Composition (``|``, ``pipe``, ``bind``, ``with_config``, ``with_retry``,
+``with_fallbacks``, ``pick``, ``assign``) returns new Runnables and never changes ``self``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from typing import (
+    TYPE_CHECKING,
     Any,
     AsyncIterator,
     Awaitable,
@@ -21,50 +22,39 @@ from typing import (
     Iterator,
     Optional,
     Sequence,
-    TypedDict,
     TypeVar,
     Union,
 )
 
+from rag import _callbacks
 from rag.errors import ValidationError
+from rag.runnables._streams import NOTHING, acollect, add_chunks, collect
+from rag.runnables.config import RunnableConfig, max_workers, per_input_configs
 
-__all__ = ["Runnable", "RunnableLambda", "RunnableSequence", "RunnableConfig", "coerce_to_runnable"]
+if TYPE_CHECKING:
+    from rag.runnables.binding import RunnableBinding
+    from rag.runnables.fallbacks import RunnableWithFallbacks
+    from rag.runnables.graph import Graph
+    from rag.runnables.retry import RunnableRetry
+    from rag.runnables.sequence import RunnableSequence
+
+__all__ = ["Runnable", "coerce_to_runnable"]
 
 Input = TypeVar("Input")
 Output = TypeVar("Output")
 
 
-class RunnableConfig(TypedDict, total=False):
-    """Options passed down a chain: all keys optional."""
-
-    callbacks: list[Any]
-    tags: list[str]
-    metadata: dict[str, Any]
-    max_concurrency: Optional[int]
-    run_name: str
-
-
-def _max_workers(config: Optional[RunnableConfig], count: int) -> int:
-    limit = (config or {}).get("max_concurrency")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValidationError(f"max_concurrency must be a positive int or None, got {limit!r}")
-    return max(1, min(count, limit or count))
-
-
-def _per_input(config: Union[RunnableConfig, Sequence[RunnableConfig], None], count: int) -> list:
-    if config is None or isinstance(config, dict):
-        return [config] * count
-    configs = list(config)
-    if len(configs) != count:
-        raise ValidationError(f"got {len(configs)} configs for {count} inputs; pass one or one per input")
-    return configs
-
-
 class Runnable(ABC, Generic[Input, Output]):
-    """A unit of work with sync, async, batch and streaming entry points."""
+    """A unit of work with sync, async, batch and streaming entry points.
+
+    >>> from rag.runnables import RunnableLambda
+    >>> (RunnableLambda(lambda x: x + 1) | (lambda x: x * 2)).invoke(1)
+    4
+    """
 
     name: Optional[str] = None
 
+    # -- the primitive and its derived entry points ------------------------------------
     @abstractmethod
     def invoke(self, input: Input, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Output:
         """Run on one input."""
@@ -77,35 +67,54 @@ class Runnable(ABC, Generic[Input, Output]):
         self,
         inputs: Sequence[Input],
         config: Union[RunnableConfig, Sequence[RunnableConfig], None] = None,
+        *,
+        return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Output]:
-        """Run on many inputs concurrently (threads, at most ``max_concurrency``); keeps order."""
+        """Run on many inputs concurrently (threads, at most ``max_concurrency``), keeping
+        order. ``return_exceptions=True`` puts each failure in its slot instead of raising."""
         inputs = list(inputs)
         if not inputs:
             return []
-        configs = _per_input(config, len(inputs))
-        workers = _max_workers(configs[0], len(inputs))
+        configs = per_input_configs(config, len(inputs))
+
+        def one(pair: tuple[Input, Optional[RunnableConfig]]) -> Any:
+            try:
+                return self.invoke(pair[0], pair[1], **kwargs)
+            except Exception as exc:
+                if return_exceptions:
+                    return exc
+                raise
+
+        workers = max_workers(configs[0], len(inputs))
         if workers == 1:
-            return [self.invoke(item, cfg, **kwargs) for item, cfg in zip(inputs, configs)]
+            return [one(pair) for pair in zip(inputs, configs)]
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(lambda pair: self.invoke(pair[0], pair[1], **kwargs), zip(inputs, configs)))
+            return list(pool.map(one, zip(inputs, configs)))
 
     async def abatch(
         self,
         inputs: Sequence[Input],
         config: Union[RunnableConfig, Sequence[RunnableConfig], None] = None,
+        *,
+        return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Output]:
         """Async :meth:`batch`: at most ``max_concurrency`` inputs in flight; keeps order."""
         inputs = list(inputs)
         if not inputs:
             return []
-        configs = _per_input(config, len(inputs))
-        gate = asyncio.Semaphore(_max_workers(configs[0], len(inputs)))
+        configs = per_input_configs(config, len(inputs))
+        gate = asyncio.Semaphore(max_workers(configs[0], len(inputs)))
 
-        async def one(item: Input, cfg: Optional[RunnableConfig]) -> Output:
+        async def one(item: Input, cfg: Optional[RunnableConfig]) -> Any:
             async with gate:
-                return await self.ainvoke(item, cfg, **kwargs)
+                try:
+                    return await self.ainvoke(item, cfg, **kwargs)
+                except Exception as exc:
+                    if return_exceptions:
+                        return exc
+                    raise
 
         return list(await asyncio.gather(*(one(i, c) for i, c in zip(inputs, configs))))
 
@@ -119,134 +128,190 @@ class Runnable(ABC, Generic[Input, Output]):
         """Async :meth:`stream`."""
         yield await self.ainvoke(input, config, **kwargs)
 
+    def transform(
+        self, input: Iterator[Input], config: Optional[RunnableConfig] = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """Stream the output for a streamed input. By default the input chunks are added up
+        (``+``) first, then :meth:`stream` runs on the total; components that can work chunk
+        by chunk (parsers, passthrough, parallel) override this to pass chunks on at once."""
+        total = collect(input)
+        if total is not NOTHING:
+            yield from self.stream(total, config, **kwargs)
+
+    async def atransform(
+        self, input: AsyncIterator[Input], config: Optional[RunnableConfig] = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Async :meth:`transform`."""
+        total = await acollect(input)
+        if total is not NOTHING:
+            async for chunk in self.astream(total, config, **kwargs):
+                yield chunk
+
+    # -- composition ---------------------------------------------------------------------
     def pipe(self, *others: Any) -> "RunnableSequence":
         """``self | others[0] | others[1] ...``."""
+        from rag.runnables.sequence import RunnableSequence
+
         return RunnableSequence(self, *others)
 
     def __or__(self, other: Any) -> "RunnableSequence":
+        from rag.runnables.sequence import RunnableSequence
+
         return RunnableSequence(self, other)
 
     def __ror__(self, other: Any) -> "RunnableSequence":
+        from rag.runnables.sequence import RunnableSequence
+
         return RunnableSequence(other, self)
 
+    def bind(self, **kwargs: Any) -> "RunnableBinding":
+        """A copy whose every call receives ``kwargs`` (e.g. ``model.bind(stop=["\\n"])``)."""
+        from rag.runnables.binding import RunnableBinding
+
+        return RunnableBinding(self, kwargs=kwargs)
+
+    def with_config(self, config: Optional[RunnableConfig] = None, **options: Any) -> "RunnableBinding":
+        """A copy that runs with ``config`` (and ``options``) merged under each call's config."""
+        from rag.runnables.binding import RunnableBinding
+
+        return RunnableBinding(self, config={**(config or {}), **options})  # type: ignore[typeddict-item]
+
+    def with_retry(
+        self,
+        *,
+        retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
+        wait_exponential_jitter: bool = True,
+        exponential_jitter_params: Optional[dict[str, float]] = None,
+        stop_after_attempt: int = 3,
+    ) -> "RunnableRetry":
+        """A copy that retries failed calls; see :class:`~rag.runnables.RunnableRetry`."""
+        from rag.runnables.retry import RunnableRetry
+
+        return RunnableRetry(
+            self,
+            retry_exception_types=retry_if_exception_type,
+            wait_exponential_jitter=wait_exponential_jitter,
+            exponential_jitter_params=exponential_jitter_params,
+            max_attempt_number=stop_after_attempt,
+        )
+
+    def with_fallbacks(
+        self,
+        fallbacks: Sequence[Any],
+        *,
+        exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
+        exception_key: Optional[str] = None,
+    ) -> "RunnableWithFallbacks":
+        """A copy that tries ``fallbacks`` in order when this one fails."""
+        from rag.runnables.fallbacks import RunnableWithFallbacks
+
+        return RunnableWithFallbacks(
+            self, fallbacks, exceptions_to_handle=exceptions_to_handle, exception_key=exception_key
+        )
+
+    def pick(self, keys: Union[str, list[str]]) -> "RunnableSequence":
+        """``self`` followed by picking ``keys`` from its dict output (one key: its value)."""
+        from rag.runnables.passthrough import RunnablePick
+
+        return self | RunnablePick(keys)
+
+    def assign(self, **branches: Any) -> "RunnableSequence":
+        """``self`` followed by :meth:`RunnablePassthrough.assign`: adds keys to its dict output."""
+        from rag.runnables.passthrough import RunnableAssign
+
+        return self | RunnableAssign(branches)
+
+    # -- introspection -------------------------------------------------------------------
     def get_name(self) -> str:
         return self.name or type(self).__name__
 
+    def _graph_io_names(self) -> tuple[str, str]:
+        name = self.get_name()
+        return f"{name}Input", f"{name}Output"
 
-def _accepts_config(func: Callable[..., Any]) -> bool:
-    try:
-        return "config" in inspect.signature(func).parameters
-    except (TypeError, ValueError):  # builtins without a signature
-        return False
+    def get_graph(self, config: Optional[RunnableConfig] = None) -> "Graph":
+        """The diagram of this runnable: input node, this node, output node."""
+        from rag.runnables.graph import Graph
 
+        graph = Graph()
+        input_name, output_name = self._graph_io_names()
+        first = graph.add_node(input_name)
+        middle = graph.add_node(self.get_name(), self)
+        last = graph.add_node(output_name)
+        graph.add_edge(first, middle)
+        graph.add_edge(middle, last)
+        return graph
 
-class RunnableLambda(Runnable[Input, Output]):
-    """Wraps a function ``f(input)`` or ``f(input, config)`` (and optionally an async one).
+    # -- tracing helpers used by subclasses (one place for chain callbacks) --------------
+    def _call_traced(
+        self, body: Callable[[Any, RunnableConfig], Any], input: Any, config: Optional[RunnableConfig]
+    ) -> Any:
+        """Run ``body(input, child_config)`` as a "chain" run: start, end or error events."""
+        run = _callbacks.start_run(config, "chain", self.get_name(), input)
+        try:
+            output = body(input, run.child_config(config))  # type: ignore[arg-type]
+        except Exception as exc:
+            run.error(exc)
+            raise
+        run.end(output)
+        return output
 
-    >>> RunnableLambda(lambda x: x + 1).invoke(1)
-    2
-    """
+    async def _acall_traced(
+        self, body: Callable[[Any, RunnableConfig], Awaitable[Any]], input: Any, config: Optional[RunnableConfig]
+    ) -> Any:
+        run = await _callbacks.astart_run(config, "chain", self.get_name(), input)
+        try:
+            output = await body(input, run.child_config(config))  # type: ignore[arg-type]
+        except Exception as exc:
+            await run.aerror(exc)
+            raise
+        await run.aend(output)
+        return output
 
-    def __init__(
-        self,
-        func: Callable[..., Any],
-        afunc: Optional[Callable[..., Awaitable[Any]]] = None,
-        name: Optional[str] = None,
-    ) -> None:
-        if not callable(func):
-            raise ValidationError(f"RunnableLambda needs a callable, got {func!r:.80}")
-        if inspect.iscoroutinefunction(func):
-            func, afunc = None, func  # type: ignore[assignment]
-        self.func = func
-        self.afunc = afunc
-        self.name = name or getattr(func or afunc, "__name__", None)
+    def _stream_traced(
+        self, body: Callable[[Any, RunnableConfig], Iterator[Any]], input: Any, config: Optional[RunnableConfig]
+    ) -> Iterator[Any]:
+        """Stream ``body(input, child_config)`` as a run whose end event gets the chunks' sum."""
+        run = _callbacks.start_run(config, "chain", self.get_name(), input)
+        total = NOTHING
+        try:
+            for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
+                total = add_chunks(total, chunk) if run.handlers else total
+                yield chunk
+        except Exception as exc:
+            run.error(exc)
+            raise
+        run.end(None if total is NOTHING else total)
 
-    def _call(self, func: Callable[..., Any], input: Any, config: Optional[RunnableConfig]) -> Any:
-        if _accepts_config(func):
-            return func(input, config=config or {})
-        return func(input)
-
-    def invoke(self, input: Input, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Output:
-        if self.func is None:
-            # Only an async function was given: run it on a private event loop.
-            return asyncio.run(self.ainvoke(input, config))
-        return self._call(self.func, input, config)
-
-    async def ainvoke(self, input: Input, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Output:
-        if self.afunc is not None:
-            return await self._call(self.afunc, input, config)
-        return await asyncio.to_thread(self._call, self.func, input, config)
-
-    def __repr__(self) -> str:
-        return f"RunnableLambda({self.name or '...'})"
+    async def _astream_traced(
+        self, body: Callable[[Any, RunnableConfig], AsyncIterator[Any]], input: Any, config: Optional[RunnableConfig]
+    ) -> AsyncIterator[Any]:
+        run = await _callbacks.astart_run(config, "chain", self.get_name(), input)
+        total = NOTHING
+        try:
+            async for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
+                total = add_chunks(total, chunk) if run.handlers else total
+                yield chunk
+        except Exception as exc:
+            await run.aerror(exc)
+            raise
+        await run.aend(None if total is NOTHING else total)
 
 
 def coerce_to_runnable(thing: Any) -> Runnable:
-    """A Runnable as is; a callable as a :class:`RunnableLambda`; anything else is an error."""
+    """A Runnable as is; a dict as a :class:`RunnableParallel`; a generator function as a
+    :class:`RunnableGenerator`; another callable as a :class:`RunnableLambda`."""
     if isinstance(thing, Runnable):
         return thing
+    if isinstance(thing, dict):
+        from rag.runnables.parallel import RunnableParallel
+
+        return RunnableParallel(thing)
     if callable(thing):
-        return RunnableLambda(thing)
+        from rag.runnables.lambdas import RunnableGenerator, RunnableLambda, is_generator_function
+
+        return RunnableGenerator(thing) if is_generator_function(thing) else RunnableLambda(thing)
     raise ValidationError(
-        f"cannot compose {type(thing).__name__} {thing!r:.60} into a chain; expected a Runnable or a callable"
+        f"cannot compose {type(thing).__name__} {thing!r:.60} into a chain; "
+        "expected a Runnable, a callable or a dict of them"
     )
-
-
-class RunnableSequence(Runnable[Any, Any]):
-    """Runs steps one after another, each on the previous step's output.
-
-    >>> (RunnableLambda(lambda x: x * 2) | (lambda x: x + 1)).invoke(3)
-    7
-    """
-
-    def __init__(self, *steps: Any) -> None:
-        flat: list[Runnable] = []
-        for step in steps:
-            runnable = coerce_to_runnable(step)
-            flat.extend(runnable.steps if isinstance(runnable, RunnableSequence) else [runnable])
-        if len(flat) < 2:
-            raise ValidationError(f"a sequence needs at least two steps, got {len(flat)}")
-        self.steps = flat
-
-    @property
-    def first(self) -> Runnable:
-        return self.steps[0]
-
-    @property
-    def last(self) -> Runnable:
-        return self.steps[-1]
-
-    @property
-    def middle(self) -> list[Runnable]:
-        return self.steps[1:-1]
-
-    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
-        value = input
-        for step in self.steps:
-            value = step.invoke(value, config)
-        return value
-
-    async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
-        value = input
-        for step in self.steps:
-            value = await step.ainvoke(value, config)
-        return value
-
-    def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
-        # Every step but the last needs its whole input; the last streams its output.
-        value = input
-        for step in self.steps[:-1]:
-            value = step.invoke(value, config)
-        yield from self.last.stream(value, config)
-
-    async def astream(
-        self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        value = input
-        for step in self.steps[:-1]:
-            value = await step.ainvoke(value, config)
-        async for chunk in self.last.astream(value, config):
-            yield chunk
-
-    def __repr__(self) -> str:
-        return " | ".join(step.get_name() for step in self.steps)

@@ -1,0 +1,198 @@
+"""Callback dispatch: the one place that calls handlers in ``config["callbacks"]``.
+
+A handler is any object with some of LangChain's callback methods (``on_chain_start``,
+``on_chat_model_start``, ``on_llm_new_token``, ``on_llm_end``, ``on_retriever_start`` ...);
+methods it lacks are skipped, and ``async def`` methods are awaited on async paths. Runs nest:
+a component starts a :class:`Run`, passes :meth:`Run.child_config` to its children, and their
+runs carry its ``run_id`` as ``parent_run_id``.
+
+A handler that raises is logged (with traceback) and the chain goes on, as in LangChain,
+unless the handler sets ``raise_error = True``; then the error reaches the caller.
+
+>>> class Names:
+...     def on_chain_start(self, serialized, inputs, **kwargs):
+...         print("start", serialized["name"])
+>>> run = start_run({"callbacks": [Names()]}, "chain", "demo", {"q": 1})
+start demo
+>>> run.end({"a": 2})
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Optional
+
+__all__ = ["Run", "RunKind", "EVENTS", "handlers_of", "start_run", "astart_run", "PARENT_RUN_ID_KEY"]
+
+logger = logging.getLogger("rag.callbacks")
+
+RunKind = Literal["chain", "chat_model", "retriever", "tool"]
+
+# start / end / error event per kind of run; issue 8 adds kinds here, nowhere else.
+EVENTS: dict[str, tuple[str, str, str]] = {
+    "chain": ("on_chain_start", "on_chain_end", "on_chain_error"),
+    "chat_model": ("on_chat_model_start", "on_llm_end", "on_llm_error"),
+    "retriever": ("on_retriever_start", "on_retriever_end", "on_retriever_error"),
+    "tool": ("on_tool_start", "on_tool_end", "on_tool_error"),
+}
+# LangChain handlers may opt out of a kind of run with ``ignore_chain = True`` etc.
+_IGNORE_ATTR = {"chain": "ignore_chain", "chat_model": "ignore_chat_model",
+                "retriever": "ignore_retriever", "tool": "ignore_agent"}
+
+# The config key under which a parent run hands its id to its children (internal).
+PARENT_RUN_ID_KEY = "_parent_run_id"
+
+
+def handlers_of(config: Optional[Mapping[str, Any]]) -> list[Any]:
+    """The handlers in ``config["callbacks"]`` (one handler or a list of them) as a list."""
+    callbacks = (config or {}).get("callbacks") or []
+    return list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+
+
+def _report(handler: Any, event: str, exc: BaseException) -> None:
+    if getattr(handler, "raise_error", False):
+        raise exc
+    logger.warning("callback %s.%s raised %s: %s", type(handler).__name__, event,
+                   type(exc).__name__, exc, exc_info=exc)
+
+
+def _run_coroutine_blocking(coro: Any) -> None:
+    # A sync path met an async handler: run it to completion on a private loop, in a
+    # thread when this thread already runs a loop (asyncio.run refuses to nest).
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coro)
+        return
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:  # handed to the caller below
+            failure.append(exc)
+
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+
+
+def notify(handlers: list[Any], event: str, *args: Any, **kwargs: Any) -> None:
+    """Call ``event`` on every handler that has it (sync path)."""
+    for handler in handlers:
+        method = getattr(handler, event, None)
+        if method is None:
+            continue
+        try:
+            result = method(*args, **kwargs)
+            if inspect.isawaitable(result):
+                _run_coroutine_blocking(result)
+        except Exception as exc:
+            _report(handler, event, exc)
+
+
+async def anotify(handlers: list[Any], event: str, *args: Any, **kwargs: Any) -> None:
+    """Call ``event`` on every handler that has it, awaiting async methods."""
+    for handler in handlers:
+        method = getattr(handler, event, None)
+        if method is None:
+            continue
+        try:
+            result = method(*args, **kwargs)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            _report(handler, event, exc)
+
+
+@dataclass
+class Run:
+    """One started run: ends once with :meth:`end` or :meth:`error` (or their async twins).
+
+    ``handlers`` is empty when nobody listens, which makes every call a cheap no-op.
+    """
+
+    kind: str
+    handlers: list[Any]
+    run_id: uuid.UUID = field(default_factory=uuid.uuid4)
+    parent_run_id: Optional[uuid.UUID] = None
+    tags: list[str] = field(default_factory=list)
+
+    def _ids(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "parent_run_id": self.parent_run_id, "tags": self.tags}
+
+    def end(self, output: Any, **extra: Any) -> None:
+        if self.handlers:
+            notify(self.handlers, EVENTS[self.kind][1], output, **self._ids(), **extra)
+
+    def error(self, exc: BaseException, **extra: Any) -> None:
+        if self.handlers:
+            notify(self.handlers, EVENTS[self.kind][2], exc, **self._ids(), **extra)
+
+    def event(self, name: str, *args: Any, **extra: Any) -> None:
+        """Any other event of this run, e.g. ``on_llm_new_token``."""
+        if self.handlers:
+            notify(self.handlers, name, *args, **self._ids(), **extra)
+
+    async def aend(self, output: Any, **extra: Any) -> None:
+        if self.handlers:
+            await anotify(self.handlers, EVENTS[self.kind][1], output, **self._ids(), **extra)
+
+    async def aerror(self, exc: BaseException, **extra: Any) -> None:
+        if self.handlers:
+            await anotify(self.handlers, EVENTS[self.kind][2], exc, **self._ids(), **extra)
+
+    async def aevent(self, name: str, *args: Any, **extra: Any) -> None:
+        if self.handlers:
+            await anotify(self.handlers, name, *args, **self._ids(), **extra)
+
+    def child_config(self, config: Optional[Mapping[str, Any]]) -> dict[str, Any]:
+        """``config`` for a child: this run as parent; run_name and run_id stay with this run."""
+        child = {k: v for k, v in (config or {}).items() if k not in ("run_name", "run_id")}
+        if self.handlers:
+            child[PARENT_RUN_ID_KEY] = self.run_id
+        return child
+
+
+def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
+             tags: Optional[list[str]], metadata: Optional[dict[str, Any]]) -> tuple[Run, dict[str, Any]]:
+    if kind not in EVENTS:
+        raise ValueError(f"unknown run kind {kind!r}; expected one of {sorted(EVENTS)}")
+    config = config or {}
+    listeners = [h for h in handlers_of(config) if not getattr(h, _IGNORE_ATTR[kind], False)]
+    run_tags = list(config.get("tags") or []) + [t for t in (tags or []) if t not in (config.get("tags") or [])]
+    run = Run(kind, listeners, config.get("run_id") or uuid.uuid4(), config.get(PARENT_RUN_ID_KEY), run_tags)
+    extra = {"metadata": {**(metadata or {}), **(config.get("metadata") or {})},
+             "name": config.get("run_name") or name}
+    return run, extra
+
+
+def start_run(config: Optional[Mapping[str, Any]], kind: str, name: str, payload: Any, *,
+              tags: Optional[list[str]] = None, metadata: Optional[dict[str, Any]] = None,
+              serialized: Optional[dict[str, Any]] = None, **extra: Any) -> Run:
+    """Start a run of ``kind`` ("chain", "chat_model", "retriever", "tool") and notify
+    the handlers' start event with ``serialized`` (default ``{"name": name}``) and ``payload``
+    (the inputs, the messages, the query ...). ``config["run_name"]`` renames the run."""
+    run, fields = _prepare(config, kind, name, tags, metadata)
+    if run.handlers:
+        notify(run.handlers, EVENTS[kind][0], serialized or {"name": fields["name"]}, payload,
+               **run._ids(), **fields, **extra)
+    return run
+
+
+async def astart_run(config: Optional[Mapping[str, Any]], kind: str, name: str, payload: Any, *,
+                     tags: Optional[list[str]] = None, metadata: Optional[dict[str, Any]] = None,
+                     serialized: Optional[dict[str, Any]] = None, **extra: Any) -> Run:
+    """Async :func:`start_run` (awaits async handlers)."""
+    run, fields = _prepare(config, kind, name, tags, metadata)
+    if run.handlers:
+        await anotify(run.handlers, EVENTS[kind][0], serialized or {"name": fields["name"]}, payload,
+                      **run._ids(), **fields, **extra)
+    return run

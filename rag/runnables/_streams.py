@@ -1,0 +1,114 @@
+"""Stream plumbing shared by the runnables: adding chunks up and merging branch streams."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping
+
+__all__ = ["add_chunks", "collect", "acollect", "merge_streams", "amerge_streams", "NOTHING"]
+
+NOTHING: Any = object()  # an empty stream's aggregate
+
+
+def add_chunks(left: Any, right: Any) -> Any:
+    """The sum of two stream chunks: dicts add key by key, other values with ``+``; values
+    that cannot be added keep the later one (a stream of snapshots)."""
+    if left is NOTHING:
+        return right
+    if isinstance(left, dict) and isinstance(right, dict):
+        merged = dict(left)
+        for key, value in right.items():
+            merged[key] = add_chunks(merged[key], value) if key in merged else value
+        return merged
+    try:
+        return left + right
+    except TypeError:
+        return right
+
+
+def collect(chunks: Iterable[Any]) -> Any:
+    """All chunks added up; :data:`NOTHING` for an empty stream."""
+    total = NOTHING
+    for chunk in chunks:
+        total = add_chunks(total, chunk)
+    return total
+
+
+async def acollect(chunks: AsyncIterator[Any]) -> Any:
+    total = NOTHING
+    async for chunk in chunks:
+        total = add_chunks(total, chunk)
+    return total
+
+
+_DONE = object()
+
+
+def merge_streams(streams: Mapping[str, Callable[[], Iterator[Any]]], workers: int) -> Iterator[tuple[str, Any]]:
+    """Run each stream in its own thread (at most ``workers`` at once) and yield
+    ``(key, chunk)`` as chunks arrive. The first error stops the merge and is raised."""
+    inbox: "queue.Queue[tuple[str, Any, BaseException | None]]" = queue.Queue()
+    stop = threading.Event()
+
+    def pump(key: str, open_stream: Callable[[], Iterator[Any]]) -> None:
+        try:
+            for chunk in open_stream():
+                if stop.is_set():
+                    return
+                inbox.put((key, chunk, None))
+        except BaseException as exc:  # handed to the consumer, which raises it
+            inbox.put((key, _DONE, exc))
+            return
+        inbox.put((key, _DONE, None))
+
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        for key, open_stream in streams.items():
+            pool.submit(pump, key, open_stream)
+        remaining = len(streams)
+        while remaining:
+            key, chunk, error = inbox.get()
+            if error is not None:
+                raise error
+            if chunk is _DONE:
+                remaining -= 1
+            else:
+                yield key, chunk
+    finally:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+async def amerge_streams(streams: Mapping[str, Callable[[], AsyncIterator[Any]]], workers: int) -> AsyncIterator[tuple[str, Any]]:
+    """Async :func:`merge_streams`: one task per stream, at most ``workers`` running."""
+    inbox: "asyncio.Queue[tuple[str, Any, BaseException | None]]" = asyncio.Queue()
+    gate = asyncio.Semaphore(workers)
+
+    async def pump(key: str, open_stream: Callable[[], AsyncIterator[Any]]) -> None:
+        async with gate:
+            try:
+                async for chunk in open_stream():
+                    await inbox.put((key, chunk, None))
+            except Exception as exc:
+                await inbox.put((key, _DONE, exc))
+                return
+        await inbox.put((key, _DONE, None))
+
+    tasks = [asyncio.create_task(pump(key, opener)) for key, opener in streams.items()]
+    try:
+        remaining = len(tasks)
+        while remaining:
+            key, chunk, error = await inbox.get()
+            if error is not None:
+                raise error
+            if chunk is _DONE:
+                remaining -= 1
+            else:
+                yield key, chunk
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
