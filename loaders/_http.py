@@ -1,0 +1,375 @@
+"""Polite HTTP fetching on httpx: concurrency cap, rate limit, retries with backoff, size cap.
+
+One :class:`HttpFetcher` serves one load: it owns an ``httpx.AsyncClient`` (connection
+reuse), a semaphore (concurrent requests) and a :class:`RateLimiter` (request starts per
+second). Time is read and slept through a :class:`Clock`, so tests inject a fake one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from rag.errors import RagError, ValidationError
+
+__all__ = [
+    "Clock",
+    "SystemClock",
+    "FetchError",
+    "PageNotFoundError",
+    "HttpSettings",
+    "FetchedPage",
+    "RateLimiter",
+    "HttpFetcher",
+    "backoff_delay",
+    "retry_after_seconds",
+    "DEFAULT_USER_AGENT",
+    "DEFAULT_HEADERS",
+    "RETRY_STATUSES",
+]
+
+logger = logging.getLogger("loaders")
+
+DEFAULT_USER_AGENT = "rag-toolkit/0.1 (+https://pypi.org/project/rag-toolkit/; web loader)"
+DEFAULT_HEADERS: Mapping[str, str] = {
+    "User-Agent": DEFAULT_USER_AGENT,
+    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5",
+    "Accept-Language": "en-US,en;q=0.5",
+}
+#: Statuses worth another try: rate limited, or a server-side error that may be transient.
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class Clock(Protocol):
+    """Where the fetcher reads the time and waits; inject a fake one in tests."""
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back."""
+        ...
+
+    def time(self) -> float:
+        """Wall-clock seconds since the epoch (to read ``Retry-After`` dates)."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` without blocking the event loop."""
+        ...
+
+
+class SystemClock:
+    """The real clock: :func:`time.monotonic`, :func:`time.time` and :func:`asyncio.sleep`."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def time(self) -> float:
+        return time.time()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class FetchError(RagError, OSError):
+    """A URL could not be fetched: connection error, timeout, HTTP error status, size cap.
+
+    ``url`` is the URL requested and ``status`` the final HTTP status (None when no
+    response arrived). Subclasses OSError, as ``requests``' errors do.
+    """
+
+    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class PageNotFoundError(FetchError, FileNotFoundError):
+    """The server answered 404 or 410: like a missing file, it is a FileNotFoundError."""
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """How to fetch: plain data, validated by the loaders that build it.
+
+    ``timeout`` is seconds per connect/read/write (None: no limit); ``max_bytes`` caps a
+    body after decompression (None: no cap); ``max_retries`` counts extra attempts after
+    the first; the n-th retry waits ``backoff * 2**(n-1)`` seconds (capped at
+    ``max_backoff``) unless the server sent ``Retry-After``; a ``Retry-After`` longer than
+    ``max_backoff`` ends the retries. ``max_concurrency`` caps requests in flight and
+    ``rate_limit`` (requests per second, None: none) spaces their starts.
+    """
+
+    headers: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_HEADERS))
+    verify: bool = True
+    proxies: Mapping[str, str] | None = None
+    timeout: float | None = 10.0
+    max_bytes: int | None = 10_000_000
+    max_retries: int = 3
+    backoff: float = 0.5
+    max_backoff: float = 60.0
+    max_concurrency: int = 2
+    rate_limit: float | None = None
+    follow_redirects: bool = True
+    cookies: Mapping[str, str] | None = None
+    auth: tuple[str, str] | None = None
+    params: Mapping[str, Any] | None = None
+    trust_env: bool = False
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    """A successful response: the requested ``url``, the ``final_url`` after redirects,
+    ``status_code``, ``headers`` and the body ``content`` (bytes, decompressed)."""
+
+    url: str
+    final_url: str
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+
+    @property
+    def content_type(self) -> str:
+        """The media type, lower-case, without parameters (``""`` when absent)."""
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+    @property
+    def charset(self) -> str | None:
+        """The ``charset`` parameter of ``Content-Type``, if any."""
+        for parameter in self.headers.get("content-type", "").split(";")[1:]:
+            key, _, value = parameter.partition("=")
+            if key.strip().lower() == "charset" and value.strip():
+                return value.strip().strip("\"'")
+        return None
+
+    @property
+    def redirected(self) -> bool:
+        return self.final_url != self.url
+
+
+def backoff_delay(retry: int, *, backoff: float, max_backoff: float) -> float:
+    """Seconds before retry number ``retry`` (1-based): ``backoff * 2**(retry-1)``, capped.
+
+    >>> [backoff_delay(n, backoff=0.5, max_backoff=60) for n in (1, 2, 3)]
+    [0.5, 1.0, 2.0]
+    """
+    return min(backoff * 2 ** (retry - 1), max_backoff)
+
+
+def retry_after_seconds(value: str | None, *, now: float) -> float | None:
+    """Seconds asked for by a ``Retry-After`` header (delta seconds or an HTTP date).
+
+    ``now`` is the wall-clock time (epoch seconds) a date is measured from. Returns None
+    when the header is absent or unreadable; never negative.
+
+    >>> retry_after_seconds("3", now=0.0)
+    3.0
+    >>> retry_after_seconds("Thu, 01 Jan 1970 00:00:10 GMT", now=4.0)
+    6.0
+    """
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment is None:
+        return None
+    return max(0.0, moment.timestamp() - now)
+
+
+class RateLimiter:
+    """Spaces the starts of requests at least ``1 / rate`` seconds apart (``rate`` > 0).
+
+    Each caller reserves the next free slot under a lock, then sleeps outside it, so
+    concurrent callers queue in arrival order without holding each other up.
+    """
+
+    def __init__(self, rate: float, clock: Clock) -> None:
+        self.interval = 1.0 / rate
+        self.clock = clock
+        self._next_start = float("-inf")
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            now = self.clock.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + self.interval
+        if start > now:
+            await self.clock.sleep(start - now)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class HttpFetcher:
+    """Fetch URLs under one :class:`HttpSettings`; use as ``async with`` (owns the client).
+
+    >>> async def main():  # doctest: +SKIP
+    ...     async with HttpFetcher(HttpSettings()) as fetcher:
+    ...         page = await fetcher.fetch("https://example.com/")
+    """
+
+    def __init__(
+        self,
+        settings: HttpSettings,
+        *,
+        clock: Clock | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.settings = settings
+        self.clock = clock or SystemClock()
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._semaphore = asyncio.Semaphore(settings.max_concurrency)
+        self._limiter = (
+            RateLimiter(settings.rate_limit, self.clock) if settings.rate_limit else None
+        )
+
+    async def __aenter__(self) -> HttpFetcher:
+        settings = self.settings
+        mounts = None
+        if settings.proxies:
+            mounts = {
+                _proxy_pattern(scheme): httpx.AsyncHTTPTransport(proxy=proxy, verify=settings.verify)
+                for scheme, proxy in settings.proxies.items()
+            }
+        self._client = httpx.AsyncClient(
+            headers=dict(settings.headers),
+            verify=settings.verify,
+            timeout=httpx.Timeout(settings.timeout),
+            follow_redirects=settings.follow_redirects,
+            cookies=dict(settings.cookies) if settings.cookies else None,
+            auth=settings.auth,
+            params=dict(settings.params) if settings.params else None,
+            # Connections kept open for reuse: as many as requests may be in flight.
+            limits=httpx.Limits(
+                max_connections=settings.max_concurrency,
+                max_keepalive_connections=settings.max_concurrency,
+            ),
+            mounts=mounts,
+            transport=self._transport,
+            trust_env=settings.trust_env,
+        )
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def fetch(self, url: str) -> FetchedPage:
+        """GET ``url`` with retries; FetchError (PageNotFoundError for 404/410) on failure."""
+        if self._client is None:
+            raise RuntimeError("HttpFetcher.fetch() needs 'async with HttpFetcher(...)'")
+        settings = self.settings
+        retry = 0
+        while True:
+            try:
+                page = await self._attempt(url)
+            except httpx.TransportError as exc:
+                detail = _describe_transport_error(exc, settings.timeout)
+                if retry >= settings.max_retries:
+                    raise FetchError(f"Could not fetch {url}: {detail}", url=url) from exc
+                retry += 1
+                delay = backoff_delay(retry, backoff=settings.backoff, max_backoff=settings.max_backoff)
+                logger.info("Fetching %s failed (%s); retry %d in %.2f s", url, detail, retry, delay)
+            except _TooLarge as exc:
+                raise FetchError(
+                    f"Could not fetch {url}: {exc} (max_bytes={settings.max_bytes})", url=url
+                ) from None
+            else:
+                status = page.status_code
+                if status < 400:
+                    return page
+                asked = retry_after_seconds(page.headers.get("retry-after"), now=self.clock.time())
+                reason = f"HTTP {status} {_reason(status)}"
+                if status not in RETRY_STATUSES or retry >= settings.max_retries:
+                    raise _status_error(url, status, reason, retry)
+                if asked is not None and asked > settings.max_backoff:
+                    raise _status_error(
+                        url, status, f"{reason}, Retry-After {asked:g} s exceeds "
+                        f"max_backoff={settings.max_backoff:g} s", retry,
+                    )
+                retry += 1
+                delay = (
+                    asked
+                    if asked is not None
+                    else backoff_delay(retry, backoff=settings.backoff, max_backoff=settings.max_backoff)
+                )
+                logger.info("Fetching %s got %s; retry %d in %.2f s", url, reason, retry, delay)
+            await self.clock.sleep(delay)
+
+    async def _attempt(self, url: str) -> FetchedPage:
+        assert self._client is not None
+        async with self._semaphore:
+            if self._limiter is not None:
+                await self._limiter.acquire()
+            async with self._client.stream("GET", url) as response:
+                content = await self._read_capped(response)
+                return FetchedPage(
+                    url=url,
+                    final_url=str(response.url),
+                    status_code=response.status_code,
+                    headers=response.headers,
+                    content=content,
+                )
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        cap = self.settings.max_bytes
+        if cap is None:
+            return await response.aread()
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap and response.status_code < 400:
+            raise _TooLarge(f"Content-Length {int(declared)} bytes exceeds the size cap")
+        chunks: list[bytes] = []
+        size = 0
+        # Decoded chunks: a small gzip body cannot inflate past the cap either.
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise _TooLarge(f"body exceeds the size cap after {size} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _proxy_pattern(scheme: str) -> str:
+    # LangChain (requests) spells proxies {"http": url, "https": url}; httpx wants "http://".
+    scheme = scheme.rstrip("/:")
+    if scheme not in ("http", "https", "all"):
+        raise ValidationError(
+            f"Invalid proxies key {scheme!r}: expected 'http', 'https' or 'all'"
+        )
+    return f"{scheme}://"
+
+
+def _status_error(url: str, status: int, reason: str, retries: int) -> FetchError:
+    after = f" after {retries} retries" if retries else ""
+    cls = PageNotFoundError if status in (404, 410) else FetchError
+    return cls(f"Could not fetch {url}: {reason}{after}", url=url, status=status)
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _describe_transport_error(exc: httpx.TransportError, timeout: float | None) -> str:
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out after {timeout} s ({type(exc).__name__})"
+    detail = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {detail}" if detail != type(exc).__name__ else detail
