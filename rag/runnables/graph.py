@@ -144,7 +144,9 @@ class Graph:
                 box[node.id] = (left, level * (_BOX_HEIGHT + _EDGE_ROWS), len(node.name) + 4)
                 left += len(node.name) + 4 + _GAP
         for edge in self.edges:
-            self._draw_edge(canvas, box[edge.source], box[edge.target])
+            x0 = self._port(box, edge.source, [e.target for e in self.edges if e.source == edge.source], edge.target)
+            x1 = self._port(box, edge.target, [e.source for e in self.edges if e.target == edge.target], edge.source)
+            self._draw_edge(canvas, x0, box[edge.source][1] + _BOX_HEIGHT, x1, box[edge.target][1] - 1)
         for node in self.nodes.values():
             left, top, box_width = box[node.id]
             border = "+" + "-" * (box_width - 2) + "+"
@@ -153,11 +155,21 @@ class Graph:
         return "\n".join("".join(row).rstrip() for row in canvas)
 
     @staticmethod
-    def _draw_edge(canvas: list[list[str]], source: tuple[int, int, int], target: tuple[int, int, int]) -> None:
-        x0, y0 = source[0] + source[2] // 2, source[1] + _BOX_HEIGHT
-        x1, y1 = target[0] + target[2] // 2, target[1] - 1
+    def _port(box: dict[str, tuple[int, int, int]], node_id: str, others: list[str], other: str) -> int:
+        """The column where an edge leaves or enters a box: edges spread evenly along the
+        box's width, ordered by where their other end is, so fans do not overlap."""
+        left, _, width = box[node_id]
+        if len(others) == 1:
+            return left + width // 2
+        ordered = sorted(others, key=lambda node: box[node][0])
+        return left + (ordered.index(other) + 1) * width // (len(others) + 1)
+
+    @staticmethod
+    def _draw_edge(canvas: list[list[str]], x0: int, y0: int, x1: int, y1: int) -> None:
         if y1 < y0:  # an edge upwards (never made by chains): leave it undrawn
             return
+        if abs(x1 - x0) <= 1:  # centring rounding: keep nearly vertical lines straight
+            x0 = x1
         previous = x0
         for row in range(y0, y1 + 1):
             x = x0 if y1 == y0 else round(x0 + (x1 - x0) * (row - y0) / (y1 - y0))
