@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 __all__ = ["Document"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Document:
     """A piece of text and its metadata, as LangChain's ``Document``.
 
@@ -18,6 +18,10 @@ class Document:
 
     >>> Document("Paris is the capital of France.", {"source": "wiki"}, id=7).id
     '7'
+
+    Instances use ``__slots__`` (no per-instance ``__dict__``): stores hold hundreds of
+    thousands of them, and this halves the objects the garbage collector walks. As with
+    LangChain's pydantic model, attributes other than the three fields cannot be added.
     """
 
     page_content: str
@@ -62,5 +66,7 @@ class Document:
     def _unchecked(cls, page_content: str, metadata: dict[str, Any], id: str | None) -> "Document":
         """Build without validation, for values already checked (stores copy many documents)."""
         document = object.__new__(cls)
-        document.__dict__ = {"page_content": page_content, "metadata": metadata, "id": id}
+        document.page_content = page_content
+        document.metadata = metadata
+        document.id = id
         return document
