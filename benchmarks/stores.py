@@ -158,8 +158,8 @@ def bench_faiss_query(count: int) -> None:
 
 def bench_ann(count: int, queries: int) -> None:
     print(f"\nANN at {count:,} x {DIM} (unit vectors, 64-d latent mixture), {queries} queries, recall@10 against exact flat search:\n")
-    print("| index | build | query (1 thread, per query) | speed-up vs flat | recall@10 | memory (RSS delta) |")
-    print("|---|---|---|---|---|---|")
+    print("| index | build | query (1 thread, per query) | speed-up vs flat | recall@10 | index size | process RSS growth |")
+    print("|---|---|---|---|---|---|---|")
     data = clustered_unit_vectors(count, 7)
     query_rows = clustered_unit_vectors(queries, 8)
     embedding = DeterministicFakeEmbedding(size=DIM)
@@ -179,6 +179,7 @@ def bench_ann(count: int, queries: int) -> None:
         store.add_vectors(data, _cheap_documents(count), ids=[str(i) for i in range(count)])
         build = time.perf_counter() - start
         memory = rss_mib() - before
+        index_mib = faiss.serialize_index(store.index).nbytes / 2**20
         faiss.omp_set_num_threads(1)
         for setting in params:
             for name, value in setting.items():
@@ -193,7 +194,8 @@ def bench_ann(count: int, queries: int) -> None:
                 recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(found, results["truth"])])
                 speedup = results["flat_time"] / per_query
             tag = f"{label} {setting}" if setting else label
-            print(f"| {tag} | {build:.1f} s | {fmt_time(per_query)} | {speedup:.1f}x | {recall:.3f} | {memory:,.0f} MiB |")
+            print(f"| {tag} | {build:.1f} s | {fmt_time(per_query)} | {speedup:.1f}x | {recall:.3f} | "
+                  f"{index_mib:,.0f} MiB | {memory:,.0f} MiB |")
         del store
     faiss.omp_set_num_threads(os.cpu_count() or 1)
 
