@@ -158,7 +158,8 @@ class VectorStore(ABC):
         """Embed and store ``texts``; returns their ids (given, else new uuid4 strings)."""
         with paused_gc():
             documents = self._documents_from(texts, metadatas)
-            return self._embed_and_store(documents, self._resolve_ids(documents, ids), owned=True)
+            resolved = self._resolve_ids(documents, ids)
+        return self._embed_and_store(documents, resolved, owned=True)
 
     def add_documents(self, documents: Iterable[Document], *, ids: Optional[Sequence[str]] = None) -> list[str]:
         """Embed and store ``documents``; id = ``ids[i]``, else ``document.id``, else a uuid4.
@@ -166,15 +167,16 @@ class VectorStore(ABC):
         An id already in the store is replaced. Returns the ids in input order. The
         documents are copied: changing them later does not change the store.
         """
-        with paused_gc():
-            documents = self._check_documents(documents)
-            return self._embed_and_store(documents, self._resolve_ids(documents, ids), owned=False)
+        documents = self._check_documents(documents)
+        return self._embed_and_store(documents, self._resolve_ids(documents, ids), owned=False)
 
     def _embed_and_store(self, documents: list[Document], ids: list[str], *, owned: bool) -> list[str]:
         if not documents:
             return []
+        # The model runs with the garbage collector on: it may take minutes.
         vectors = embed_texts(self._require_embedding(), [d.page_content for d in documents], dimension=self._dimension)
-        return self._store(documents, vectors, ids, owned=owned)
+        with paused_gc():
+            return self._store(documents, vectors, ids, owned=owned)
 
     def add_embeddings(
         self,
