@@ -1,8 +1,11 @@
-"""Loaders: turn files into :class:`rag.Document` objects with the core dependencies only.
+"""Loaders: turn files and web pages into :class:`rag.Document` objects with the core
+dependencies only.
 
 Every loader has ``lazy_load()`` (an iterator), ``load()``, ``alazy_load()`` and ``aload()``;
-every document's metadata carries ``source``, the path as given. ``PyPDFLoader`` imports
-without pypdf and asks for ``pip install "rag-toolkit[pdf]"`` when built.
+every document's metadata carries ``source``, the path or URL as given. ``PyPDFLoader``
+imports without pypdf and asks for ``pip install "rag-toolkit[pdf]"`` when built. The web
+loaders (``WebBaseLoader``, ``RecursiveUrlLoader``, ``SitemapLoader``) fetch concurrently
+over httpx and list what failed in ``loader.failed``.
 
 >>> from loaders import DirectoryLoader
 >>> docs = DirectoryLoader("docs", silent_errors=True).load()  # doctest: +SKIP
@@ -15,7 +18,10 @@ from loaders.html import BSHTMLLoader
 from loaders.json_loader import JSONLoader
 from loaders.markdown import MarkdownLoader
 from loaders.pdf import PyPDFLoader
+from loaders.recursive_url import RecursiveUrlLoader
+from loaders.sitemap import SitemapLoader
 from loaders.text import TextLoader
+from loaders.web import WebBaseLoader
 
 __all__ = [
     "BaseLoader",
@@ -26,4 +32,7 @@ __all__ = [
     "MarkdownLoader",
     "DirectoryLoader",
     "PyPDFLoader",
+    "WebBaseLoader",
+    "RecursiveUrlLoader",
+    "SitemapLoader",
 ]

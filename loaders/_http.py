@@ -8,10 +8,11 @@ second). Time is read and slept through a :class:`Clock`, so tests inject a fake
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -125,13 +126,15 @@ class HttpSettings:
 @dataclass(frozen=True)
 class FetchedPage:
     """A successful response: the requested ``url``, the ``final_url`` after redirects,
-    ``status_code``, ``headers`` and the body ``content`` (bytes, decompressed)."""
+    ``status_code``, ``headers`` and the body ``content`` (bytes, decompressed; empty and
+    ``complete`` False when the caller chose not to read it)."""
 
     url: str
     final_url: str
     status_code: int
     headers: httpx.Headers
     content: bytes
+    complete: bool = True
 
     @property
     def content_type(self) -> str:
@@ -268,15 +271,21 @@ class HttpFetcher:
             await self._client.aclose()
             self._client = None
 
-    async def fetch(self, url: str) -> FetchedPage:
-        """GET ``url`` with retries; FetchError (PageNotFoundError for 404/410) on failure."""
+    async def fetch(
+        self, url: str, *, read_body: Callable[[str], bool] | None = None
+    ) -> FetchedPage:
+        """GET ``url`` with retries; FetchError (PageNotFoundError for 404/410) on failure.
+
+        ``read_body(content_type)`` (optional) decides from the media type whether the body
+        is worth downloading; when it says no, ``content`` is ``b""`` and ``complete`` False.
+        """
         if self._client is None:
             raise RuntimeError("HttpFetcher.fetch() needs 'async with HttpFetcher(...)'")
         settings = self.settings
         retry = 0
         while True:
             try:
-                page = await self._attempt(url)
+                page = await self._attempt(url, read_body)
             except httpx.TransportError as exc:
                 detail = _describe_transport_error(exc, settings.timeout)
                 if retry >= settings.max_retries:
@@ -310,20 +319,23 @@ class HttpFetcher:
                 logger.info("Fetching %s got %s; retry %d in %.2f s", url, reason, retry, delay)
             await self.clock.sleep(delay)
 
-    async def _attempt(self, url: str) -> FetchedPage:
+    async def _attempt(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
         assert self._client is not None
         async with self._semaphore:
             if self._limiter is not None:
                 await self._limiter.acquire()
             async with self._client.stream("GET", url) as response:
-                content = await self._read_capped(response)
-                return FetchedPage(
+                page = FetchedPage(
                     url=url,
                     final_url=str(response.url),
                     status_code=response.status_code,
                     headers=response.headers,
-                    content=content,
+                    content=b"",
+                    complete=False,
                 )
+                if read_body is not None and page.status_code < 400 and not read_body(page.content_type):
+                    return page
+                return dataclasses.replace(page, content=await self._read_capped(response), complete=True)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.settings.max_bytes

@@ -148,7 +148,7 @@ class WebBaseLoader(BaseLoader):
             )
         if not paths:
             raise ValidationError("No URL given: pass web_path='https://...' or web_paths=[...]")
-        self.web_paths = [validate_http_url(url, name="web_path") for url in paths]
+        self.web_paths = [self._check_path(path) for path in paths]
         self.header_template = dict(header_template) if header_template is not None else None
         self.verify_ssl = verify_ssl
         self.proxies = dict(proxies) if proxies else None
@@ -174,6 +174,10 @@ class WebBaseLoader(BaseLoader):
         self.drop_chrome = drop_chrome
         self.clock = clock
         self.report = LoadReport(logger=logger)
+
+    def _check_path(self, path: object) -> str:
+        """A URL as given, once checked (subclasses loading local files override this)."""
+        return validate_http_url(path, name="web_path")
 
     # -- LangChain-compatible accessors -------------------------------------------------
 

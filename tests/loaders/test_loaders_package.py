@@ -21,6 +21,9 @@ EXPECTED = [
     "MarkdownLoader",
     "DirectoryLoader",
     "PyPDFLoader",
+    "WebBaseLoader",
+    "RecursiveUrlLoader",
+    "SitemapLoader",
 ]
 
 
