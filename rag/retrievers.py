@@ -11,7 +11,19 @@ from rag.documents import Document
 from rag.errors import ValidationError
 from rag.runnables import Runnable, RunnableConfig
 
-__all__ = ["BaseRetriever", "VectorStoreRetriever", "SearchableStore"]
+__all__ = ["BaseRetriever", "VectorStoreRetriever", "SearchableStore", "BM25Retriever", "EnsembleRetriever"]
+
+# BM25Retriever and EnsembleRetriever live in their own modules, which import BaseRetriever
+# from here; resolving them on first access (PEP 562) avoids the import cycle.
+_LAZY = {"BM25Retriever": "rag.bm25", "EnsembleRetriever": "rag.ensemble"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The keyword arguments each search type accepts, so a typo fails when the retriever is
 # built rather than being silently ignored (LangChain ignores unknown search_kwargs).
