@@ -280,10 +280,12 @@ def site(_web_site_server: Site) -> Site:
 
 
 class FakeClock:
-    """A clock whose sleeps return at once and advance its time; it records every sleep."""
+    """A clock whose sleeps return at once and (with ``advance``) move its time on; it
+    records every sleep. ``advance=False`` freezes time, as if every sleeper started at once."""
 
-    def __init__(self, start: float = 1_000.0) -> None:
+    def __init__(self, start: float = 1_000.0, *, advance: bool = True) -> None:
         self.now = start
+        self.advance = advance
         self.sleeps: list[float] = []
 
     def monotonic(self) -> float:
@@ -294,4 +296,5 @@ class FakeClock:
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(round(seconds, 6))
-        self.now += seconds
+        if self.advance:
+            self.now += seconds
