@@ -1,0 +1,83 @@
+"""Loading a BEIR-format dataset: corpus.jsonl, queries.jsonl and qrels/<split>.tsv."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Union
+
+from rag.documents import Document
+from rag.errors import ValidationError
+
+__all__ = ["BeirDataset", "load_beir"]
+
+
+@dataclass
+class BeirDataset:
+    """A retrieval test collection. ``doc_ids``/``titles``/``texts`` are aligned lists;
+    ``queries`` maps query id to text (only queries that have judgements); ``qrels`` maps
+    query id to {document id: grade}."""
+
+    name: str
+    doc_ids: list[str]
+    titles: list[str]
+    texts: list[str]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+    def passages(self) -> list[str]:
+        """What gets indexed: ``title + " " + text`` (BEIR's convention), stripped."""
+        return [f"{title} {text}".strip() for title, text in zip(self.titles, self.texts)]
+
+    def documents(self) -> list[Document]:
+        """The passages as Documents, ``id`` = BEIR document id, ``metadata["title"]``."""
+        return [Document(p, {"title": t}, i) for p, t, i in zip(self.passages(), self.titles, self.doc_ids)]
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/")
+    with open(path, encoding="utf-8") as handle:
+        try:
+            return [json.loads(line) for line in handle if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"{path} is not JSON lines: {exc}") from exc
+
+
+def load_beir(folder: Union[str, os.PathLike], split: str = "test") -> BeirDataset:
+    """Read a BEIR folder; keeps the queries judged in ``qrels/{split}.tsv``.
+
+    >>> data = load_beir("../shared/data/beir/scifact")        # doctest: +SKIP
+    >>> len(data.doc_ids), len(data.queries)                    # doctest: +SKIP
+    (5183, 300)
+    """
+    root = Path(folder)
+    corpus = _read_jsonl(root / "corpus.jsonl")
+    query_rows = _read_jsonl(root / "queries.jsonl")
+    qrels_path = root / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        raise FileNotFoundError(f"{qrels_path} is missing (split={split!r})")
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path, encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        for row_number, row in enumerate(reader, 1):
+            if row_number == 1 and row and not row[-1].lstrip("-").isdigit():
+                continue  # the header: query-id, corpus-id, score
+            if len(row) != 3:
+                raise ValidationError(f"{qrels_path}:{row_number}: expected 3 tab-separated columns, got {row!r}")
+            qrels.setdefault(row[0], {})[row[1]] = int(row[2])
+    all_queries = {str(row["_id"]): row["text"] for row in query_rows}
+    missing = sorted(set(qrels) - set(all_queries))
+    if missing:
+        raise ValidationError(f"{qrels_path} judges queries absent from queries.jsonl: {missing[:5]}")
+    return BeirDataset(
+        name=root.name,
+        doc_ids=[str(row["_id"]) for row in corpus],
+        titles=[row.get("title") or "" for row in corpus],
+        texts=[row.get("text") or "" for row in corpus],
+        queries={qid: all_queries[qid] for qid in qrels},
+        qrels=qrels,
+    )

@@ -1,0 +1,66 @@
+"""The named retrieval configurations ``rag bench`` and ``benchmarks/quality.py`` compare."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from rag.evaluation.systems import BM25System, CorpusVectors, DenseSystem, HybridSystem, RetrievalSystem
+
+__all__ = ["CONFIGURATIONS", "build_systems"]
+
+#: name -> one-line description (the order is the report's order).
+CONFIGURATIONS: dict[str, str] = {
+    "hashing": "HashingEmbeddings(1024), InMemoryVectorStore",
+    "bm25-nostem": "BM25Retriever(stemmer=None), English stopwords",
+    "bm25": "BM25Retriever (Snowball English stemming, stopwords)",
+    "minilm-faiss": "LocalEmbeddings (MiniLM int8), FAISS flat inner product",
+    "minilm-memory": "LocalEmbeddings (MiniLM int8), InMemoryVectorStore",
+    "minilm-mmr": "LocalEmbeddings, FAISS, MMR (fetch_k=200, lambda_mult=0.5)",
+    "hybrid": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (0.5/0.5, c=60)",
+}
+
+
+def _faiss(embeddings: Any) -> Any:
+    from stores import FAISS
+
+    # MiniLM vectors are unit length: inner product is cosine, and FAISS skips normalising.
+    return FAISS(embedding=embeddings, distance_strategy="MAX_INNER_PRODUCT")
+
+
+def _memory(embeddings: Any) -> Any:
+    from stores import InMemoryVectorStore
+
+    return InMemoryVectorStore(embeddings)
+
+
+def build_systems(names: Sequence[str], *, local_embeddings: Optional[Any] = None) -> list[RetrievalSystem]:
+    """The systems for ``names`` (keys of :data:`CONFIGURATIONS`), sharing one MiniLM model
+    and one cache of corpus vectors."""
+    unknown = [name for name in names if name not in CONFIGURATIONS]
+    if unknown:
+        raise ValueError(f"unknown configurations {unknown}; choose from {list(CONFIGURATIONS)}")
+    from rag.embeddings import HashingEmbeddings
+
+    vectors = CorpusVectors()
+    minilm: Optional[Any] = local_embeddings
+
+    def local() -> Any:
+        nonlocal minilm
+        if minilm is None:
+            from rag.embeddings import LocalEmbeddings
+
+            minilm = LocalEmbeddings()
+        return minilm
+
+    factories: dict[str, Callable[[], RetrievalSystem]] = {
+        "hashing": lambda: DenseSystem("hashing", HashingEmbeddings(dim=1024), _memory, vectors),
+        "bm25-nostem": lambda: BM25System("bm25-nostem", stemmer=None),
+        "bm25": lambda: BM25System("bm25"),
+        "minilm-faiss": lambda: DenseSystem("minilm-faiss", local(), _faiss, vectors),
+        "minilm-memory": lambda: DenseSystem("minilm-memory", local(), _memory, vectors),
+        "minilm-mmr": lambda: DenseSystem("minilm-mmr", local(), _faiss, vectors, mmr_fetch_k=200),
+        "hybrid": lambda: HybridSystem(
+            "hybrid", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25")
+        ),
+    }
+    return [factories[name]() for name in names]

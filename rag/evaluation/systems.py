@@ -1,0 +1,134 @@
+"""Retrieval configurations to evaluate, each built only from the toolkit's public classes.
+
+A system indexes (ids, texts) once and answers a batch of queries with ranked document ids.
+Dense systems share a :class:`CorpusVectors` cache, so one embedding pass of the corpus
+serves the flat, in-memory, MMR and hybrid runs (its time is counted in each index time).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Protocol, Sequence
+
+import numpy as np
+
+from rag.documents import Document
+from rag.embeddings.base import embed_texts, model_id_of
+
+__all__ = ["RetrievalSystem", "CorpusVectors", "DenseSystem", "BM25System", "HybridSystem"]
+
+
+class RetrievalSystem(Protocol):
+    """What the runner needs: a name, ``index`` once, then ``search`` in batches."""
+
+    name: str
+
+    def index(self, ids: Sequence[str], texts: Sequence[str]) -> None: ...
+
+    def search(self, queries: Sequence[str], k: int) -> list[list[str]]: ...
+
+
+@dataclass
+class CorpusVectors:
+    """Embeds a corpus once per model and remembers how long it took (seconds)."""
+
+    _cache: dict[str, tuple[np.ndarray, float]] = field(default_factory=dict)
+
+    def get(self, embeddings: Any, texts: Sequence[str]) -> tuple[np.ndarray, float, bool]:
+        """(vectors, seconds the embedding took, whether they came from the cache)."""
+        key = f"{model_id_of(embeddings)}:{len(texts)}"
+        if key in self._cache:
+            return (*self._cache[key], True)
+        started = time.perf_counter()
+        vectors = embed_texts(embeddings, list(texts))
+        self._cache[key] = (vectors, time.perf_counter() - started)
+        return (*self._cache[key], False)
+
+
+@dataclass
+class DenseSystem:
+    """Vectors in a store from ``store_factory(embeddings)``; similarity search, or MMR
+    when ``mmr_fetch_k`` is set (``lambda_mult`` in [0, 1], default 0.5)."""
+
+    name: str
+    embeddings: Any
+    store_factory: Callable[[Any], Any]
+    vectors: CorpusVectors = field(default_factory=CorpusVectors)
+    mmr_fetch_k: Optional[int] = None
+    lambda_mult: float = 0.5
+    embed_seconds: float = 0.0
+    cached_seconds: float = 0.0  # embedding time saved by the cache, added to index time
+    store: Any = None
+
+    def index(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        matrix, self.embed_seconds, reused = self.vectors.get(self.embeddings, texts)
+        self.cached_seconds = self.embed_seconds if reused else 0.0
+        self.store = self.store_factory(self.embeddings)
+        self.store.add_vectors(matrix, [Document(text, {}, doc_id) for doc_id, text in zip(ids, texts)], ids=list(ids))
+
+    def search_documents(self, queries: Sequence[str], k: int) -> list[list[Document]]:
+        query_vectors = embed_texts(self.embeddings, list(queries))
+        if self.mmr_fetch_k is None:
+            hits = self.store.similarity_search_with_score_by_vectors(query_vectors, k)
+            return [[doc for doc, _ in row] for row in hits]
+        return [
+            self.store.max_marginal_relevance_search_by_vector(vector, k, self.mmr_fetch_k, self.lambda_mult)
+            for vector in query_vectors
+        ]
+
+    def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
+        return [[doc.id for doc in row] for row in self.search_documents(queries, k)]
+
+
+@dataclass
+class BM25System:
+    """A :class:`~rag.bm25.BM25Retriever` with the given ``stemmer`` and ``bm25_params``."""
+
+    name: str
+    stemmer: Optional[str] = "english"
+    bm25_params: Optional[dict] = None
+    retriever: Any = None
+
+    def index(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        from rag.bm25 import BM25Retriever
+
+        self.retriever = BM25Retriever.from_texts(texts, ids=ids, bm25_params=self.bm25_params, stemmer=self.stemmer)
+
+    def search_documents(self, queries: Sequence[str], k: int) -> list[list[Document]]:
+        positions, _ = self.retriever.search_positions(queries, k)
+        docs = self.retriever.docs
+        return [[docs[p] for p in row.tolist()] for row in positions]
+
+    def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
+        return [[doc.id for doc in row] for row in self.search_documents(queries, k)]
+
+
+@dataclass
+class HybridSystem:
+    """Dense and BM25 results (``k`` each) fused by weighted reciprocal rank, the function
+    :class:`~rag.ensemble.EnsembleRetriever` uses (``weights``: dense, then lexical)."""
+
+    name: str
+    dense: DenseSystem
+    lexical: BM25System
+    weights: tuple[float, float] = (0.5, 0.5)
+    c: float = 60
+
+    @property
+    def cached_seconds(self) -> float:
+        return self.dense.cached_seconds
+
+    def index(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        self.dense.index(ids, texts)
+        self.lexical.index(ids, texts)
+
+    def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
+        from rag.ensemble import weighted_reciprocal_rank
+
+        dense = self.dense.search_documents(queries, k)
+        lexical = self.lexical.search_documents(queries, k)
+        return [
+            [doc.id for doc, _ in weighted_reciprocal_rank([d, l], self.weights, self.c)[:k]]
+            for d, l in zip(dense, lexical)
+        ]
