@@ -19,6 +19,15 @@ def best_of(func: Callable[[], Any], repeat: int = 5, number: int = 1) -> float:
     return best
 
 
+def paired(first: Callable[[], Any], second: Callable[[], Any], repeat: int = 9, number: int = 5) -> tuple[float, float]:
+    """Best times of two functions measured in alternation, so load changes hit both alike."""
+    best_first = best_second = float("inf")
+    for _ in range(repeat):
+        best_first = min(best_first, best_of(first, repeat=1, number=number))
+        best_second = min(best_second, best_of(second, repeat=1, number=number))
+    return best_first, best_second
+
+
 def rss_mib() -> float:
     """Resident memory of this process in MiB (Linux /proc; 0.0 elsewhere)."""
     try:

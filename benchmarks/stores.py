@@ -24,7 +24,7 @@ import numpy as np
 # first on sys.path and shadow the package. Put the repository root there instead.
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from benchmarks._timing import best_of, fmt_time, rss_mib  # noqa: E402
+from benchmarks._timing import best_of, fmt_time, paired, rss_mib  # noqa: E402
 
 from rag.embeddings import DeterministicFakeEmbedding  # noqa: E402
 from stores import FAISS, InMemoryVectorStore  # noqa: E402
@@ -130,25 +130,24 @@ def bench_faiss_query(count: int) -> None:
     raw = faiss.IndexFlatL2(DIM)
     raw.add(vectors)
     query = unit_vectors(1, 5)
-    t_raw = best_of(lambda: raw.search(query, 4), repeat=7, number=10)
-    t_ours = best_of(lambda: store.similarity_search_with_score_by_vector(query[0], 4), repeat=7, number=10)
+    t_ours, t_raw = paired(lambda: store.similarity_search_with_score_by_vector(query[0], 4), lambda: raw.search(query, 4))
     print(f"| FAISS single query, {count:,} vectors, k=4 | {fmt_time(t_ours)} | raw faiss {fmt_time(t_raw)} | "
           f"{t_ours / t_raw:.3f}x of raw | target <= 1.10x |")
     batch = unit_vectors(1000, 6)
-    t_raw_b = best_of(lambda: raw.search(batch, 10), repeat=3)
-    t_ours_b = best_of(lambda: store.similarity_search_with_score_by_vectors(batch, 10), repeat=3)
+    t_ours_b, t_raw_b = paired(lambda: store.similarity_search_with_score_by_vectors(batch, 10),
+                               lambda: raw.search(batch, 10), repeat=3, number=1)
     print(f"| FAISS batched, 1,000 queries, k=10 | {1000 / t_ours_b:,.0f} q/s | raw faiss {1000 / t_raw_b:,.0f} q/s | "
           f"{t_raw_b / t_ours_b:.2f} of raw throughput | target ~1.0 |")
-    t_search = best_of(lambda: store.similarity_search_by_vector(query[0], 100), repeat=5, number=5)
-    t_mmr = best_of(lambda: store.max_marginal_relevance_search_by_vector(query[0], k=10, fetch_k=100), repeat=5, number=5)
+    t_mmr, t_search = paired(lambda: store.max_marginal_relevance_search_by_vector(query[0], k=10, fetch_k=100),
+                             lambda: store.similarity_search_by_vector(query[0], 100))
     candidates = vectors[:100]
     t_rerank = best_of(lambda: maximal_marginal_relevance(query[0], candidates, 0.5, 10), repeat=7, number=20)
     print(f"| MMR k=10 fetch_k=100 on {count:,} | {fmt_time(t_mmr)} | search alone {fmt_time(t_search)} | "
           f"re-rank {fmt_time(t_rerank)} (total - search {fmt_time(max(t_mmr - t_search, 0))}) | target < 1 ms |")
     filtered = store.similarity_search_by_vector(query[0], 10, filter={"bucket": 7})
     assert len(filtered) == 10 and all(d.metadata["bucket"] == 7 for d in filtered)
-    t_filtered = best_of(lambda: store.similarity_search_by_vector(query[0], 10, filter={"bucket": 7}), repeat=5)
-    t_plain = best_of(lambda: store.similarity_search_by_vector(query[0], 10), repeat=5, number=5)
+    t_filtered, t_plain = paired(lambda: store.similarity_search_by_vector(query[0], 10, filter={"bucket": 7}),
+                                 lambda: store.similarity_search_by_vector(query[0], 10))
     print(f"| Filtered search (1% of {count:,} match), k=10 | {fmt_time(t_filtered)} | unfiltered {fmt_time(t_plain)} | "
           f"{t_filtered / t_plain:.2f}x of unfiltered | 10 exact results |")
     matcher = lambda metadata: metadata["bucket"] == 7  # noqa: E731
