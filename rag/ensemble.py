@@ -83,7 +83,8 @@ class EnsembleRetriever(BaseRetriever):
     LangChain's). ``weights``: one per retriever, >= 0, default equal. ``c`` >= 0 (default
     60): larger values flatten the advantage of top ranks. ``id_key``: the metadata key
     identifying a document; without it, documents are matched by id when they all have
-    one, else by text. The run's callbacks and tags reach each retriever, tagged
+    one, else by text. ``k``: keep only the best ``k`` (default None: all, as LangChain).
+    The run's callbacks and tags reach each retriever, tagged
     ``retriever_1``, ``retriever_2``...
 
     Differences from LangChain's class: documents with ids are matched by id, not by text
@@ -103,6 +104,7 @@ class EnsembleRetriever(BaseRetriever):
         c: float = 60,
         id_key: Optional[str] = None,
         *,
+        k: Optional[int] = None,
         tags: Optional[list[str]] = None,
         metadata: Optional[dict[str, Any]] = None,
     ) -> None:
@@ -114,12 +116,15 @@ class EnsembleRetriever(BaseRetriever):
                 raise ValidationError(f"retrievers[{position}] has no invoke method: {retriever!r:.80}")
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c) or c < 0:
             raise ValidationError(f"c must be a number >= 0, got {c!r}")
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValidationError(f"k must be a positive int or None, got {k!r}")
         if id_key is not None and not isinstance(id_key, str):
             raise ValidationError(f"id_key must be a metadata key (str) or None, got {id_key!r}")
         self.retrievers = retrievers
         self.weights = _check_weights(weights, len(retrievers))
         self.c = c
         self.id_key = id_key
+        self.k = k
         self.tags = tags
         self.metadata = metadata
 
@@ -136,8 +141,9 @@ class EnsembleRetriever(BaseRetriever):
         return await super().ainvoke(input, config, _run_config=config, **kwargs)  # type: ignore[arg-type]
 
     def weighted_reciprocal_rank(self, doc_lists: Sequence[Sequence[Document]]) -> list[Document]:
-        """Fuse ranked lists with this retriever's weights, ``c`` and ``id_key``."""
-        return [doc for doc, _ in weighted_reciprocal_rank(doc_lists, self.weights, self.c, self.id_key)]
+        """Fuse ranked lists with this retriever's weights, ``c``, ``id_key`` and ``k``."""
+        fused = weighted_reciprocal_rank(doc_lists, self.weights, self.c, self.id_key)
+        return [doc for doc, _ in fused[: self.k]]
 
     def _get_relevant_documents(self, query: str, _run_config: Optional[dict[str, Any]] = None, **kwargs: Any) -> list[Document]:
         if kwargs:
