@@ -193,8 +193,9 @@ class RecursiveUrlLoader(BaseLoader):
                 RobotsRules(fetcher, settings.headers["User-Agent"]) if self.respect_robots_txt else None
             )
             start = normalize_url(self.url)
-            seen = {start}
-            frontier = [start]
+            seen = {start}  # every URL ever queued: each is requested at most once
+            loaded: set[str] = set()  # final URLs of pages already used
+            frontier: dict[str, None] = {start: None}  # an ordered set
             requested = 0
             for depth in range(self.max_depth):
                 batch: list[str] = []
@@ -212,14 +213,15 @@ class RecursiveUrlLoader(BaseLoader):
                         "Crawl of %s reached max_pages=%d: %d pages found were not loaded",
                         self.url, self.max_pages, over_limit,
                     )
-                frontier = []
+                in_batch = set(batch)
+                frontier = {}
 
                 async def crawl(link: str) -> tuple[str, _Crawled | BaseException | str]:
                     return link, await self._crawl_one(fetcher, link)
 
                 window = max(16, 4 * self.max_concurrency)
                 async for link, outcome in ordered_map(crawl, batch, window=window):
-                    crawled = self._accept(link, outcome, seen)
+                    crawled = self._accept(link, outcome, seen, loaded, in_batch, frontier)
                     if crawled is None:
                         continue
                     document = self._document(crawled)
@@ -229,7 +231,7 @@ class RecursiveUrlLoader(BaseLoader):
                         for child in self._links(crawled):
                             if child not in seen:
                                 seen.add(child)
-                                frontier.append(child)
+                                frontier[child] = None
                 if not frontier:
                     break
 
@@ -252,8 +254,20 @@ class RecursiveUrlLoader(BaseLoader):
         except (FetchError, ValidationError) as exc:
             return exc
 
-    def _accept(self, link: str, outcome: _Crawled | BaseException | str, seen: set[str]) -> _Crawled | None:
-        """Record failures and skips (in crawl order); the page when it is to be used."""
+    def _accept(
+        self,
+        link: str,
+        outcome: _Crawled | BaseException | str,
+        seen: set[str],
+        loaded: set[str],
+        in_batch: set[str],
+        frontier: dict[str, None],
+    ) -> _Crawled | None:
+        """Record failures and skips (in crawl order); the page when it is to be used.
+
+        A redirect to a page fetched directly in this level, or already used, is a
+        duplicate; a redirect to a page queued for the next level takes its place.
+        """
         if isinstance(outcome, BaseException):
             if not self.continue_on_failure:
                 raise outcome
@@ -262,16 +276,17 @@ class RecursiveUrlLoader(BaseLoader):
         if isinstance(outcome, str):
             self.report.record_skip(link, outcome)
             return None
-        if outcome.page.redirected:
-            final = normalize_url(outcome.page.final_url)
-            if final != link:
-                if self.prevent_outside and not is_within(final, self.base_url):
-                    self.report.record_skip(link, f"redirected outside {self.base_url}: {final}")
-                    return None
-                if final in seen:
-                    self.report.record_skip(link, f"redirected to {final}, already crawled or queued")
-                    return None
-                seen.add(final)
+        final = normalize_url(outcome.page.final_url)
+        if final != link:
+            if self.prevent_outside and not is_within(final, self.base_url):
+                self.report.record_skip(link, f"redirected outside {self.base_url}: {final}")
+                return None
+            if final in loaded or final in in_batch:
+                self.report.record_skip(link, f"redirected to {final}, loaded as that page")
+                return None
+            frontier.pop(final, None)
+            seen.add(final)
+        loaded.add(final)
         return outcome
 
     def _document(self, crawled: _Crawled) -> Document | None:

@@ -41,7 +41,8 @@ def redirect(location: str, status: int = 302) -> Response:
 
 Route = Response | list[Response] | Callable[[], Response]
 
-OFFSITE = "http://offsite.invalid/page.html"
+# Another origin (localhost, not 127.0.0.1) on the discard port: refused at once, no DNS.
+OFFSITE = "http://localhost:9/page.html"
 
 
 def base_routes() -> dict[str, Route]:
@@ -212,6 +213,7 @@ class Site:
 def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real servers
+        disable_nagle_algorithm = True  # headers and body go out at once, no 40 ms ACK stalls
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
             with site.lock:
