@@ -684,11 +684,25 @@ class VectorStore(ABC):
             rows.append({"id": document.id, "page_content": document.page_content, "metadata": document.metadata})
         return labels, {"documents": rows}
 
-    def _restore_documents(self, folder: IndexFolder, labels: np.ndarray) -> None:
+    def to_sections(self, prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(config, sections)``: this store as plain data for an index folder.
+
+        Sections are named ``prefix + name``, so a store can share one folder (and one
+        atomic save) with other parts of an index, such as a BM25 index. ``config`` is
+        JSON. :meth:`from_sections` reverses it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot be saved")
+
+    @classmethod
+    def from_sections(cls: type[VS], folder: IndexFolder, embedding: Any, config: dict[str, Any], prefix: str = "") -> VS:
+        """Rebuild a store saved by :meth:`to_sections` from an opened index folder."""
+        raise NotImplementedError(f"{cls.__name__} cannot be loaded")
+
+    def _restore_documents(self, folder: IndexFolder, labels: np.ndarray, prefix: str = "") -> None:
         """Refill documents and id maps from a folder, checking they align with ``labels``."""
         from rag.errors import CorruptIndexError
 
-        data = folder.json("documents")
+        data = folder.json(f"{prefix}documents")
         rows = data.get("documents") if isinstance(data, dict) else None
         if not isinstance(rows, list) or len(rows) != labels.shape[0]:
             raise CorruptIndexError(f"{folder.path}: the documents do not match the stored vectors' count")

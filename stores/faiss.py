@@ -406,28 +406,59 @@ class FAISS(VectorStore):
 
     # ------------------------------------------------------------------ persistence
 
+    def to_sections(self, prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+        """Compacts tombstones away, then describes the store (see VectorStore.to_sections)."""
+        with self._lock:
+            self.compact()
+            labels, documents = self._document_sections()
+            sections: dict[str, Any] = {f"{prefix}documents": documents, f"{prefix}labels": labels}
+            if self.index is not None:
+                sections[f"{prefix}index"] = faiss.serialize_index(self.index).tobytes()
+            config = {
+                "store_class": type(self).__name__,
+                "distance_strategy": self.distance_strategy.value,
+                "index_factory": self.index_factory,
+                "normalize_L2": self._normalize_L2,
+                "nprobe": self._nprobe,
+                "efSearch": self._ef_search,
+                "all_unit": self._all_unit,
+                "faiss_version": faiss.__version__,
+            }
+        return config, sections
+
+    @classmethod
+    def from_sections(
+        cls, folder: Any, embedding: Any, config: dict[str, Any], prefix: str = "", **overrides: Any
+    ) -> "FAISS":
+        """Rebuild from an index folder; ``overrides``: relevance_score_fn, nprobe, efSearch."""
+        try:
+            store = cls(
+                embedding=embedding,
+                distance_strategy=config["distance_strategy"],
+                normalize_L2=bool(config["normalize_L2"]),
+                index_factory=config["index_factory"],
+                nprobe=overrides.get("nprobe", config.get("nprobe")),
+                efSearch=overrides.get("efSearch", config.get("efSearch")),
+                relevance_score_fn=overrides.get("relevance_score_fn"),
+            )
+        except KeyError as exc:
+            raise CorruptIndexError(f"{folder.path}: the FAISS configuration lacks {exc}") from exc
+        labels = folder.array(f"{prefix}labels")
+        if labels.dtype != np.int64 or labels.ndim != 1:
+            raise CorruptIndexError(f"{folder.path}: labels must be a 1-D int64 array, got {labels.dtype} {labels.shape}")
+        store._restore_documents(folder, labels, prefix)
+        if folder.has(f"{prefix}index"):
+            store._restore_index(folder, labels, prefix)
+        store._all_unit = bool(config.get("all_unit", False))
+        return store
+
     def save_local(self, folder_path: Union[str, os.PathLike], index_name: str = "index") -> None:
         """Save to ``folder_path/index_name/`` atomically: manifest, faiss index file, JSON, .npy.
 
         Tombstoned vectors are compacted away first.
         """
-        with self._lock:
-            self.compact()
-            labels, documents = self._document_sections()
-            sections: dict[str, Any] = {"documents": documents, "labels": labels}
-            if self.index is not None:
-                sections["index"] = faiss.serialize_index(self.index).tobytes()
-            manifest = self._manifest(
-                distance_strategy=self.distance_strategy.value,
-                config={
-                    "index_factory": self.index_factory,
-                    "normalize_L2": self._normalize_L2,
-                    "nprobe": self._nprobe,
-                    "efSearch": self._ef_search,
-                    "all_unit": self._all_unit,
-                    "faiss_version": faiss.__version__,
-                },
-            )
+        config, sections = self.to_sections()
+        manifest = self._manifest(distance_strategy=self.distance_strategy.value, config=config)
         write_index_folder(Path(folder_path) / index_name, manifest, sections)
 
     @classmethod
@@ -456,37 +487,19 @@ class FAISS(VectorStore):
         folder = read_index_folder(Path(folder_path) / index_name, store_class=cls.__name__)
         if embeddings is not None:
             folder.check_embedding(model_id_of(embeddings), getattr(embeddings, "dimension", None))
-        manifest, config = folder.manifest, folder.manifest.config
-        saved = {"normalize_L2": config.get("normalize_L2"), "distance_strategy": manifest.distance_strategy}
+        config = folder.manifest.config
+        saved = {"normalize_L2": config.get("normalize_L2"), "distance_strategy": config.get("distance_strategy")}
         for name, value in saved.items():
             if name in kwargs:
                 given = kwargs[name].value if isinstance(kwargs[name], DistanceStrategy) else kwargs[name]
                 if given != value:
                     raise ValidationError(f"{name}={kwargs[name]!r} differs from the saved index's {value!r}; rebuild the index to change it")
-        try:
-            store = cls(
-                embedding=embeddings,
-                distance_strategy=manifest.distance_strategy,
-                normalize_L2=bool(config["normalize_L2"]),
-                index_factory=config["index_factory"],
-                nprobe=kwargs.get("nprobe", config.get("nprobe")),
-                efSearch=kwargs.get("efSearch", config.get("efSearch")),
-                relevance_score_fn=kwargs.get("relevance_score_fn"),
-            )
-        except KeyError as exc:
-            raise CorruptIndexError(f"{folder.path}: manifest config lacks {exc}") from exc
-        labels = folder.array("labels")
-        if labels.dtype != np.int64 or labels.ndim != 1:
-            raise CorruptIndexError(f"{folder.path}: labels must be a 1-D int64 array, got {labels.dtype} {labels.shape}")
-        store._restore_documents(folder, labels)
-        if folder.has("index"):
-            store._restore_index(folder, labels)
-        store._all_unit = bool(config.get("all_unit", False))
-        return store
+        overrides = {name: kwargs[name] for name in ("relevance_score_fn", "nprobe", "efSearch") if name in kwargs}
+        return cls.from_sections(folder, embeddings, config, **overrides)
 
-    def _restore_index(self, folder: Any, labels: np.ndarray) -> None:
+    def _restore_index(self, folder: Any, labels: np.ndarray, prefix: str = "") -> None:
         try:
-            index = faiss.deserialize_index(np.frombuffer(folder.bytes("index"), dtype=np.uint8))
+            index = faiss.deserialize_index(np.frombuffer(folder.bytes(f"{prefix}index"), dtype=np.uint8))
         except RuntimeError as exc:
             raise CorruptIndexError(f"{folder.path}: the faiss index file cannot be read: {str(exc).strip().splitlines()[-1]}") from exc
         self._keepalive = [index]  # see _adopt: the downcast proxy does not own the index

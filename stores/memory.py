@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal, Optional, Union
 
 import numpy as np
 
+from rag.errors import CorruptIndexError
 from rag.persistence import read_index_folder, write_index_folder
 from rag.embeddings.base import model_id_of
 from stores.base import VectorStore
@@ -123,14 +124,31 @@ class InMemoryVectorStore(VectorStore):
 
     # ------------------------------------------------------------------ persistence
 
-    def dump(self, path: Union[str, os.PathLike]) -> None:
-        """Save to the index folder ``path`` atomically (vectors .npy, documents JSON)."""
+    def to_sections(self, prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
         with self._lock:
             labels, documents = self._document_sections()
             vectors = self._get_vectors(labels) if labels.size else np.empty((0, self._dimension or 0), np.float32)
-            manifest = self._manifest(distance_strategy="COSINE", config={})
-            sections = {"documents": documents, "vectors": vectors}
-        write_index_folder(path, manifest, sections)
+        return {"store_class": type(self).__name__}, {f"{prefix}documents": documents, f"{prefix}vectors": vectors}
+
+    @classmethod
+    def from_sections(cls, folder: Any, embedding: Any, config: dict[str, Any], prefix: str = "") -> "InMemoryVectorStore":
+        vectors = folder.array(f"{prefix}vectors")
+        dimension = folder.manifest.dimension
+        if vectors.dtype != np.float32 or vectors.ndim != 2:
+            raise CorruptIndexError(f"{folder.path}: vectors must be a 2-D float32 array, got {vectors.dtype} {vectors.shape}")
+        if vectors.shape[0] and vectors.shape[1] != dimension:
+            raise CorruptIndexError(f"{folder.path}: vectors have dimension {vectors.shape[1]}, the manifest says {dimension}")
+        store = cls(embedding)
+        labels = np.arange(vectors.shape[0], dtype=np.int64)
+        store._restore_documents(folder, labels, prefix)
+        if vectors.shape[0]:
+            store._add_vectors(labels, np.ascontiguousarray(vectors))
+        return store
+
+    def dump(self, path: Union[str, os.PathLike]) -> None:
+        """Save to the index folder ``path`` atomically (vectors .npy, documents JSON)."""
+        config, sections = self.to_sections()
+        write_index_folder(path, self._manifest(distance_strategy="COSINE", config=config), sections)
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike], embedding: Any) -> "InMemoryVectorStore":
@@ -142,16 +160,4 @@ class InMemoryVectorStore(VectorStore):
         folder = read_index_folder(path, store_class=cls.__name__)
         if embedding is not None:
             folder.check_embedding(model_id_of(embedding), getattr(embedding, "dimension", None))
-        from rag.errors import CorruptIndexError
-
-        vectors = folder.array("vectors")
-        if vectors.dtype != np.float32 or vectors.ndim != 2:
-            raise CorruptIndexError(f"{folder.path}: vectors must be a 2-D float32 array, got {vectors.dtype} {vectors.shape}")
-        if vectors.shape[0] and vectors.shape[1] != folder.manifest.dimension:
-            raise CorruptIndexError(f"{folder.path}: vectors have dimension {vectors.shape[1]}, the manifest says {folder.manifest.dimension}")
-        store = cls(embedding)
-        labels = np.arange(vectors.shape[0], dtype=np.int64)
-        store._restore_documents(folder, labels)
-        if vectors.shape[0]:
-            store._add_vectors(labels, np.ascontiguousarray(vectors))
-        return store
+        return cls.from_sections(folder, embedding, folder.manifest.config)
