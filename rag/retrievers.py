@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from abc import abstractmethod
 from typing import Any, Optional, Protocol, runtime_checkable
 
+from rag import _callbacks
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.runnables import Runnable, RunnableConfig
@@ -32,18 +32,6 @@ _ALLOWED_KWARGS: dict[str, frozenset[str]] = {
     "similarity_score_threshold": frozenset({"k", "filter", "fetch_k", "score_threshold"}),
     "mmr": frozenset({"k", "filter", "fetch_k", "lambda_mult"}),
 }
-
-
-def _handlers(config: Optional[RunnableConfig]) -> list[Any]:
-    callbacks = (config or {}).get("callbacks") or []
-    return list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
-
-
-def _notify(handlers: list[Any], event: str, *args: Any, **kwargs: Any) -> None:
-    for handler in handlers:
-        method = getattr(handler, event, None)
-        if method is not None:
-            method(*args, **kwargs)
 
 
 class BaseRetriever(Runnable[str, list[Document]]):
@@ -73,28 +61,25 @@ class BaseRetriever(Runnable[str, list[Document]]):
 
     def invoke(self, input: str, config: Optional[RunnableConfig] = None, **kwargs: Any) -> list[Document]:
         query = self._check_query(input)
-        handlers, run_id = _handlers(config), uuid.uuid4()
-        _notify(handlers, "on_retriever_start", {"name": self.get_name()}, query, run_id=run_id,
-                tags=(config or {}).get("tags", self.tags), metadata=(config or {}).get("metadata", self.metadata))
+        run = _callbacks.start_run(config, "retriever", self.get_name(), query, tags=self.tags, metadata=self.metadata)
         try:
             documents = self._get_relevant_documents(query, **kwargs)
         except Exception as exc:
-            _notify(handlers, "on_retriever_error", exc, run_id=run_id)
+            run.error(exc)
             raise
-        _notify(handlers, "on_retriever_end", documents, run_id=run_id)
+        run.end(documents)
         return documents
 
     async def ainvoke(self, input: str, config: Optional[RunnableConfig] = None, **kwargs: Any) -> list[Document]:
         query = self._check_query(input)
-        handlers, run_id = _handlers(config), uuid.uuid4()
-        _notify(handlers, "on_retriever_start", {"name": self.get_name()}, query, run_id=run_id,
-                tags=(config or {}).get("tags", self.tags), metadata=(config or {}).get("metadata", self.metadata))
+        run = await _callbacks.astart_run(config, "retriever", self.get_name(), query, tags=self.tags,
+                                          metadata=self.metadata)
         try:
             documents = await self._aget_relevant_documents(query, **kwargs)
         except Exception as exc:
-            _notify(handlers, "on_retriever_error", exc, run_id=run_id)
+            await run.aerror(exc)
             raise
-        _notify(handlers, "on_retriever_end", documents, run_id=run_id)
+        await run.aend(documents)
         return documents
 
 
