@@ -16,12 +16,10 @@ class RunnableBinding(Runnable[Any, Any]):
     call's own config (the call's values win; tags, callbacks and metadata combine).
     Made by ``.bind(...)`` and ``.with_config(...)``; both may be chained.
 
-    >>> from rag.runnables import RunnableLambda
-    >>> def greet(name, greeting="hi"): return f"{greeting} {name}"
-    >>> class Greeter(RunnableLambda):
-    ...     def invoke(self, input, config=None, **kwargs): return greet(input, **kwargs)
-    >>> Greeter(greet).bind(greeting="hello").invoke("ann")
-    'hello ann'
+    >>> from rag.models import FakeListChatModel
+    >>> model = FakeListChatModel(responses=["ok"]).bind(stop=["\\n"]).with_config(tags=["demo"])
+    >>> model.kwargs, model.config["tags"], model.invoke("hi").content
+    ({'stop': ['\\n']}, ['demo'], 'ok')
     """
 
     def __init__(self, bound: Runnable, *, kwargs: Optional[dict[str, Any]] = None,
