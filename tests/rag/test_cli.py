@@ -42,7 +42,7 @@ def test_demo_finds_the_persistence_sample_for_a_saving_question(tmp_path):
 
 
 def test_the_command_line_entry_point_runs_the_demo(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "rag.cli", "demo", "--index", str(tmp_path / "ix"), "--k", "1", "consecutive chunks overlap"],
+    result = subprocess.run([sys.executable, "-m", "rag", "demo", "--index", str(tmp_path / "ix"), "--k", "1", "consecutive chunks overlap"],
                             capture_output=True, text=True, check=True)
     assert "text-splitting.md" in result.stdout
     assert main(["demo", "--index", str(tmp_path / "ix2"), "--k", "1", "hybrid"]) == 0

@@ -8,7 +8,6 @@ relevance scores. No network, no API key.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from importlib import resources
@@ -21,7 +20,7 @@ from rag.embeddings import HashingEmbeddings
 from splitters import RecursiveCharacterTextSplitter
 from stores import InMemoryVectorStore
 
-__all__ = ["main"]
+__all__ = ["DEMO_QUERIES", "run_demo", "sample_chunks", "samples_folder"]
 
 DEMO_QUERIES = (
     "How is an index saved safely to disk?",
@@ -60,24 +59,3 @@ def run_demo(index: Path, queries: Sequence[str], k: int, out=sys.stdout) -> Non
             text = " ".join(document.page_content.split())
             snippet = text[:90] + ("..." if len(text) > 90 else "")
             print(f"  {relevance:.3f}  {document.metadata['source']}: {snippet}", file=out)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rag", description="Retrieval-augmented question answering, offline first.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="index the shipped sample documents and run a few searches")
-    demo.add_argument("--index", type=Path, default=Path(".rag/demo"), help="index folder (default .rag/demo)")
-    demo.add_argument("--k", type=int, default=2, help="results per query (default 2)")
-    demo.add_argument("queries", nargs="*", help="queries to run (default: three sample questions)")
-    return parser
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "demo":
-        run_demo(args.index, args.queries or DEMO_QUERIES, args.k)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,170 @@
+"""The ``rag`` command: argument parsing, dispatch, exit codes.
+
+Exit codes: 0 on success, 1 on a user error (one line on stderr, no traceback unless
+``--verbose``), 2 on a usage error (argparse's own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from rag.errors import RagError
+
+from rag.cli.workspace import default_index_path
+
+__all__ = ["main", "build_parser"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _unit_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rag", description="Index files and websites, search them and ask questions, offline by default."
+    )
+    parser.add_argument("--verbose", action="store_true", help="show tracebacks on errors")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def with_index(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--index", type=Path, default=None, help="index folder (default ./.rag, or $RAG_INDEX)")
+        # SUPPRESS: a subcommand's default must not undo `rag --verbose COMMAND`.
+        sub.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+
+    index = commands.add_parser("index", help="load, split, embed and store sources (incremental)")
+    index.add_argument("sources", nargs="+", metavar="SOURCE", help="file, folder, URL, or sitemap URL")
+    with_index(index)
+    index.add_argument("--crawl", type=_non_negative_int, metavar="DEPTH", help="follow links from URLs to this depth")
+    index.add_argument("--sitemap", action="store_true", help="treat URLs as sitemaps")
+    index.add_argument("--glob", metavar="PATTERN", help="files to load from folders (default: every visible file)")
+    index.add_argument("--chunk-size", type=_positive_int, default=1000, metavar="N", help="characters per chunk (default 1000)")
+    index.add_argument("--chunk-overlap", type=_non_negative_int, default=200, metavar="N", help="overlap in characters (default 200)")
+    index.add_argument("--embeddings", metavar="local|hashing|openai:MODEL",
+                       help="embedding model (default: local when installed, else hashing; an existing index keeps its own)")
+    index.add_argument("--store", choices=("faiss", "memory"), help="vector store (default faiss)")
+    index.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    search = commands.add_parser("search", help="ranked chunks for a query")
+    search.add_argument("query", metavar="QUERY")
+    with_index(search)
+    search.add_argument("--k", type=_positive_int, default=4, help="results (default 4)")
+    search.add_argument("--type", dest="search_type", default="hybrid",
+                        choices=("hybrid", "similarity", "mmr", "threshold"), help="search type (default hybrid)")
+    search.add_argument("--threshold", type=_unit_float, help="minimum relevance for --type threshold")
+    search.add_argument("--json", action="store_true", help="print results as JSON")
+
+    info = commands.add_parser("info", help="what an index holds")
+    with_index(info)
+    info.add_argument("--json", action="store_true", help="print as JSON")
+
+    demo = commands.add_parser("demo", help="index the shipped sample documents and answer sample questions")
+    demo.add_argument("--index", type=Path, default=Path(".rag/demo"), help="index folder (default .rag/demo)")
+    demo.add_argument("--k", type=_positive_int, default=3, help="results per question (default 3)")
+    demo.add_argument("queries", nargs="*", help="questions (default: three sample questions)")
+    demo.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+    return parser
+
+
+def _index_path(args: argparse.Namespace) -> Path:
+    return args.index if args.index is not None else default_index_path()
+
+
+def _run_index(args: argparse.Namespace) -> int:
+    from rag.cli.indexing import IndexOptions, run_index
+    from rag.cli.output import print_summary
+
+    options = IndexOptions(
+        index=_index_path(args), crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
+        chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, embeddings=args.embeddings, store=args.store,
+    )
+    if options.chunk_overlap >= options.chunk_size:
+        raise RagCliError(f"--chunk-overlap ({options.chunk_overlap}) must be smaller than --chunk-size ({options.chunk_size})")
+    summary = run_index(args.sources, options)
+    print_summary(summary, options.index, as_json=args.json)
+    return 0
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from rag.cli.workspace import Workspace
+
+    path = _index_path(args)
+    if not Workspace.exists(path):
+        raise RagCliError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
+    return Workspace.open(path)
+
+
+def _run_search(args: argparse.Namespace) -> int:
+    from rag.cli.output import print_results
+    from rag.cli.searching import search
+
+    workspace = _open(args)
+    results = search(workspace, args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
+    print_results(results, as_json=args.json, score_name="rrf" if args.search_type == "hybrid" else "relevance")
+    return 0
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    from rag.cli.output import print_info
+
+    print_info(_open(args), as_json=args.json)
+    return 0
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from rag.cli.demo import DEMO_QUERIES, run_demo
+
+    run_demo(args.index, args.queries or DEMO_QUERIES, args.k)
+    return 0
+
+
+class RagCliError(RagError):
+    """A user error found by the command line itself."""
+
+
+_COMMANDS = {"index": _run_index, "search": _run_search, "info": _run_info, "demo": _run_demo}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print("rag: interrupted", file=sys.stderr)
+        return 130
+    except (RagError, OSError, ValueError, KeyError, ImportError) as exc:
+        if args.verbose:
+            traceback.print_exc()
+        message = str(exc) if not isinstance(exc, KeyError) or isinstance(exc, RagError) else str(exc.args[0] if exc.args else exc)
+        print(f"rag: error: {message}", file=sys.stderr)
+        return 1
