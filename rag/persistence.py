@@ -163,6 +163,17 @@ def _exchange(a: Path, b: Path) -> bool:
     raise StorageError(code, f"could not swap {a} into place: {os.strerror(code)}", str(b))
 
 
+# Tests set this to a point name to kill the process there, as a power cut would (no
+# cleanup, no finally blocks), and check that the previous index is still loadable.
+CRASH_ENV = "RAG_TEST_CRASH_AT"
+CRASH_POINTS = ("mid-write", "before-swap")
+
+
+def _crash_point(name: str) -> None:
+    if os.environ.get(CRASH_ENV) == name:
+        os._exit(70)
+
+
 def _backup_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.previous")
 
@@ -184,7 +195,9 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
         parent.mkdir(parents=True, exist_ok=True)
         staging.mkdir()
         manifest.sections = {}
-        for name, (filename, payload) in encoded.items():
+        for number, (name, (filename, payload)) in enumerate(encoded.items()):
+            if number == 1:
+                _crash_point("mid-write")
             _write_file(staging / filename, payload)
             manifest.sections[name] = {
                 "file": filename,
@@ -194,6 +207,7 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
         manifest_bytes = json.dumps(manifest.to_json(), indent=2, ensure_ascii=False).encode("utf-8")
         _write_file(staging / MANIFEST, manifest_bytes)
         _fsync_dir(staging)
+        _crash_point("before-swap")
         if target.exists():
             if not _exchange(staging, target):
                 # Portable fallback: two renames. Between them the old folder waits under
@@ -207,6 +221,7 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
         else:
             os.rename(staging, target)
         _fsync_dir(parent)
+        _remove_stale_staging(parent, target.name, keep=staging)
     except OSError as exc:
         if isinstance(exc, StorageError):
             raise
@@ -217,6 +232,13 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def _remove_stale_staging(parent: Path, name: str, keep: Path) -> None:
+    """Delete half-written folders left by saves that crashed (best effort)."""
+    for leftover in parent.glob(f".{name}.saving-*"):
+        if leftover != keep:
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 class IndexFolder:

@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="load, split, embed and store sources (incremental)")
     index.add_argument("sources", nargs="+", metavar="SOURCE", help="file, folder, URL, or sitemap URL")
     with_index(index)
-    index.add_argument("--crawl", type=_non_negative_int, metavar="DEPTH", help="follow links from URLs to this depth")
+    index.add_argument("--crawl", type=_non_negative_int, metavar="DEPTH", help="crawl: follow links up to DEPTH hops from each URL (0 = the page only)")
     index.add_argument("--sitemap", action="store_true", help="treat URLs as sitemaps")
     index.add_argument("--glob", metavar="PATTERN", help="files to load from folders (default: every visible file)")
     index.add_argument("--chunk-size", type=_positive_int, default=1000, metavar="N", help="characters per chunk (default 1000)")

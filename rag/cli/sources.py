@@ -94,7 +94,9 @@ def _load_web(root: Root) -> Loaded:
     if root.kind == "page":
         loader = WebBaseLoader(root.key, continue_on_failure=True)
     elif root.kind == "crawl":
-        loader = RecursiveUrlLoader(root.key, max_depth=root.depth, continue_on_failure=True)
+        # --crawl counts link hops from the start page; the loader's max_depth (LangChain's
+        # meaning) counts the start page as the first level.
+        loader = RecursiveUrlLoader(root.key, max_depth=root.depth + 1, continue_on_failure=True)
     else:
         loader = SitemapLoader(root.key, continue_on_failure=True)
     try:
