@@ -4,7 +4,23 @@ import importlib
 
 import pytest
 
-PACKAGES = ["rag", "rag.embeddings", "rag.runnables", "rag.retrievers", "stores", "loaders", "splitters"]
+PACKAGES = [
+    "rag",
+    "rag.embeddings",
+    "rag.runnables",
+    "rag.retrievers",
+    "rag.messages",
+    "rag.prompts",
+    "rag.parsers",
+    "rag.models",
+    "rag.bm25",
+    "rag.evaluation",
+    "rag.cli",
+    "stores",
+    "stores.faiss",
+    "loaders",
+    "splitters",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)
