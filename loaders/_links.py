@@ -6,11 +6,9 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
-from bs4 import BeautifulSoup, Tag
-
 from loaders._urls import normalize_url
 
-__all__ = ["document_base", "soup_links", "regex_links", "resolve_links", "SKIPPED_SUFFIXES"]
+__all__ = ["regex_links", "resolve_links", "SKIPPED_SUFFIXES"]
 
 #: Paths with these endings are not pages; the crawler does not even request them.
 SKIPPED_SUFFIXES = (
@@ -20,25 +18,6 @@ SKIPPED_SUFFIXES = (
     ".mp3", ".mp4", ".m4a", ".ogg", ".wav", ".webm", ".mov", ".avi", ".woff", ".woff2",
     ".ttf", ".otf", ".eot", ".exe", ".dmg", ".iso", ".bin", ".apk", ".msi",
 )
-
-
-def document_base(soup: BeautifulSoup, page_url: str) -> str:
-    """The URL relative links resolve against: ``<base href>`` (itself resolved) or the page.
-
-    >>> document_base(BeautifulSoup('<base href="/x/">', "html.parser"), "http://h/a/b.html")
-    'http://h/x/'
-    """
-    base = soup.find("base", href=True)
-    if isinstance(base, Tag):
-        href = str(base["href"]).strip()
-        if href:
-            return urljoin(page_url, href)
-    return page_url
-
-
-def soup_links(soup: BeautifulSoup) -> list[str]:
-    """The ``href`` of every ``<a>`` and ``<area>``, in document order, as written."""
-    return [str(tag["href"]) for tag in soup.find_all(("a", "area"), href=True)]
 
 
 def regex_links(html: str, pattern: str | re.Pattern[str]) -> list[str]:

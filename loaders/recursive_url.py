@@ -8,14 +8,13 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from bs4 import BeautifulSoup
+from urllib.parse import urljoin
 
 from loaders._async import iterate_in_thread, ordered_map
 from loaders._checks import non_negative_int, optional_positive, positive_int
-from loaders._extract import decode_body, page_metadata, readable_text
+from loaders._extract import PageScan, decode_body, scan_page
 from loaders._http import DEFAULT_HEADERS, Clock, FetchedPage, FetchError, HttpFetcher, HttpSettings
-from loaders._links import document_base, regex_links, resolve_links, soup_links
+from loaders._links import regex_links, resolve_links
 from loaders._robots import RobotsRules
 from loaders._urls import is_within, normalize_url, url_directory, validate_http_url
 from loaders.base import BaseLoader, LoadReport
@@ -36,12 +35,12 @@ def _is_html(content_type: str) -> bool:
 
 @dataclass(frozen=True)
 class _Crawled:
-    """One fetched HTML page of the crawl."""
+    """One fetched HTML page of the crawl, read in one streaming pass (no tree built)."""
 
     url: str
     page: FetchedPage
     html: str
-    soup: BeautifulSoup
+    scan: PageScan
 
 
 class RecursiveUrlLoader(BaseLoader):
@@ -250,7 +249,9 @@ class RecursiveUrlLoader(BaseLoader):
                 encoding=self.encoding,
                 autoset_encoding=self.autoset_encoding,
             )
-            return _Crawled(link, page, html, BeautifulSoup(html, "html.parser"))
+            # Text only when the default extractor will use it; links and metadata always.
+            scan = scan_page(html, text=self.extractor is None, drop_chrome=self.drop_chrome)
+            return _Crawled(link, page, html, scan)
         except (FetchError, ValidationError) as exc:
             return exc
 
@@ -291,7 +292,7 @@ class RecursiveUrlLoader(BaseLoader):
 
     def _document(self, crawled: _Crawled) -> Document | None:
         if self.extractor is None:
-            content = readable_text(crawled.soup, drop_chrome=self.drop_chrome)
+            content = crawled.scan.text or ""
         else:
             content = self.extractor(crawled.html)
         if not content:
@@ -306,18 +307,20 @@ class RecursiveUrlLoader(BaseLoader):
             }
             if crawled.page.redirected:
                 metadata["final_url"] = crawled.page.final_url
-            metadata.update(page_metadata(crawled.soup))
+            metadata.update(crawled.scan.metadata)
             return metadata
         if self._metadata_takes_response:
             return self.metadata_extractor(crawled.html, crawled.url, crawled.page)
         return self.metadata_extractor(crawled.html, crawled.url)
 
     def _links(self, crawled: _Crawled) -> list[str]:
-        base = document_base(crawled.soup, crawled.page.final_url)
+        base = crawled.page.final_url
+        if crawled.scan.base_href:  # <base href> changes what relative links mean
+            base = urljoin(base, crawled.scan.base_href.strip())
         hrefs = (
             regex_links(crawled.html, self.link_regex)
             if self.link_regex is not None
-            else soup_links(crawled.soup)
+            else crawled.scan.links
         )
         return [link for link in resolve_links(hrefs, base) if self._in_scope(link)]
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -17,7 +18,14 @@ from loaders._checks import (
     parser_name,
     positive_int,
 )
-from loaders._extract import decode_body, page_metadata, readable_text, strip_unreadable
+from loaders._extract import (
+    PageScan,
+    decode_body,
+    page_metadata,
+    readable_text,
+    scan_page,
+    strip_unreadable,
+)
 from loaders._http import (
     DEFAULT_HEADERS,
     Clock,
@@ -43,13 +51,29 @@ _XML_TYPES = ("application/xhtml+xml", "application/xml")
 
 @dataclass(frozen=True)
 class ParsedPage:
-    """A fetched page: the ``url`` requested, the ``response``, its decoded ``text`` and
-    the parsed ``soup``."""
+    """A fetched page: the ``url`` requested, the ``response`` and its decoded ``text``;
+    ``soup`` (BeautifulSoup with ``parser`` and ``bs_kwargs``) and ``scan`` (one streaming
+    pass: readable text, metadata, links) are computed on first use."""
 
     url: str
     response: FetchedPage
     text: str
-    soup: BeautifulSoup
+    parser: str = "html.parser"
+    bs_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    drop_chrome: bool = True
+
+    @cached_property
+    def soup(self) -> BeautifulSoup:
+        return BeautifulSoup(self.text, **{"features": self.parser, **self.bs_kwargs})
+
+    @cached_property
+    def scan(self) -> PageScan:
+        return scan_page(self.text, drop_chrome=self.drop_chrome)
+
+    @property
+    def streamable(self) -> bool:
+        """True when :attr:`scan` reads the page exactly as :attr:`soup` would."""
+        return self.parser == "html.parser" and not self.bs_kwargs
 
 
 def _is_textual(content_type: str) -> bool:
@@ -304,8 +328,7 @@ class WebBaseLoader(BaseLoader):
                     encoding=self.encoding,
                     autoset_encoding=self.autoset_encoding,
                 )
-                soup = BeautifulSoup(text, **{"features": parser, **self.bs_kwargs})
-                return url, ParsedPage(url, page, text, soup)
+                return url, ParsedPage(url, page, text, parser, self.bs_kwargs, self.drop_chrome)
             except (FetchError, ValidationError) as exc:
                 return url, exc
 
@@ -323,6 +346,8 @@ class WebBaseLoader(BaseLoader):
         if parsed.response.content_type == "text/plain":
             return parsed.text.strip()  # plain text keeps its own line structure
         if self.bs_get_text_kwargs is None:
+            if parsed.streamable:  # same text, without building a tree
+                return parsed.scan.text or ""
             return readable_text(parsed.soup, drop_chrome=self.drop_chrome)
         root = strip_unreadable(parsed.soup, drop_chrome=self.drop_chrome)
         return root.get_text(**self.bs_get_text_kwargs)
@@ -332,7 +357,7 @@ class WebBaseLoader(BaseLoader):
         metadata: dict[str, Any] = {"source": parsed.url}
         if parsed.response.redirected:
             metadata["final_url"] = parsed.response.final_url
-        metadata.update(page_metadata(parsed.soup))
+        metadata.update(parsed.scan.metadata if parsed.streamable else page_metadata(parsed.soup))
         return metadata
 
     def _progress(self, total: int) -> Any:

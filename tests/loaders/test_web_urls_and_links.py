@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from bs4 import BeautifulSoup
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loaders._links import document_base, regex_links, resolve_links, soup_links
+from loaders._links import regex_links, resolve_links
 from loaders._urls import is_within, normalize_url, url_directory, validate_http_url
 from rag.errors import ValidationError
 
@@ -100,21 +99,6 @@ def test_resolve_links_uses_the_scheme_of_the_base_for_scheme_relative_links() -
 
 def test_resolve_links_ignores_malformed_links() -> None:
     assert resolve_links(["http://h:bad/x", "http://[::1/x", "ok"], "http://h/") == ["http://h/ok"]
-
-
-def test_base_href_changes_where_relative_links_resolve() -> None:
-    soup = BeautifulSoup('<base href="/target/"><a href="x.html">x</a>', "html.parser")
-    base = document_base(soup, "http://h/page/")
-    assert resolve_links(soup_links(soup), base) == ["http://h/target/x.html"]
-
-
-def test_without_base_href_the_page_url_is_the_base() -> None:
-    assert document_base(BeautifulSoup("<p>x</p>", "html.parser"), "http://h/a/b") == "http://h/a/b"
-
-
-def test_soup_links_reads_a_and_area_hrefs_in_document_order() -> None:
-    soup = BeautifulSoup('<a href="1">a</a><map><area href="2"></map><a name="n">no href</a><a href="3">', "html.parser")
-    assert soup_links(soup) == ["1", "2", "3"]
 
 
 def test_regex_links_takes_the_first_group() -> None:
