@@ -30,9 +30,8 @@ from pathlib import Path
 # first on sys.path and shadow the package. Put the repository root there instead.
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from benchmarks._timing import best_of, fmt_time  # noqa: E402
-
-from loaders import WebBaseLoader  # noqa: E402
+from benchmarks._timing import best_of, fmt_time
+from loaders import WebBaseLoader
 
 WORDS = (
     "retrieval augmented generation answers questions from documents that are split into "
@@ -63,7 +62,7 @@ def serve(latency: float, port_queue: multiprocessing.Queue) -> None:
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             time.sleep(latency)
             try:
                 body = page(int(self.path.rsplit("/", 1)[-1]))
@@ -93,7 +92,10 @@ def check(name: str, documents: list, count: int) -> bool:
     ok = len(documents) == count
     for number, document in enumerate(documents):
         text = document.page_content
-        if f"Heading of page {number}" not in text or f"First paragraph of page {number}" not in text:
+        if (
+            f"Heading of page {number}" not in text
+            or f"First paragraph of page {number}" not in text
+        ):
             ok = False
             break
     if not ok:
@@ -102,7 +104,9 @@ def check(name: str, documents: list, count: int) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pages", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.020, help="seconds added per request")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per measurement")
@@ -129,7 +133,10 @@ def main() -> int:
         runs = {
             "load()": (theirs.load, ours.load),
             "aload()": (theirs.aload, lambda: asyncio.run(ours.aload())),
-            "alazy_load() (LangChain native async)": (lambda: asyncio.run(their_alazy()), lambda: asyncio.run(ours.aload())),
+            "alazy_load() (LangChain native async)": (
+                lambda: asyncio.run(their_alazy()),
+                lambda: asyncio.run(ours.aload()),
+            ),
         }
         print(
             f"{args.pages} pages, {args.latency * 1000:.0f} ms latency each, requests_per_second=10, "
@@ -142,7 +149,9 @@ def main() -> int:
             ok &= check(f"ours {name}", our_call(), args.pages)
             their_time = best_of(their_call, repeat=args.repeat)
             our_time = best_of(our_call, repeat=args.repeat)
-            print(f"{name:40} {fmt_time(their_time):>10} {fmt_time(our_time):>10} {their_time / our_time:>6.1f}x")
+            print(
+                f"{name:40} {fmt_time(their_time):>10} {fmt_time(our_time):>10} {their_time / our_time:>6.1f}x"
+            )
         floor = args.pages * args.latency / 10
         print(f"(latency floor at 10 requests in flight: {fmt_time(floor)})")
         return 0 if ok else 1

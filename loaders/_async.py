@@ -75,7 +75,9 @@ def iterate_in_thread(make: Callable[[], AsyncIterator[T]]) -> Iterator[T]:
             thread.join(0.01)
 
 
-async def _put(handoff: queue.Queue[tuple[bool, object]], item: tuple[bool, object], stop: threading.Event) -> None:
+async def _put(
+    handoff: queue.Queue[tuple[bool, object]], item: tuple[bool, object], stop: threading.Event
+) -> None:
     while not stop.is_set():
         try:
             handoff.put_nowait(item)

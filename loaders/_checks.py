@@ -80,5 +80,7 @@ def http_options(requests_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
     options = dict(requests_kwargs)
     auth = options.get("auth")
     if auth is not None and not (isinstance(auth, tuple) and len(auth) == 2):
-        raise ValidationError(f"requests_kwargs['auth'] must be a (user, password) pair, got {auth!r}")
+        raise ValidationError(
+            f"requests_kwargs['auth'] must be a (user, password) pair, got {auth!r}"
+        )
     return options

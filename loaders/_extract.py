@@ -32,8 +32,21 @@ logger = logging.getLogger("loaders")
 
 #: Never text: code, styling, script fallbacks, inert templates, the title (metadata), media.
 UNREADABLE_TAGS = frozenset(
-    {"script", "style", "noscript", "template", "head", "title", "svg", "math", "iframe", "object",
-     "canvas", "select", "button"}
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "head",
+        "title",
+        "svg",
+        "math",
+        "iframe",
+        "object",
+        "canvas",
+        "select",
+        "button",
+    }
 )
 #: Site chrome, dropped by default. ``header``/``footer`` only count as chrome outside
 #: ``article``/``main``/``section`` (where HTML makes them part of the content, e.g. an
@@ -44,10 +57,45 @@ _CONTENT_SECTIONS = frozenset({"article", "main", "section"})
 # Elements that end a line (one newline) and elements that end a paragraph (a blank line).
 _LINE_TAGS = frozenset({"li", "tr", "dt", "dd", "option", "caption", "figcaption", "summary"})
 _BLOCK_TAGS = frozenset(
-    {"address", "article", "blockquote", "body", "center", "details", "dialog", "div", "dl",
-     "fieldset", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
-     "hgroup", "hr", "html", "legend", "main", "menu", "nav", "ol", "p", "pre", "section",
-     "table", "tbody", "thead", "tfoot", "ul", "aside"}
+    {
+        "address",
+        "article",
+        "blockquote",
+        "body",
+        "center",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "fieldset",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "legend",
+        "main",
+        "menu",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "ul",
+        "aside",
+    }
 )
 _CELL_TAGS = frozenset({"td", "th"})
 _SKIPPED_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction, CData)
@@ -110,8 +158,23 @@ def is_chrome(tag: Tag) -> bool:
 
 # Elements with no content and no end tag: never pushed on the open-element stack.
 _VOID_TAGS = frozenset(
-    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-     "source", "track", "wbr", "keygen"}
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+        "keygen",
+    }
 )
 
 
@@ -142,7 +205,9 @@ class _TextBuilder:
             return
         unreadable = name in UNREADABLE_TAGS
         chrome = name in ("nav", "aside") or (name in ("header", "footer") and not self.sections)
-        after = _PARAGRAPH_BREAK if name in _BLOCK_TAGS else _LINE_BREAK if name in _LINE_TAGS else 0
+        after = (
+            _PARAGRAPH_BREAK if name in _BLOCK_TAGS else _LINE_BREAK if name in _LINE_TAGS else 0
+        )
         self.open.append((name, unreadable, chrome, after))
         self.skip += unreadable
         self.chrome += chrome
@@ -307,7 +372,11 @@ def scan_page(html: str, *, text: bool = True, drop_chrome: bool = True) -> Page
     scanner.close()
     if scanner.title is not None:  # an unclosed <title>: its text runs to the end
         scanner.metadata["title"] = "".join(scanner.title).strip()
-    ordered = {key: scanner.metadata[key] for key in ("title", "description", "language") if key in scanner.metadata}
+    ordered = {
+        key: scanner.metadata[key]
+        for key in ("title", "description", "language")
+        if key in scanner.metadata
+    }
     return PageScan(
         text=builder.text(drop_chrome=drop_chrome) if builder is not None else None,
         metadata=ordered,
@@ -367,7 +436,8 @@ def strip_unreadable(soup: BeautifulSoup, *, drop_chrome: bool = True) -> Tag:
     doomed = [
         tag
         for tag in root.find_all(True)
-        if tag.name in UNREADABLE_TAGS or (drop_chrome and tag.name in CHROME_TAGS and is_chrome(tag))
+        if tag.name in UNREADABLE_TAGS
+        or (drop_chrome and tag.name in CHROME_TAGS and is_chrome(tag))
     ]
     for tag in doomed:
         if not tag.decomposed:

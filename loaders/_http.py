@@ -244,7 +244,9 @@ class HttpFetcher:
         mounts = None
         if settings.proxies:
             mounts = {
-                _proxy_pattern(scheme): httpx.AsyncHTTPTransport(proxy=proxy, verify=settings.verify)
+                _proxy_pattern(scheme): httpx.AsyncHTTPTransport(
+                    proxy=proxy, verify=settings.verify
+                )
                 for scheme, proxy in settings.proxies.items()
             }
         self._client = httpx.AsyncClient(
@@ -291,8 +293,12 @@ class HttpFetcher:
                 if retry >= settings.max_retries:
                     raise FetchError(f"Could not fetch {url}: {detail}", url=url) from exc
                 retry += 1
-                delay = backoff_delay(retry, backoff=settings.backoff, max_backoff=settings.max_backoff)
-                logger.info("Fetching %s failed (%s); retry %d in %.2f s", url, detail, retry, delay)
+                delay = backoff_delay(
+                    retry, backoff=settings.backoff, max_backoff=settings.max_backoff
+                )
+                logger.info(
+                    "Fetching %s failed (%s); retry %d in %.2f s", url, detail, retry, delay
+                )
             except _TooLarge as exc:
                 raise FetchError(
                     f"Could not fetch {url}: {exc} (max_bytes={settings.max_bytes})", url=url
@@ -307,14 +313,19 @@ class HttpFetcher:
                     raise _status_error(url, status, reason, retry)
                 if asked is not None and asked > settings.max_backoff:
                     raise _status_error(
-                        url, status, f"{reason}, Retry-After {asked:g} s exceeds "
-                        f"max_backoff={settings.max_backoff:g} s", retry,
+                        url,
+                        status,
+                        f"{reason}, Retry-After {asked:g} s exceeds "
+                        f"max_backoff={settings.max_backoff:g} s",
+                        retry,
                     )
                 retry += 1
                 delay = (
                     asked
                     if asked is not None
-                    else backoff_delay(retry, backoff=settings.backoff, max_backoff=settings.max_backoff)
+                    else backoff_delay(
+                        retry, backoff=settings.backoff, max_backoff=settings.max_backoff
+                    )
                 )
                 logger.info("Fetching %s got %s; retry %d in %.2f s", url, reason, retry, delay)
             await self.clock.sleep(delay)
@@ -333,9 +344,15 @@ class HttpFetcher:
                     content=b"",
                     complete=False,
                 )
-                if read_body is not None and page.status_code < 400 and not read_body(page.content_type):
+                if (
+                    read_body is not None
+                    and page.status_code < 400
+                    and not read_body(page.content_type)
+                ):
                     return page
-                return dataclasses.replace(page, content=await self._read_capped(response), complete=True)
+                return dataclasses.replace(
+                    page, content=await self._read_capped(response), complete=True
+                )
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.settings.max_bytes
@@ -359,9 +376,7 @@ def _proxy_pattern(scheme: str) -> str:
     # LangChain (requests) spells proxies {"http": url, "https": url}; httpx wants "http://".
     scheme = scheme.rstrip("/:")
     if scheme not in ("http", "https", "all"):
-        raise ValidationError(
-            f"Invalid proxies key {scheme!r}: expected 'http', 'https' or 'all'"
-        )
+        raise ValidationError(f"Invalid proxies key {scheme!r}: expected 'http', 'https' or 'all'")
     return f"{scheme}://"
 
 

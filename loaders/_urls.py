@@ -32,7 +32,7 @@ def validate_http_url(url: object, *, name: str = "url") -> str:
         )
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+        parts.port
     except ValueError as exc:
         raise ValidationError(f"Invalid {name} {url!r}: malformed URL ({exc})") from exc
     if parts.scheme.lower() not in _SCHEMES:

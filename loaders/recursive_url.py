@@ -131,9 +131,14 @@ class RecursiveUrlLoader(BaseLoader):
         self.metadata_extractor = metadata_extractor
         self._metadata_takes_response = _takes_response(metadata_extractor)
         if isinstance(exclude_dirs, str):
-            raise ValidationError(f"exclude_dirs must be a list of URL prefixes, got the string {exclude_dirs!r}")
+            raise ValidationError(
+                f"exclude_dirs must be a list of URL prefixes, got the string {exclude_dirs!r}"
+            )
         self.exclude_dirs = tuple(exclude_dirs or ())
-        if any(self.url.startswith(prefix) or normalize_url(self.url).startswith(prefix) for prefix in self.exclude_dirs):
+        if any(
+            self.url.startswith(prefix) or normalize_url(self.url).startswith(prefix)
+            for prefix in self.exclude_dirs
+        ):
             raise ValidationError(
                 f"The start url {self.url!r} is inside exclude_dirs {list(self.exclude_dirs)!r}; "
                 "nothing would be loaded"
@@ -189,7 +194,9 @@ class RecursiveUrlLoader(BaseLoader):
         settings = self._http_settings()
         async with HttpFetcher(settings, clock=self.clock) as fetcher:
             robots = (
-                RobotsRules(fetcher, settings.headers["User-Agent"]) if self.respect_robots_txt else None
+                RobotsRules(fetcher, settings.headers["User-Agent"])
+                if self.respect_robots_txt
+                else None
             )
             start = normalize_url(self.url)
             seen = {start}  # every URL ever queued: each is requested at most once
@@ -210,7 +217,9 @@ class RecursiveUrlLoader(BaseLoader):
                 if over_limit:
                     logger.warning(
                         "Crawl of %s reached max_pages=%d: %d pages found were not loaded",
-                        self.url, self.max_pages, over_limit,
+                        self.url,
+                        self.max_pages,
+                        over_limit,
                     )
                 in_batch = set(batch)
                 frontier = {}

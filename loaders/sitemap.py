@@ -72,7 +72,9 @@ class SitemapLoader(WebBaseLoader):
         **web_loader_kwargs: Any,
     ) -> None:
         if not isinstance(web_path, str) or not web_path:
-            raise ValidationError(f"web_path must be the sitemap's URL or file path, got {web_path!r}")
+            raise ValidationError(
+                f"web_path must be the sitemap's URL or file path, got {web_path!r}"
+            )
         self.is_local = is_local
         if blocksize is not None:
             positive_int("blocksize", blocksize)
@@ -81,7 +83,10 @@ class SitemapLoader(WebBaseLoader):
         self.max_depth = non_negative_int("max_depth", max_depth)
         self.filter_urls = list(filter_urls) if filter_urls else None
         self._filters = [_compile(pattern) for pattern in self.filter_urls or ()]
-        for name, function in (("parsing_function", parsing_function), ("meta_function", meta_function)):
+        for name, function in (
+            ("parsing_function", parsing_function),
+            ("meta_function", meta_function),
+        ):
             if function is not None and not callable(function):
                 raise ValidationError(f"{name} must be a function, got {function!r}")
         self.parsing_function = parsing_function
@@ -127,7 +132,9 @@ class SitemapLoader(WebBaseLoader):
             level = [await self._read(fetcher, root)]
         except (FetchError, ValidationError, OSError) as exc:
             # A missing local file is a usage error, raised as the file loaders raise it.
-            if not self.continue_on_failure or (self.is_local and isinstance(exc, FileNotFoundError)):
+            if not self.continue_on_failure or (
+                self.is_local and isinstance(exc, FileNotFoundError)
+            ):
                 raise
             self.report.record_failure(root, exc)
             return []
@@ -151,7 +158,10 @@ class SitemapLoader(WebBaseLoader):
             level = []
             for child, result in zip(children, results):
                 if isinstance(result, BaseException):
-                    if not isinstance(result, (FetchError, ValidationError)) or not self.continue_on_failure:
+                    if (
+                        not isinstance(result, (FetchError, ValidationError))
+                        or not self.continue_on_failure
+                    ):
                         raise result
                     self.report.record_failure(child, result)
                 else:
@@ -219,4 +229,3 @@ def _compile(pattern: object) -> re.Pattern[str]:
         return re.compile(pattern)
     except re.error as exc:
         raise ValidationError(f"Invalid filter_urls pattern {pattern!r}: {exc}") from exc
-

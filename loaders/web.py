@@ -274,7 +274,11 @@ class WebBaseLoader(BaseLoader):
     def http_settings(self) -> HttpSettings:
         """The fetching configuration these arguments describe."""
         options = self.requests_kwargs
-        headers = dict(self.header_template) if self.header_template is not None else dict(DEFAULT_HEADERS)
+        headers = (
+            dict(self.header_template)
+            if self.header_template is not None
+            else dict(DEFAULT_HEADERS)
+        )
         headers.update(options.get("headers") or {})
         if not any(key.lower() == "user-agent" for key in headers):
             headers["User-Agent"] = DEFAULT_HEADERS["User-Agent"]
@@ -363,5 +367,7 @@ class WebBaseLoader(BaseLoader):
     def _progress(self, total: int) -> Any:
         if not self.show_progress:
             return None
-        tqdm = require("tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress")
+        tqdm = require(
+            "tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress"
+        )
         return tqdm.tqdm(total=total, unit="page")

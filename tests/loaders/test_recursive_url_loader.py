@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from web_test_site import OFFSITE, FakeClock, Response, Site, _web_site_server, html, site  # noqa: F401
+from web_test_site import OFFSITE, FakeClock, Response, Site, _web_site_server, html, site
 
 from loaders import RecursiveUrlLoader
 from loaders.testing import LoaderConformance
@@ -33,12 +33,19 @@ def test_max_depth_one_loads_the_start_page_only(site: Site) -> None:
 
 def test_depth_two_loads_linked_pages_breadth_first_in_link_order(site: Site) -> None:
     assert sources(site, RecursiveUrlLoader(site.url("/docs/"))) == [
-        "/docs/", "/docs/page1.html", "/docs/page2.html", "/docs/page3.html", "/docs/moved.html",
+        "/docs/",
+        "/docs/page1.html",
+        "/docs/page2.html",
+        "/docs/page3.html",
+        "/docs/moved.html",
     ]
 
 
 def test_depth_three_reaches_links_of_links(site: Site) -> None:
-    assert sources(site, RecursiveUrlLoader(site.url("/docs/"), max_depth=3))[-1] == "/docs/deep/page4.html"
+    assert (
+        sources(site, RecursiveUrlLoader(site.url("/docs/"), max_depth=3))[-1]
+        == "/docs/deep/page4.html"
+    )
 
 
 def test_each_page_is_requested_once_despite_fragments_and_repeated_links(site: Site) -> None:
@@ -121,7 +128,10 @@ def test_continue_on_failure_false_raises_naming_the_url_and_status(site: Site) 
 def test_non_html_resources_are_skipped_without_reading_them(site: Site) -> None:
     loader = RecursiveUrlLoader(site.url("/docs/"))
     loader.load()
-    assert (site.url("/docs/report"), "content type 'application/octet-stream' is not HTML") in loader.skipped
+    assert (
+        site.url("/docs/report"),
+        "content type 'application/octet-stream' is not HTML",
+    ) in loader.skipped
 
 
 def test_links_to_static_assets_are_never_requested(site: Site) -> None:
@@ -148,7 +158,9 @@ def test_a_redirect_to_outside_the_scope_is_skipped(site: Site) -> None:
 
 
 def test_exclude_dirs_are_not_crawled(site: Site) -> None:
-    loader = RecursiveUrlLoader(site.url("/docs/"), max_depth=3, exclude_dirs=[site.url("/docs/deep/")])
+    loader = RecursiveUrlLoader(
+        site.url("/docs/"), max_depth=3, exclude_dirs=[site.url("/docs/deep/")]
+    )
     assert "/docs/deep/page4.html" not in sources(site, loader)
 
 
@@ -179,7 +191,9 @@ def test_identity_extractor_restores_raw_html(site: Site) -> None:
 
 
 def test_pages_whose_extracted_text_is_empty_are_left_out(site: Site) -> None:
-    loader = RecursiveUrlLoader(site.url("/docs/"), extractor=lambda raw: "" if "Page two" in raw else "x")
+    loader = RecursiveUrlLoader(
+        site.url("/docs/"), extractor=lambda raw: "" if "Page two" in raw else "x"
+    )
     assert "/docs/page2.html" not in sources(site, loader)
 
 
@@ -195,13 +209,19 @@ def test_default_metadata_has_source_content_type_and_page_fields(site: Site) ->
 
 
 def test_two_argument_metadata_extractor_gets_html_and_url(site: Site) -> None:
-    loader = RecursiveUrlLoader(site.url("/docs/"), max_depth=1, metadata_extractor=lambda raw, url: {"u": url})
+    loader = RecursiveUrlLoader(
+        site.url("/docs/"), max_depth=1, metadata_extractor=lambda raw, url: {"u": url}
+    )
     assert loader.load()[0].metadata == {"u": site.url("/docs/")}
 
 
 def test_three_argument_metadata_extractor_gets_the_response(site: Site) -> None:
     def extractor(raw: str, url: str, response: object) -> dict[str, object]:
-        return {"source": url, "status": response.status_code, "type": response.headers.get("Content-Type")}
+        return {
+            "source": url,
+            "status": response.status_code,
+            "type": response.headers.get("Content-Type"),
+        }
 
     loader = RecursiveUrlLoader(site.url("/docs/"), max_depth=1, metadata_extractor=extractor)
     assert loader.load()[0].metadata["status"] == 200

@@ -7,7 +7,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from web_test_site import FakeClock, Response, Site, _web_site_server, html, site  # noqa: F401
+from web_test_site import FakeClock, Response, Site, _web_site_server, html, site
 
 from loaders import SitemapLoader, WebBaseLoader
 from loaders._sitemap_parse import parse_sitemap
@@ -46,7 +46,10 @@ def test_metadata_is_source_plus_the_sitemap_fields(site: Site) -> None:
         "changefreq": "daily",
         "priority": "0.8",
     }
-    assert docs[1].metadata == {"source": site.url("/docs/page2.html"), "loc": site.url("/docs/page2.html")}
+    assert docs[1].metadata == {
+        "source": site.url("/docs/page2.html"),
+        "loc": site.url("/docs/page2.html"),
+    }
 
 
 def test_sitemap_index_is_followed_through_nested_indexes(site: Site) -> None:
@@ -67,7 +70,10 @@ def test_text_sitemap_lists_one_url_per_line(site: Site) -> None:
 
 def test_gzip_compressed_sitemap_is_read(site: Site) -> None:
     xml = f"<urlset><url><loc>{site.url('/docs/page2.html')}</loc></url></urlset>".encode()
-    site.add("/sitemap.xml.gz", Response(body=gzip.compress(xml), headers={"Content-Type": "application/gzip"}))
+    site.add(
+        "/sitemap.xml.gz",
+        Response(body=gzip.compress(xml), headers={"Content-Type": "application/gzip"}),
+    )
     assert paths(site, SitemapLoader(site.url("/sitemap.xml.gz")).load()) == ["/docs/page2.html"]
 
 
@@ -84,18 +90,24 @@ def test_filter_urls_match_from_the_start_as_re_match(site: Site) -> None:
 
 def test_restrict_to_same_domain_false_loads_other_domains_too(site: Site) -> None:
     loader = SitemapLoader(
-        site.url("/sitemap.xml"), restrict_to_same_domain=False, continue_on_failure=True, clock=FakeClock()
+        site.url("/sitemap.xml"),
+        restrict_to_same_domain=False,
+        continue_on_failure=True,
+        clock=FakeClock(),
     )
     assert len(loader.load()) == 2
     assert [url for url, _ in loader.failed] == ["http://localhost:9/page.html"]
 
 
 def test_nested_sitemaps_on_other_domains_are_not_fetched(site: Site) -> None:
-    site.add("/index-offsite.xml", Response(
-        body=b"<sitemapindex><sitemap><loc>http://localhost:9/s.xml</loc></sitemap>"
-             b"<sitemap><loc>{origin}/sitemaps/a.xml</loc></sitemap></sitemapindex>",
-        headers={"Content-Type": "application/xml"},
-    ))
+    site.add(
+        "/index-offsite.xml",
+        Response(
+            body=b"<sitemapindex><sitemap><loc>http://localhost:9/s.xml</loc></sitemap>"
+            b"<sitemap><loc>{origin}/sitemaps/a.xml</loc></sitemap></sitemapindex>",
+            headers={"Content-Type": "application/xml"},
+        ),
+    )
     loader = SitemapLoader(site.url("/index-offsite.xml"))
     assert paths(site, loader.load()) == ["/docs/page1.html"]
     assert loader.failed == []
@@ -111,7 +123,9 @@ def test_blocknum_past_the_last_block_is_refused(site: Site) -> None:
         SitemapLoader(site.url("/sitemap.txt"), blocksize=1, blocknum=2).load()
 
 
-@pytest.mark.parametrize(("argument", "value"), [("blocksize", 0), ("blocknum", -1), ("max_depth", -1)])
+@pytest.mark.parametrize(
+    ("argument", "value"), [("blocksize", 0), ("blocknum", -1), ("max_depth", -1)]
+)
 def test_out_of_range_block_settings_are_refused(argument: str, value: int) -> None:
     with pytest.raises(ValueError, match=f"{argument} is {value}"):
         SitemapLoader("http://h/sitemap.xml", **{argument: value})
@@ -145,15 +159,22 @@ def test_local_sitemap_file_is_read_from_disk(site: Site, tmp_path: Path) -> Non
 
 
 def test_failed_page_raises_naming_it_by_default(site: Site) -> None:
-    site.add("/broken-sitemap.txt", Response(body=b"{origin}/docs/missing.html\n", headers={"Content-Type": "text/plain"}))
+    site.add(
+        "/broken-sitemap.txt",
+        Response(body=b"{origin}/docs/missing.html\n", headers={"Content-Type": "text/plain"}),
+    )
     with pytest.raises(FetchError, match=r"missing\.html: HTTP 404"):
         SitemapLoader(site.url("/broken-sitemap.txt")).load()
 
 
 def test_continue_on_failure_lists_failed_pages_and_keeps_metadata_aligned(site: Site) -> None:
-    site.add("/mixed.txt", Response(
-        body=b"{origin}/docs/missing.html\n{origin}/docs/page2.html\n", headers={"Content-Type": "text/plain"}
-    ))
+    site.add(
+        "/mixed.txt",
+        Response(
+            body=b"{origin}/docs/missing.html\n{origin}/docs/page2.html\n",
+            headers={"Content-Type": "text/plain"},
+        ),
+    )
     loader = SitemapLoader(site.url("/mixed.txt"), continue_on_failure=True)
     docs = loader.load()
     assert [doc.metadata["loc"] for doc in docs] == [site.url("/docs/page2.html")]
@@ -162,18 +183,23 @@ def test_continue_on_failure_lists_failed_pages_and_keeps_metadata_aligned(site:
 
 
 def test_a_missing_nested_sitemap_is_listed_with_continue_on_failure(site: Site) -> None:
-    site.add("/index-broken.xml", Response(
-        body=b"<sitemapindex><sitemap><loc>{origin}/sitemaps/gone.xml</loc></sitemap>"
-             b"<sitemap><loc>{origin}/sitemaps/a.xml</loc></sitemap></sitemapindex>",
-        headers={"Content-Type": "application/xml"},
-    ))
+    site.add(
+        "/index-broken.xml",
+        Response(
+            body=b"<sitemapindex><sitemap><loc>{origin}/sitemaps/gone.xml</loc></sitemap>"
+            b"<sitemap><loc>{origin}/sitemaps/a.xml</loc></sitemap></sitemapindex>",
+            headers={"Content-Type": "application/xml"},
+        ),
+    )
     loader = SitemapLoader(site.url("/index-broken.xml"), continue_on_failure=True)
     assert paths(site, loader.load()) == ["/docs/page1.html"]
     assert [url for url, _ in loader.failed] == [site.url("/sitemaps/gone.xml")]
 
 
 def test_web_loader_kwargs_are_passed_on(site: Site) -> None:
-    loader = SitemapLoader(site.url("/sitemap.xml"), requests_per_second=5, header_template={"X-A": "1"})
+    loader = SitemapLoader(
+        site.url("/sitemap.xml"), requests_per_second=5, header_template={"X-A": "1"}
+    )
     loader.load()
     assert loader.requests_per_second == 5
     assert all(hit.headers.get("X-A") == "1" for hit in site.hits)
@@ -203,7 +229,9 @@ def test_parse_lists_the_sitemaps_of_an_index() -> None:
 
 
 def test_parse_skips_url_entries_without_loc() -> None:
-    assert parse_sitemap(b"<urlset><url><lastmod>2024</lastmod></url></urlset>", source="s").urls == []
+    assert (
+        parse_sitemap(b"<urlset><url><lastmod>2024</lastmod></url></urlset>", source="s").urls == []
+    )
 
 
 def test_malformed_xml_raises_naming_the_sitemap() -> None:

@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from web_test_site import FakeClock, Response, Site, _web_site_server, html, site  # noqa: F401
+from web_test_site import FakeClock, Response, Site, _web_site_server, html, site
 
 from loaders import WebBaseLoader
 from loaders.testing import LoaderConformance
@@ -29,7 +29,11 @@ def test_one_document_per_url_in_input_order(site: Site) -> None:
     urls = [site.url(f"/docs/page{n}.html") for n in (3, 1, 2)]
     docs = WebBaseLoader(urls).load()
     assert [doc.metadata["source"] for doc in docs] == urls
-    assert [doc.page_content.splitlines()[0] for doc in docs] == ["Page three", "Page one", "Page two"]
+    assert [doc.page_content.splitlines()[0] for doc in docs] == [
+        "Page three",
+        "Page one",
+        "Page two",
+    ]
 
 
 def test_metadata_has_source_title_description_and_language(site: Site) -> None:
@@ -73,7 +77,13 @@ def test_malformed_or_non_http_url_raises_value_error_naming_it_at_construction(
 
 @pytest.mark.parametrize(
     ("argument", "value"),
-    [("requests_per_second", 0), ("max_retries", -1), ("timeout", 0), ("rate_limit", -2.0), ("max_bytes", 0)],
+    [
+        ("requests_per_second", 0),
+        ("max_retries", -1),
+        ("timeout", 0),
+        ("rate_limit", -2.0),
+        ("max_bytes", 0),
+    ],
 )
 def test_out_of_range_settings_are_refused_naming_the_value(argument: str, value: object) -> None:
     with pytest.raises(ValidationError, match=f"{argument} is {value!r}"):
@@ -160,7 +170,10 @@ def test_continue_on_failure_lists_failed_urls_and_keeps_the_rest(site: Site) ->
     loader = WebBaseLoader(urls, continue_on_failure=True, clock=FakeClock())
     docs = loader.load()
     assert [doc.metadata["source"] for doc in docs] == [site.url("/docs/page1.html")]
-    assert [url for url, _ in loader.failed] == [site.url("/docs/missing.html"), site.url("/always-500")]
+    assert [url for url, _ in loader.failed] == [
+        site.url("/docs/missing.html"),
+        site.url("/always-500"),
+    ]
     assert "HTTP 404" in loader.failed[0][1]
     assert "HTTP 500" in loader.failed[1][1] and "after 3 retries" in loader.failed[1][1]
 
@@ -190,7 +203,9 @@ def test_a_429_waits_as_long_as_retry_after_says(site: Site) -> None:
 
 def test_retries_stop_after_max_retries(site: Site) -> None:
     clock = FakeClock()
-    loader = WebBaseLoader(site.url("/always-500"), max_retries=1, clock=clock, continue_on_failure=True)
+    loader = WebBaseLoader(
+        site.url("/always-500"), max_retries=1, clock=clock, continue_on_failure=True
+    )
     assert loader.load() == []
     assert site.paths() == ["/always-500"] * 2
     assert clock.sleeps == [0.5]
@@ -211,7 +226,9 @@ def test_a_page_slower_than_the_timeout_fails_quickly(site: Site) -> None:
 
 def test_timeouts_are_retried(site: Site) -> None:
     clock = FakeClock()
-    loader = WebBaseLoader(site.url("/slow"), timeout=0.05, max_retries=1, clock=clock, continue_on_failure=True)
+    loader = WebBaseLoader(
+        site.url("/slow"), timeout=0.05, max_retries=1, clock=clock, continue_on_failure=True
+    )
     loader.load()
     assert site.paths() == ["/slow", "/slow"]
     assert clock.sleeps == [0.5]
@@ -244,7 +261,10 @@ def test_http_charset_page_is_decoded(site: Site) -> None:
 
 
 def test_encoding_forces_the_codec(site: Site) -> None:
-    site.add("/greek", Response(body="<p>Ωmega</p>".encode("cp1253"), headers={"Content-Type": "text/html"}))
+    site.add(
+        "/greek",
+        Response(body="<p>Ωmega</p>".encode("cp1253"), headers={"Content-Type": "text/html"}),
+    )
     assert WebBaseLoader(site.url("/greek"), encoding="cp1253").load()[0].page_content == "Ωmega"
 
 
@@ -272,7 +292,9 @@ def test_requests_kwargs_headers_and_params_are_sent(site: Site) -> None:
 
 def test_bs_get_text_kwargs_switch_to_get_text_without_scripts(site: Site) -> None:
     site.add("/mixed", html("<nav>menu</nav><h1>A</h1><script>x()</script><p>B</p>"))
-    doc = WebBaseLoader(site.url("/mixed"), bs_get_text_kwargs={"separator": "|", "strip": True}).load()[0]
+    doc = WebBaseLoader(
+        site.url("/mixed"), bs_get_text_kwargs={"separator": "|", "strip": True}
+    ).load()[0]
     assert doc.page_content == "A|B"
 
 
@@ -282,7 +304,9 @@ def test_drop_chrome_false_keeps_navigation(site: Site) -> None:
 
 
 def test_raise_for_status_false_still_reports_error_pages_as_failures(site: Site) -> None:
-    loader = WebBaseLoader(site.url("/docs/missing.html"), raise_for_status=False, continue_on_failure=True)
+    loader = WebBaseLoader(
+        site.url("/docs/missing.html"), raise_for_status=False, continue_on_failure=True
+    )
     assert loader.load() == []
     assert loader.failed
 

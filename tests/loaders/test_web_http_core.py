@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from web_test_site import FakeClock, Response, Site, _web_site_server, html, site  # noqa: F401
+from web_test_site import FakeClock, Response, Site, _web_site_server, html, site
 
 from loaders._async import iterate_in_thread, ordered_map
 from loaders._http import (
@@ -206,7 +206,9 @@ def test_connection_refused_is_retried_then_reported(site: Site) -> None:
         async with HttpFetcher(HttpSettings(max_retries=2), clock=clock) as fetcher:
             await fetcher.fetch("http://127.0.0.1:9/unreachable")  # the discard port: refused
 
-    with pytest.raises(FetchError, match="Could not fetch http://127.0.0.1:9/unreachable") as caught:
+    with pytest.raises(
+        FetchError, match="Could not fetch http://127.0.0.1:9/unreachable"
+    ) as caught:
         asyncio.run(run())
     assert caught.value.status is None
     assert clock.sleeps == [0.5, 1.0]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from bs4 import BeautifulSoup
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +56,9 @@ def test_inline_markup_and_source_line_breaks_collapse_to_single_spaces() -> Non
 
 
 def test_list_items_rows_and_br_end_lines_and_cells_are_separated() -> None:
-    markup = "<ul><li>a</li><li>b</li></ul><table><tr><td>1</td><td>2</td></tr></table><p>x<br>y</p>"
+    markup = (
+        "<ul><li>a</li><li>b</li></ul><table><tr><td>1</td><td>2</td></tr></table><p>x<br>y</p>"
+    )
     assert text_of(markup) == "a\nb\n\n1 | 2\n\nx\ny"
 
 
@@ -96,41 +97,75 @@ def test_metadata_leaves_out_what_the_page_does_not_have() -> None:
 
 def test_http_charset_is_used_to_decode() -> None:
     body = "Grüße".encode("latin-1")
-    assert decode_body(body, source="u", header_charset="iso-8859-1", encoding=None, autoset_encoding=True) == "Grüße"
+    assert (
+        decode_body(
+            body, source="u", header_charset="iso-8859-1", encoding=None, autoset_encoding=True
+        )
+        == "Grüße"
+    )
 
 
 def test_meta_charset_is_used_when_the_header_has_none() -> None:
-    body = "<meta charset=\"windows-1252\"><p>Café €</p>".encode("cp1252")
+    body = '<meta charset="windows-1252"><p>Café €</p>'.encode("cp1252")
     text = decode_body(body, source="u", header_charset=None, encoding=None, autoset_encoding=True)
     assert "Café €" in text
 
 
 def test_a_wrong_http_charset_falls_back_to_detection() -> None:
-    body = "naïve".encode("utf-8")
-    assert decode_body(body, source="u", header_charset="ascii", encoding=None, autoset_encoding=True) == "naïve"
+    body = "naïve".encode()
+    assert (
+        decode_body(body, source="u", header_charset="ascii", encoding=None, autoset_encoding=True)
+        == "naïve"
+    )
 
 
 def test_an_unknown_http_charset_is_ignored() -> None:
-    body = "naïve".encode("utf-8")
-    assert decode_body(body, source="u", header_charset="x-bogus", encoding=None, autoset_encoding=True) == "naïve"
+    body = "naïve".encode()
+    assert (
+        decode_body(
+            body, source="u", header_charset="x-bogus", encoding=None, autoset_encoding=True
+        )
+        == "naïve"
+    )
 
 
 def test_forced_encoding_wins_over_the_header() -> None:
     body = "Ωmega".encode("cp1253")
-    assert decode_body(body, source="u", header_charset="utf-8", encoding="cp1253", autoset_encoding=True) == "Ωmega"
+    assert (
+        decode_body(
+            body, source="u", header_charset="utf-8", encoding="cp1253", autoset_encoding=True
+        )
+        == "Ωmega"
+    )
 
 
 def test_forced_encoding_that_does_not_fit_raises_naming_the_source() -> None:
     with pytest.raises(ValidationError, match="http://h/p"):
-        decode_body(b"\xff\xfe\xfa", source="http://h/p", header_charset=None, encoding="ascii", autoset_encoding=True)
+        decode_body(
+            b"\xff\xfe\xfa",
+            source="http://h/p",
+            header_charset=None,
+            encoding="ascii",
+            autoset_encoding=True,
+        )
 
 
 def test_without_autoset_encoding_bad_bytes_become_replacement_characters() -> None:
-    assert decode_body(b"a\xffb", source="u", header_charset=None, encoding=None, autoset_encoding=False) == "a\ufffdb"
+    assert (
+        decode_body(
+            b"a\xffb", source="u", header_charset=None, encoding=None, autoset_encoding=False
+        )
+        == "a\ufffdb"
+    )
 
 
 def test_crlf_newlines_become_lf() -> None:
-    assert decode_body(b"a\r\nb\rc", source="u", header_charset=None, encoding=None, autoset_encoding=True) == "a\nb\nc"
+    assert (
+        decode_body(
+            b"a\r\nb\rc", source="u", header_charset=None, encoding=None, autoset_encoding=True
+        )
+        == "a\nb\nc"
+    )
 
 
 # -- the streaming pass agrees with the tree walk -------------------------------------
@@ -155,11 +190,33 @@ TRICKY_PAGES = [
 @pytest.mark.parametrize("drop_chrome", [True, False])
 def test_streaming_scan_gives_the_text_of_the_tree_walk(markup: str, drop_chrome: bool) -> None:
     soup = BeautifulSoup(markup, "html.parser")
-    assert scan_page(markup, drop_chrome=drop_chrome).text == readable_text(soup, drop_chrome=drop_chrome)
+    assert scan_page(markup, drop_chrome=drop_chrome).text == readable_text(
+        soup, drop_chrome=drop_chrome
+    )
 
 
-_TAGS = ["p", "div", "b", "i", "li", "ul", "td", "tr", "table", "pre", "nav", "header", "footer",
-         "article", "script", "h1", "br", "span", "section", "aside"]
+_TAGS = [
+    "p",
+    "div",
+    "b",
+    "i",
+    "li",
+    "ul",
+    "td",
+    "tr",
+    "table",
+    "pre",
+    "nav",
+    "header",
+    "footer",
+    "article",
+    "script",
+    "h1",
+    "br",
+    "span",
+    "section",
+    "aside",
+]
 _markup = st.lists(
     st.one_of(
         st.sampled_from([f"<{tag}>" for tag in _TAGS] + [f"</{tag}>" for tag in _TAGS]),
@@ -187,7 +244,9 @@ def test_scan_metadata_equals_page_metadata() -> None:
 
 
 def test_scan_collects_link_hrefs_in_document_order_and_the_base() -> None:
-    scan = scan_page('<base href="/t/"><a href="1">a</a><map><area href="2"></map><a name="n">x</a><a href="3">')
+    scan = scan_page(
+        '<base href="/t/"><a href="1">a</a><map><area href="2"></map><a name="n">x</a><a href="3">'
+    )
     assert scan.links == ["1", "2", "3"]
     assert scan.base_href == "/t/"
 

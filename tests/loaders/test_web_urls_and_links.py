@@ -13,8 +13,18 @@ from rag.errors import ValidationError
 
 @pytest.mark.parametrize(
     "bad",
-    ["ftp://example.com/file", "file:///etc/passwd", "example.com/page", "http://", "https:///path",
-     "http://exa mple.com/", " http://example.com/", "http://example.com:port/", "", "javascript:alert(1)"],
+    [
+        "ftp://example.com/file",
+        "file:///etc/passwd",
+        "example.com/page",
+        "http://",
+        "https:///path",
+        "http://exa mple.com/",
+        " http://example.com/",
+        "http://example.com:port/",
+        "",
+        "javascript:alert(1)",
+    ],
 )
 def test_malformed_or_non_http_url_raises_value_error_naming_it(bad: str) -> None:
     with pytest.raises(ValueError) as caught:
@@ -37,7 +47,9 @@ def test_valid_url_is_returned_unchanged() -> None:
 
 
 def test_normalize_lowercases_scheme_and_host_and_drops_default_port_and_fragment() -> None:
-    assert normalize_url("HTTPS://Example.COM:443/Docs/A?x=1#frag") == "https://example.com/Docs/A?x=1"
+    assert (
+        normalize_url("HTTPS://Example.COM:443/Docs/A?x=1#frag") == "https://example.com/Docs/A?x=1"
+    )
 
 
 def test_normalize_keeps_a_non_default_port_and_gives_an_empty_path_a_slash() -> None:
@@ -83,7 +95,14 @@ def test_resolve_links_drops_fragments_and_deduplicates_keeping_first_order() ->
 
 
 def test_resolve_links_keeps_only_http_and_https() -> None:
-    hrefs = ["mailto:a@b", "javascript:void(0)", "data:text/plain,x", "ftp://h/f", "#top", "https://h2/p"]
+    hrefs = [
+        "mailto:a@b",
+        "javascript:void(0)",
+        "data:text/plain,x",
+        "ftp://h/f",
+        "#top",
+        "https://h2/p",
+    ]
     assert resolve_links(hrefs, "http://h/") == ["https://h2/p"]
 
 

@@ -22,7 +22,9 @@ import pytest
 class Response:
     status: int = 200
     body: bytes = b""
-    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"})
+    headers: dict[str, str] = field(
+        default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"}
+    )
     delay: float = 0.0  # seconds before answering
 
 
@@ -79,13 +81,18 @@ def base_routes() -> dict[str, Route]:
         "/docs/page3.html": html("<h1>Page three</h1><p>Third page.</p>", title="Three"),
         "/docs/deep/page4.html": html("<h1>Page four</h1><p>Fourth page.</p>", title="Four"),
         "/docs/moved.html": redirect("/docs/landing.html"),
-        "/docs/landing.html": html("<h1>Landing</h1><p>Arrived after a redirect.</p>", title="Landing"),
+        "/docs/landing.html": html(
+            "<h1>Landing</h1><p>Arrived after a redirect.</p>", title="Landing"
+        ),
         "/docs/private/secret.html": html("<p>Secret</p>", title="Secret"),
-        "/docs/report": Response(body=b"\x00\x01binary", headers={"Content-Type": "application/octet-stream"}),
+        "/docs/report": Response(
+            body=b"\x00\x01binary", headers={"Content-Type": "application/octet-stream"}
+        ),
         "/docs/logo.png": Response(body=b"\x89PNG", headers={"Content-Type": "image/png"}),
         "/outside.html": html("<p>Outside</p>", title="Outside"),
         "/docs/based/": html(
-            '<base href="/docs/target/"><p>Base page</p><a href="rel.html">via base</a>', title="Based"
+            '<base href="/docs/target/"><p>Base page</p><a href="rel.html">via base</a>',
+            title="Based",
         ),
         "/docs/target/rel.html": html("<p>Resolved against base</p>", title="Rel"),
         "/latin1.html": Response(body=latin1, headers={"Content-Type": "text/html"}),
@@ -98,7 +105,11 @@ def base_routes() -> dict[str, Route]:
             html("<p>Recovered after a 500</p>", title="Flaky"),
         ],
         "/limited": [
-            Response(status=429, body=b"slow down", headers={"Retry-After": "2", "Content-Type": "text/plain"}),
+            Response(
+                status=429,
+                body=b"slow down",
+                headers={"Retry-After": "2", "Content-Type": "text/plain"},
+            ),
             html("<p>Served after waiting</p>", title="Limited"),
         ],
         "/always-500": Response(status=500, body=b"down"),
@@ -106,7 +117,8 @@ def base_routes() -> dict[str, Route]:
         "/big": html("<p>" + "x" * 5000 + "</p>", title="Big"),
         "/text.txt": Response(body=b"line one\nline two\n", headers={"Content-Type": "text/plain"}),
         "/robots.txt": Response(
-            body=b"User-agent: *\nDisallow: /docs/private/\n", headers={"Content-Type": "text/plain"}
+            body=b"User-agent: *\nDisallow: /docs/private/\n",
+            headers={"Content-Type": "text/plain"},
         ),
         "/sitemap.xml": Response(
             body=(
@@ -122,33 +134,33 @@ def base_routes() -> dict[str, Route]:
         ),
         "/sitemap_index.xml": Response(
             body=(
-                '<?xml version="1.0" encoding="UTF-8"?>'
-                '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                "<sitemap><loc>{origin}/sitemaps/a.xml</loc></sitemap>"
-                "<sitemap><loc>{origin}/sitemaps/nested-index.xml</loc></sitemap>"
-                "</sitemapindex>"
-            ).encode(),
+                b'<?xml version="1.0" encoding="UTF-8"?>'
+                b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                b"<sitemap><loc>{origin}/sitemaps/a.xml</loc></sitemap>"
+                b"<sitemap><loc>{origin}/sitemaps/nested-index.xml</loc></sitemap>"
+                b"</sitemapindex>"
+            ),
             headers={"Content-Type": "application/xml"},
         ),
         "/sitemaps/a.xml": Response(
             body=(
-                '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                "<url><loc>{origin}/docs/page1.html</loc></url></urlset>"
-            ).encode(),
+                b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                b"<url><loc>{origin}/docs/page1.html</loc></url></urlset>"
+            ),
             headers={"Content-Type": "application/xml"},
         ),
         "/sitemaps/nested-index.xml": Response(
             body=(
-                '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                "<sitemap><loc>{origin}/sitemaps/b.xml</loc></sitemap></sitemapindex>"
-            ).encode(),
+                b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                b"<sitemap><loc>{origin}/sitemaps/b.xml</loc></sitemap></sitemapindex>"
+            ),
             headers={"Content-Type": "application/xml"},
         ),
         "/sitemaps/b.xml": Response(
             body=(
-                '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                "<url><loc>{origin}/docs/page3.html</loc></url></urlset>"
-            ).encode(),
+                b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                b"<url><loc>{origin}/docs/page3.html</loc></url></urlset>"
+            ),
             headers={"Content-Type": "application/xml"},
         ),
         "/sitemap.txt": Response(
@@ -215,7 +227,7 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"  # keep-alive, as real servers
         disable_nagle_algorithm = True  # headers and body go out at once, no 40 ms ACK stalls
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        def do_GET(self) -> None:
             with site.lock:
                 site.hits.append(Hit(self.path, dict(self.headers), time.monotonic()))
                 site.in_flight += 1
@@ -255,7 +267,9 @@ def start_site() -> tuple[Site, Callable[[], None]]:
     server = _Server(("127.0.0.1", 0), lambda *a: None)  # handler set below, once the port is known
     site = Site(server.server_address[1])
     server.RequestHandlerClass = _handler(site)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
 
     def stop() -> None:
