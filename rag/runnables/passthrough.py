@@ -7,7 +7,7 @@ import inspect
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Union
 
 from rag.errors import NotFoundError, ValidationError
-from rag.runnables._streams import NOTHING, acollect, add_chunks, collect
+from rag.runnables._streams import NOTHING, add_chunks
 from rag.runnables.base import Runnable
 from rag.runnables.config import RunnableConfig
 from rag.runnables.graph import Graph
@@ -129,24 +129,33 @@ class RunnableAssign(Runnable[dict, dict]):
     def _unassigned(self, value: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in value.items() if k not in self.mapper.steps__}
 
+    def _pass_on(self, total: Any, chunk: Any) -> tuple[Any, Optional[dict[str, Any]]]:
+        # Input chunks go on as they arrive (LangChain does the same), so a stream of
+        # assigns shows each earlier key at once instead of one merged chunk at the end.
+        chunk = _require_dict(chunk, "RunnablePassthrough.assign(...)")
+        passed = self._unassigned(chunk)
+        return add_chunks(total, chunk), (passed or None)
+
     def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict]:
-        total = collect(input)
-        if total is NOTHING:
-            return
-        value = _require_dict(total, "RunnablePassthrough.assign(...)")
-        yield self._unassigned(value)
-        yield from self.mapper.stream(value, config)
+        total = NOTHING
+        for chunk in input:
+            total, passed = self._pass_on(total, chunk)
+            if passed is not None:
+                yield passed
+        if total is not NOTHING:
+            yield from self.mapper.stream(total, config)
 
     async def atransform(
         self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
     ) -> AsyncIterator[dict]:
-        total = await acollect(input)
-        if total is NOTHING:
-            return
-        value = _require_dict(total, "RunnablePassthrough.assign(...)")
-        yield self._unassigned(value)
-        async for chunk in self.mapper.astream(value, config):
-            yield chunk
+        total = NOTHING
+        async for chunk in input:
+            total, passed = self._pass_on(total, chunk)
+            if passed is not None:
+                yield passed
+        if total is not NOTHING:
+            async for chunk in self.mapper.astream(total, config):
+                yield chunk
 
     def stream(self, input: dict, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict]:
         return self._stream_traced(lambda value, cfg: self.transform(iter([value]), cfg), input, config)
