@@ -20,14 +20,17 @@ start demo
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
 import threading
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Iterator, Literal, Mapping, Optional
 
-__all__ = ["Run", "RunKind", "EVENTS", "handlers_of", "start_run", "astart_run", "PARENT_RUN_ID_KEY"]
+__all__ = ["Run", "RunKind", "EVENTS", "handlers_of", "start_run", "astart_run", "PARENT_RUN_ID_KEY",
+           "ambient_config"]
 
 logger = logging.getLogger("rag.callbacks")
 
@@ -46,6 +49,24 @@ _IGNORE_ATTR = {"chain": "ignore_chain", "chat_model": "ignore_chat_model",
 
 # The config key under which a parent run hands its id to its children (internal).
 PARENT_RUN_ID_KEY = "_parent_run_id"
+
+
+# The config of the run whose body is executing. A runnable invoked with no config at all
+# (typically inside a user's function wrapped in RunnableLambda) inherits it, so it nests
+# under that run as in LangChain. Context variables follow asyncio tasks and
+# ``asyncio.to_thread``; thread pools get the config passed explicitly instead.
+_AMBIENT: contextvars.ContextVar[Optional[Mapping[str, Any]]] = contextvars.ContextVar("rag_ambient_config",
+                                                                                       default=None)
+
+
+@contextmanager
+def ambient_config(config: Optional[Mapping[str, Any]]) -> Iterator[None]:
+    """Within the block, runs started with ``config=None`` use ``config`` instead."""
+    token = _AMBIENT.set(config)
+    try:
+        yield
+    finally:
+        _AMBIENT.reset(token)
 
 
 def handlers_of(config: Optional[Mapping[str, Any]]) -> list[Any]:
@@ -165,7 +186,7 @@ def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
              tags: Optional[list[str]], metadata: Optional[dict[str, Any]]) -> tuple[Run, dict[str, Any]]:
     if kind not in EVENTS:
         raise ValueError(f"unknown run kind {kind!r}; expected one of {sorted(EVENTS)}")
-    config = config or {}
+    config = (config if config is not None else _AMBIENT.get()) or {}
     listeners = [h for h in handlers_of(config) if not getattr(h, _IGNORE_ATTR[kind], False)]
     run_tags = list(config.get("tags") or []) + [t for t in (tags or []) if t not in (config.get("tags") or [])]
     run = Run(kind, listeners, config.get("run_id") or uuid.uuid4(), config.get(PARENT_RUN_ID_KEY), run_tags)

@@ -248,8 +248,10 @@ class Runnable(ABC, Generic[Input, Output]):
     ) -> Any:
         """Run ``body(input, child_config)`` as a "chain" run: start, end or error events."""
         run = _callbacks.start_run(config, "chain", self.get_name(), input)
+        child = run.child_config(config)
         try:
-            output = body(input, run.child_config(config))  # type: ignore[arg-type]
+            with _callbacks.ambient_config(child if run.handlers else None):
+                output = body(input, child)  # type: ignore[arg-type]
         except Exception as exc:
             run.error(exc)
             raise
@@ -260,8 +262,10 @@ class Runnable(ABC, Generic[Input, Output]):
         self, body: Callable[[Any, RunnableConfig], Awaitable[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> Any:
         run = await _callbacks.astart_run(config, "chain", self.get_name(), input)
+        child = run.child_config(config)
         try:
-            output = await body(input, run.child_config(config))  # type: ignore[arg-type]
+            with _callbacks.ambient_config(child if run.handlers else None):
+                output = await body(input, child)  # type: ignore[arg-type]
         except Exception as exc:
             await run.aerror(exc)
             raise
