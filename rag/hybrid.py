@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from rag.documents import Document
 from rag.errors import ValidationError
@@ -57,16 +57,20 @@ def hybrid_retriever(
     embeddings: Any = None,
     *,
     store: Any = None,
+    store_factory: Optional[Callable[[Any], Any]] = None,
     config: HybridConfig = HybridConfig(),
 ) -> Any:
     """An :class:`~rag.ensemble.EnsembleRetriever` over a vector store and BM25 built from
-    ``documents``. ``embeddings`` defaults to :class:`~rag.embeddings.LocalEmbeddings`;
-    ``store``, when given, must already hold the same documents under the same ids
-    (otherwise a FAISS cosine index is built here).
+    ``documents``. ``store``: a vector store already holding the same documents under the
+    same ids; otherwise ``store_factory(embeddings)`` makes an empty one that is filled here
+    (``rag`` does not import ``stores``: the caller chooses the backend). ``embeddings``
+    defaults to :class:`~rag.embeddings.LocalEmbeddings`.
 
     >>> from rag.embeddings import HashingEmbeddings
+    >>> from stores import InMemoryVectorStore
     >>> docs = [Document("cats purr", id="1"), Document("dogs bark", id="2")]
-    >>> hybrid_retriever(docs, HashingEmbeddings(dim=64), config=HybridConfig(k=1)).invoke("cats")[0].id
+    >>> hybrid_retriever(docs, HashingEmbeddings(dim=64), store_factory=InMemoryVectorStore,
+    ...                  config=HybridConfig(k=1)).invoke("cats")[0].id
     '1'
     """
     from rag.bm25 import BM25Retriever
@@ -74,13 +78,14 @@ def hybrid_retriever(
 
     documents = _with_ids(documents)
     if store is None:
-        from stores import FAISS
-
+        if store_factory is None:
+            raise ValidationError("hybrid_retriever needs store= (holding the documents) or store_factory=")
         if embeddings is None:
             from rag.embeddings import LocalEmbeddings
 
             embeddings = LocalEmbeddings()
-        store = FAISS.from_documents(documents, embeddings, distance_strategy="COSINE")
+        store = store_factory(embeddings)
+        store.add_documents(documents)
     dense = store.as_retriever(search_kwargs={"k": config.fetch_k})
     lexical = BM25Retriever.from_documents(
         documents, k=config.fetch_k, stemmer=config.stemmer, bm25_params=config.bm25_params or None

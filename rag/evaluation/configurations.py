@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from rag.evaluation.systems import BM25System, CorpusVectors, DenseSystem, HybridSystem, RetrievalSystem
 
-__all__ = ["CONFIGURATIONS", "build_systems"]
+__all__ = ["CONFIGURATIONS", "build_systems", "StoreFactory"]
 
 #: name -> one-line description (the order is the report's order).
 CONFIGURATIONS: dict[str, str] = {
@@ -20,25 +20,27 @@ CONFIGURATIONS: dict[str, str] = {
 }
 
 
-def _faiss(embeddings: Any) -> Any:
-    from stores import FAISS
-
-    # MiniLM vectors are unit length: inner product is cosine, and FAISS skips normalising.
-    return FAISS(embedding=embeddings, distance_strategy="MAX_INNER_PRODUCT")
+#: A function from an embeddings object to a new, empty vector store.
+StoreFactory = Callable[[Any], Any]
 
 
-def _memory(embeddings: Any) -> Any:
-    from stores import InMemoryVectorStore
-
-    return InMemoryVectorStore(embeddings)
-
-
-def build_systems(names: Sequence[str], *, local_embeddings: Optional[Any] = None) -> list[RetrievalSystem]:
+def build_systems(
+    names: Sequence[str], *, store_factories: Mapping[str, StoreFactory], local_embeddings: Optional[Any] = None
+) -> list[RetrievalSystem]:
     """The systems for ``names`` (keys of :data:`CONFIGURATIONS`), sharing one MiniLM model
-    and one cache of corpus vectors."""
+    and one cache of corpus vectors.
+
+    ``store_factories`` maps "faiss" (a flat inner-product FAISS store) and "memory" (an
+    in-memory store) to store factories. The caller supplies them because ``rag`` never
+    imports ``stores`` (the composition root does: see ``rag.cli.composition``).
+    """
     unknown = [name for name in names if name not in CONFIGURATIONS]
     if unknown:
         raise ValueError(f"unknown configurations {unknown}; choose from {list(CONFIGURATIONS)}")
+    missing = sorted({"faiss", "memory"} - set(store_factories))
+    if missing:
+        raise ValueError(f"store_factories lacks {missing}; give a factory for each of 'faiss' and 'memory'")
+    _faiss, _memory = store_factories["faiss"], store_factories["memory"]
     from rag.embeddings import HashingEmbeddings
 
     vectors = CorpusVectors()

@@ -10,6 +10,11 @@ from rag.embeddings import HashingEmbeddings, LocalEmbeddings
 from rag.errors import ValidationError
 from rag.hybrid import HybridConfig, hybrid_retriever
 from rag.retrievers import EnsembleRetriever
+from stores import FAISS
+
+
+def cosine_faiss(embeddings):
+    return FAISS(embeddings, distance_strategy="COSINE")
 
 DOCS = [
     Document("The mitochondria is the powerhouse of the cell.", id="bio"),
@@ -19,7 +24,7 @@ DOCS = [
 
 
 def test_the_default_uses_minilm_and_bm25_and_returns_k_documents():
-    retriever = hybrid_retriever(DOCS, config=HybridConfig(k=2))
+    retriever = hybrid_retriever(DOCS, store_factory=cosine_faiss, config=HybridConfig(k=2))
     assert isinstance(retriever, EnsembleRetriever) and len(retriever.retrievers) == 2
     assert isinstance(retriever.retrievers[0].vectorstore.embeddings, LocalEmbeddings)
     results = retriever.invoke("how do plants make energy from sunlight")
@@ -27,14 +32,19 @@ def test_the_default_uses_minilm_and_bm25_and_returns_k_documents():
 
 
 def test_a_paraphrase_with_no_shared_words_is_still_found_through_the_dense_side():
-    retriever = hybrid_retriever(DOCS, config=HybridConfig(k=1))
+    retriever = hybrid_retriever(DOCS, store_factory=cosine_faiss, config=HybridConfig(k=1))
     assert retriever.invoke("equities dropped")[0].id == "finance"
 
 
 def test_documents_without_ids_are_fused_as_one_document_each():
     retriever = hybrid_retriever([Document("cats purr"), Document("dogs bark")], HashingEmbeddings(dim=64),
-                                 config=HybridConfig(k=4))
+                                 store_factory=cosine_faiss, config=HybridConfig(k=4))
     assert sorted(d.page_content for d in retriever.invoke("cats purr dogs")) == ["cats purr", "dogs bark"]
+
+
+def test_without_a_store_or_a_factory_it_says_what_to_pass():
+    with pytest.raises(ValidationError, match="store= .* or store_factory="):
+        hybrid_retriever(DOCS, HashingEmbeddings(dim=64))
 
 
 def test_the_config_is_plain_json_data():
@@ -49,7 +59,7 @@ def test_bad_configs_are_refused(kwargs, shown):
 
 
 def test_ensemble_k_keeps_the_best_k():
-    retriever = hybrid_retriever(DOCS, HashingEmbeddings(dim=64), config=HybridConfig(k=1, fetch_k=3))
+    retriever = hybrid_retriever(DOCS, HashingEmbeddings(dim=64), store_factory=cosine_faiss, config=HybridConfig(k=1, fetch_k=3))
     assert len(retriever.invoke("cell energy plants markets")) == 1
 
 
