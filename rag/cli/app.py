@@ -84,6 +84,17 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--threshold", type=_unit_float, help="minimum relevance for --type threshold")
     search.add_argument("--json", action="store_true", help="print results as JSON")
 
+    bench = commands.add_parser("bench", help="retrieval quality on a BEIR-format dataset (nDCG@10, recall, MRR, MAP)")
+    bench.add_argument("dataset", type=Path, metavar="DATASET_DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    bench.add_argument("--embeddings", choices=("local", "hashing"), help="embedding model (default: local when installed)")
+    bench.add_argument("--type", dest="search_type", default="hybrid", choices=("hybrid", "similarity", "mmr", "bm25"),
+                       help="retrieval to measure (default hybrid)")
+    bench.add_argument("--config", action="append", metavar="NAME",
+                       help="a named configuration instead (repeatable): hashing, bm25-nostem, bm25, minilm-faiss, "
+                            "minilm-memory, minilm-mmr, hybrid")
+    bench.add_argument("--json", action="store_true", help="print results as JSON")
+    bench.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+
     info = commands.add_parser("info", help="what an index holds")
     with_index(info)
     info.add_argument("--json", action="store_true", help="print as JSON")
@@ -141,6 +152,14 @@ def _run_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_bench(args: argparse.Namespace) -> int:
+    from rag.cli.benching import configuration_for, print_bench, run_bench
+
+    names = args.config or [configuration_for(args.embeddings, args.search_type)]
+    print_bench(run_bench(args.dataset, names), as_json=args.json)
+    return 0
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     from rag.cli.demo import DEMO_QUERIES, run_demo
 
@@ -152,7 +171,7 @@ class RagCliError(RagError):
     """A user error found by the command line itself."""
 
 
-_COMMANDS = {"index": _run_index, "search": _run_search, "info": _run_info, "demo": _run_demo}
+_COMMANDS = {"index": _run_index, "search": _run_search, "info": _run_info, "bench": _run_bench, "demo": _run_demo}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

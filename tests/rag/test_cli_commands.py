@@ -194,3 +194,28 @@ def test_indexing_a_sitemap_loads_its_pages(site, tmp_path):
 
 def _sources(index: Path) -> list[str]:
     return [row["source"] for row in json.loads(rag("search", "otters", "--index", str(index), "--json", "--k", "10").stdout)]
+
+
+@pytest.fixture
+def beir(tmp_path: Path) -> Path:
+    root = tmp_path / "tiny-beir"
+    (root / "qrels").mkdir(parents=True)
+    corpus = {"d1": "Otters hold hands while sleeping", "d2": "Volcanoes erupt molten rock",
+              "d3": "Bees dance to share where flowers are", "d4": "Glaciers carve valleys over millennia"}
+    (root / "corpus.jsonl").write_text("".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n" for i, t in corpus.items()))
+    (root / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "why do bees dance"}) + "\n"
+                                        + json.dumps({"_id": "q2", "text": "sleeping otters"}) + "\n")
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td3\t1\nq2\td1\t1\n")
+    return root
+
+
+def test_bench_reports_the_metrics_of_the_chosen_configuration(beir):
+    result = rag("bench", str(beir), "--type", "bm25", "--json")
+    assert result.returncode == 0, result.stderr
+    [row] = json.loads(result.stdout)
+    assert row["system"] == "bm25" and row["queries"] == 2 and row["ndcg_at_10"] == pytest.approx(1.0)
+
+
+def test_bench_refuses_a_combination_it_cannot_measure_and_lists_the_choices(beir):
+    result = rag("bench", str(beir), "--embeddings", "hashing", "--type", "hybrid")
+    assert result.returncode == 1 and "--type bm25" in result.stderr
