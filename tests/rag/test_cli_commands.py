@@ -147,7 +147,7 @@ def test_verbose_shows_the_traceback(tmp_path):
     assert result.returncode == 1 and "Traceback" in result.stderr
 
 
-@pytest.mark.parametrize("command", ["index", "search", "info", "demo"])
+@pytest.mark.parametrize("command", ["index", "search", "info", "bench", "demo"])
 def test_every_command_has_help(command):
     result = rag(command, "--help")
     assert result.returncode == 0 and "usage: rag" in result.stdout
