@@ -24,7 +24,7 @@ NO_ANSWER = "The provided documents do not answer the question."
 
 # A sentence ends at . ! or ? followed by white space, or at a line break; abbreviations
 # such as "e.g. x" may split early, which costs a shorter quote, never a wrong citation.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\s*\n+\s*")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+|\s*\n+\s*")
 _HAS_WORD = re.compile(r"\w\w")
 
 

@@ -1,0 +1,112 @@
+"""ExtractiveAnswerer: cited sentences from the context, offline."""
+
+import asyncio
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag.chains import NO_ANSWER, ExtractiveAnswerer, create_retrieval_chain, split_sentences
+from rag.documents import Document
+from rag.embeddings import HashingEmbeddings
+from stores import InMemoryVectorStore
+
+CORPUS = [
+    Document("The Eiffel Tower is in Paris. It was finished in 1889."),
+    Document("Photosynthesis turns light into chemical energy. Plants use chlorophyll for photosynthesis."),
+    Document("The Danube flows through Vienna and Budapest. It is Europe's second-longest river."),
+]
+
+
+def cited(answer):
+    return [int(n) for n in re.findall(r"\[(\d+)\]", answer)]
+
+
+def test_cites_the_document_that_answers():
+    answer = ExtractiveAnswerer(max_sentences=1).invoke(
+        {"input": "When was the Eiffel Tower finished?", "context": CORPUS})
+    assert answer == "It was finished in 1889. [1]" or answer == "The Eiffel Tower is in Paris. [1]"
+    assert cited(answer) == [1]
+
+
+def test_each_sentence_cites_its_own_document_in_relevance_order():
+    answerer = ExtractiveAnswerer(max_sentences=2, min_relevance=0.1)
+    passages = answerer.passages("Which river flows through Vienna and Budapest?", CORPUS)
+    assert passages[0].text == "The Danube flows through Vienna and Budapest." and passages[0].citation == 3
+    assert [p.relevance for p in passages] == sorted((p.relevance for p in passages), reverse=True)
+
+
+def test_end_to_end_retrieval_then_extraction_cites_the_right_documents():
+    store = InMemoryVectorStore.from_documents(CORPUS, HashingEmbeddings(dim=512))
+    chain = create_retrieval_chain(store.as_retriever(search_kwargs={"k": 2}), ExtractiveAnswerer(max_sentences=1))
+    result = chain.invoke({"input": "How do plants use chlorophyll?"})
+    number = cited(result["answer"])[0]
+    assert "chlorophyll" in result["context"][number - 1].page_content
+    assert "chlorophyll" in result["answer"]
+
+
+def test_says_the_documents_do_not_answer_when_nothing_is_relevant():
+    answer = ExtractiveAnswerer().invoke({"input": "quantum chromodynamics gluon", "context": CORPUS})
+    assert answer == NO_ANSWER
+
+
+def test_empty_context_does_not_answer():
+    assert ExtractiveAnswerer().invoke({"input": "anything", "context": []}) == NO_ANSWER
+
+
+def test_max_sentences_caps_the_quote():
+    answer = ExtractiveAnswerer(max_sentences=2, min_relevance=0.0).invoke({"input": "Paris river energy",
+                                                                             "context": CORPUS})
+    assert len(cited(answer)) == 2
+
+
+def test_identical_sentences_are_quoted_once():
+    docs = [Document("Water boils at 100 degrees."), Document("Water boils at 100 degrees.")]
+    answer = ExtractiveAnswerer().invoke({"input": "At what temperature does water boil?", "context": docs})
+    assert answer == "Water boils at 100 degrees. [1]"
+
+
+def test_stream_yields_one_cited_sentence_per_chunk_adding_up_to_invoke():
+    answerer = ExtractiveAnswerer(max_sentences=3, min_relevance=0.05)
+    question = {"input": "Paris Eiffel Tower 1889", "context": CORPUS}
+    chunks = list(answerer.stream(question))
+    assert len(chunks) > 1 and all(len(cited(c)) == 1 for c in chunks)
+    assert "".join(chunks) == answerer.invoke(question)
+
+
+def test_astream_matches_stream():
+    answerer = ExtractiveAnswerer(min_relevance=0.05)
+    question = {"input": "Paris Eiffel Tower 1889", "context": CORPUS}
+
+    async def collect():
+        return [chunk async for chunk in answerer.astream(question)]
+
+    assert asyncio.run(collect()) == list(answerer.stream(question))
+
+
+@pytest.mark.parametrize("kwargs", [{"max_sentences": 0}, {"min_relevance": 1.5}, {"min_relevance": -0.1},
+                                    {"embeddings": object()}])
+def test_bad_settings_fail_at_construction(kwargs):
+    with pytest.raises(ValueError):
+        ExtractiveAnswerer(**kwargs)
+
+
+def test_missing_keys_are_named():
+    with pytest.raises(KeyError, match="context"):
+        ExtractiveAnswerer().invoke({"input": "q"})
+
+
+def test_split_sentences_breaks_on_end_punctuation_and_lines():
+    assert split_sentences('He said "yes." Then left!\nNext line\n\n- ') == ['He said "yes."', "Then left!", "Next line"]
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.lists(st.text(alphabet="abcdefgh .!?\n", min_size=1, max_size=60), min_size=1, max_size=4),
+       st.text(alphabet="abcdefgh ", min_size=1, max_size=20))
+def test_every_citation_points_at_a_document_containing_the_quoted_sentence(texts, question):
+    documents = [Document(text) for text in texts]
+    for passage in ExtractiveAnswerer(min_relevance=0.0, max_sentences=5).passages(question, documents):
+        assert 1 <= passage.citation <= len(documents)
+        assert passage.text in documents[passage.citation - 1].page_content
+        assert 0.0 <= passage.relevance <= 1.0
