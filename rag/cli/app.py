@@ -95,6 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print results as JSON")
     bench.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
+    ask = commands.add_parser("ask", help="answer a question from the index, with numbered sources")
+    ask.add_argument("question", metavar="QUESTION")
+    with_index(ask)
+    ask.add_argument("--k", type=_positive_int, default=4, help="passages retrieved (default 4)")
+    ask.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model; without it the answer is "
+                     "extracted offline and nothing leaves this machine")
+    ask.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")
+    ask.add_argument("--stream", action="store_true", help="print the answer as it is produced")
+    ask.add_argument("--json", action="store_true", help="print answer and sources as JSON")
+    ask.add_argument("--trace", type=Path, metavar="FILE", help="append the run's trace to FILE (see rag trace)")
+
+    trace = commands.add_parser("trace", help="print traces recorded with --trace as indented trees")
+    trace.add_argument("file", type=Path, metavar="FILE")
+    trace.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+
     info = commands.add_parser("info", help="what an index holds")
     with_index(info)
     info.add_argument("--json", action="store_true", help="print as JSON")
@@ -152,6 +167,30 @@ def _run_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_ask(args: argparse.Namespace) -> int:
+    from rag.cli.asking import ask, build_chain
+
+    if args.base_url and not args.model:
+        raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
+    chain = build_chain(_open(args), k=args.k, model=args.model, base_url=args.base_url)
+    config = None
+    if args.trace is not None:
+        from rag.callbacks import FileTracer
+
+        config = {"callbacks": [FileTracer(args.trace)], "run_name": "rag ask"}
+    ask(chain, args.question, stream=args.stream, as_json=args.json, config=config)
+    return 0
+
+
+def _run_trace(args: argparse.Namespace) -> int:
+    from rag.callbacks import print_trace
+
+    if not args.file.is_file():
+        raise RagCliError(f"no trace file at {args.file}; record one with: rag ask QUESTION --trace {args.file}")
+    print_trace(args.file)
+    return 0
+
+
 def _run_bench(args: argparse.Namespace) -> int:
     from rag.cli.benching import configuration_for, print_bench, run_bench
 
@@ -171,7 +210,15 @@ class RagCliError(RagError):
     """A user error found by the command line itself."""
 
 
-_COMMANDS = {"index": _run_index, "search": _run_search, "info": _run_info, "bench": _run_bench, "demo": _run_demo}
+_COMMANDS = {
+    "index": _run_index,
+    "search": _run_search,
+    "ask": _run_ask,
+    "bench": _run_bench,
+    "info": _run_info,
+    "trace": _run_trace,
+    "demo": _run_demo,
+}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -147,7 +147,7 @@ def test_verbose_shows_the_traceback(tmp_path):
     assert result.returncode == 1 and "Traceback" in result.stderr
 
 
-@pytest.mark.parametrize("command", ["index", "search", "info", "bench", "demo"])
+@pytest.mark.parametrize("command", ["index", "search", "ask", "bench", "info", "trace", "demo"])
 def test_every_command_has_help(command):
     result = rag(command, "--help")
     assert result.returncode == 0 and "usage: rag" in result.stdout
@@ -219,3 +219,61 @@ def test_bench_reports_the_metrics_of_the_chosen_configuration(beir):
 def test_bench_refuses_a_combination_it_cannot_measure_and_lists_the_choices(beir):
     result = rag("bench", str(beir), "--embeddings", "hashing", "--type", "hybrid")
     assert result.returncode == 1 and "--type bm25" in result.stderr
+
+
+def test_ask_offline_answers_with_cited_sentences_and_numbered_sources(corpus, tmp_path):
+    summary(tmp_path / "ix", str(corpus))
+    result = rag("ask", "What do goldfish swim in?", "--index", str(tmp_path / "ix"), "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert "Goldfish swim in bowls" in answer["answer"] and "[1]" in answer["answer"]
+    assert answer["sources"][0]["n"] == 1 and answer["sources"][0]["source"].endswith("fish.md")
+
+
+def test_ask_offline_streams_the_answer_then_lists_sources(corpus, tmp_path):
+    summary(tmp_path / "ix", str(corpus))
+    out = rag("ask", "What do goldfish swim in?", "--index", str(tmp_path / "ix"), "--stream").stdout
+    answer, _, sources = out.partition("\nSources:\n")
+    assert "Goldfish swim in bowls" in answer and "[1]" in sources and "fish.md" in sources
+
+
+def test_an_api_key_in_the_environment_alone_sends_nothing(corpus, tmp_path):
+    from chat_completions_server import ScriptedServer
+
+    summary(tmp_path / "ix", str(corpus))
+    with ScriptedServer() as server:
+        env = {"OPENAI_API_KEY": "sk-test-secret", "OPENAI_BASE_URL": server.base_url}
+        result = rag("ask", "What do goldfish swim in?", "--index", str(tmp_path / "ix"), env=env)
+        assert result.returncode == 0 and server.requests == []
+
+
+def test_ask_through_a_local_openai_compatible_server_sends_the_passages(corpus, tmp_path):
+    from chat_completions_server import Reply, ScriptedServer, completion
+
+    summary(tmp_path / "ix", str(corpus))
+    with ScriptedServer() as server:
+        server.script(Reply(body=completion("They swim in bowls [1].")))
+        result = rag("ask", "What do goldfish swim in?", "--index", str(tmp_path / "ix"), "--model", "test-model",
+                     "--base-url", server.base_url, "--json", env={"OPENAI_API_KEY": "sk-test-secret"})
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["answer"] == "They swim in bowls [1]."
+        [request] = server.requests
+        assert request["model"] == "test-model"
+        system = request["messages"][0]["content"]
+        assert "[1] Fish" in system and "Goldfish swim in bowls" in system
+        assert server.headers[0]["Authorization"] == "Bearer sk-test-secret"
+
+
+def test_ask_records_a_trace_that_rag_trace_prints_as_a_tree(corpus, tmp_path):
+    summary(tmp_path / "ix", str(corpus))
+    trace = tmp_path / "trace.jsonl"
+    assert rag("ask", "goldfish?", "--index", str(tmp_path / "ix"), "--trace", str(trace)).returncode == 0
+    printed = rag("trace", str(trace))
+    assert printed.returncode == 0
+    assert "IndexRetriever [retriever]" in printed.stdout and "ExtractiveAnswerer" in printed.stdout
+
+
+def test_base_url_without_a_model_is_refused(corpus, tmp_path):
+    summary(tmp_path / "ix", str(corpus))
+    result = rag("ask", "q", "--index", str(tmp_path / "ix"), "--base-url", "http://127.0.0.1:9")
+    assert result.returncode == 1 and "--base-url needs --model" in result.stderr
