@@ -12,15 +12,21 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[local]"
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@ $(VENV)/.demo-installed
 
+# The main job, offline: index the documentation shipped in the repository (README and the
+# sample documents), then answer a question from it with numbered sources.
+DEMO_INDEX ?= .rag/demo
+DEMO_QUESTION ?= How does an index survive a crash while it is being saved?
+
 demo: $(VENV)/.demo-installed
-	$(BIN)/rag demo
+	$(BIN)/rag index README.md rag/samples --index $(DEMO_INDEX)
+	$(BIN)/rag ask "$(DEMO_QUESTION)" --index $(DEMO_INDEX)
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest
