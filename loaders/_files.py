@@ -90,6 +90,12 @@ def decode(
     ) from first_error
 
 
+def read_text(file_path: str | os.PathLike[str], *, encoding: str | None, autodetect_encoding: bool) -> str:
+    """A text file's content, decoded as :func:`decode` does (newlines untouched)."""
+    return decode(read_bytes(file_path), source=str(file_path), encoding=encoding,
+                  autodetect_encoding=autodetect_encoding)
+
+
 def normalize_newlines(text: str) -> str:
     """``\\r\\n`` and ``\\r`` become ``\\n``, as Python's text-mode ``open`` does."""
     return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -102,3 +102,24 @@ class LoadReport:
         """Note that ``source`` was left out because of ``reason`` and log it."""
         self.logger.info("Skipped %s: %s", source, reason)
         self.skipped.append((source, reason))
+
+
+class ReportingLoader(BaseLoader):
+    """A loader over many sources that continues past failures and says which failed.
+
+    Subclasses set ``self.report = LoadReport(...)`` at the start of each run; ``failed``
+    and ``skipped`` read it (lists of ``(source, message)`` for the last run).
+    """
+
+    report: LoadReport
+
+    @property
+    def failed(self) -> list[tuple[str, str]]:
+        """``(source, "ErrorType: message")`` for each source that failed in the last run."""
+        return self.report.failed
+
+    @property
+    def skipped(self) -> list[tuple[str, str]]:
+        """``(source, reason)`` for each source left out on purpose in the last run."""
+        return self.report.skipped
+

@@ -15,7 +15,7 @@ from typing import Any
 
 from loaders._files import SNIFF_BYTES, looks_binary
 from loaders._optional import require
-from loaders.base import BaseLoader, LoadReport
+from loaders.base import LoadReport, ReportingLoader
 from loaders.csv_loader import CSVLoader
 from loaders.html import BSHTMLLoader
 from loaders.json_loader import JSONLoader
@@ -72,7 +72,7 @@ def _load_file(factory: LoaderFactory, kwargs: Mapping[str, Any], path: str) -> 
         return list(loader.load())
 
 
-class DirectoryLoader(BaseLoader):
+class DirectoryLoader(ReportingLoader):
     """Load every file under ``path`` matching ``glob``, as LangChain's ``DirectoryLoader``.
 
     Documents come file by file in sorted path order (path components compared in turn),
@@ -175,15 +175,6 @@ class DirectoryLoader(BaseLoader):
         }
         self.report = LoadReport(logger=logger)
 
-    @property
-    def failed(self) -> list[tuple[str, str]]:
-        """``(path, "ErrorType: message")`` for each file that raised in the last run."""
-        return self.report.failed
-
-    @property
-    def skipped(self) -> list[tuple[str, str]]:
-        """``(path, reason)`` for each file left out on purpose in the last run."""
-        return self.report.skipped
 
     def loader_for(self, file_path: str | os.PathLike[str]) -> LoaderFactory:
         """The factory that will load ``file_path``: ``loader_cls`` or the suffix's."""

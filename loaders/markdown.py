@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from loaders._files import decode, normalize_newlines, read_bytes
+from loaders._files import normalize_newlines, read_text
 from loaders.base import BaseLoader
 from rag import Document
 
@@ -132,12 +132,7 @@ class MarkdownLoader(BaseLoader):
     def lazy_load(self) -> Iterator[Document]:
         """Yield the single document."""
         source = str(self.file_path)
-        raw = decode(
-            read_bytes(self.file_path),
-            source=source,
-            encoding=self.encoding,
-            autodetect_encoding=self.autodetect_encoding,
-        )
+        raw = read_text(self.file_path, encoding=self.encoding, autodetect_encoding=self.autodetect_encoding)
         parsed = markdown_to_text(normalize_newlines(raw))
         metadata = {"source": source, "title": parsed.title}
         if parsed.front_matter is not None:

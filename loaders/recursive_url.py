@@ -17,7 +17,7 @@ from loaders._http import DEFAULT_HEADERS, Clock, FetchedPage, FetchError, HttpF
 from loaders._links import regex_links, resolve_links
 from loaders._robots import RobotsRules
 from loaders._urls import is_within, normalize_url, url_directory, validate_http_url
-from loaders.base import BaseLoader, LoadReport
+from loaders.base import LoadReport, ReportingLoader
 from rag import Document
 from rag.errors import ValidationError
 
@@ -43,7 +43,7 @@ class _Crawled:
     scan: PageScan
 
 
-class RecursiveUrlLoader(BaseLoader):
+class RecursiveUrlLoader(ReportingLoader):
     """Documents for a start page and the pages it links to, breadth-first up to ``max_depth``.
 
     Args:
@@ -170,15 +170,6 @@ class RecursiveUrlLoader(BaseLoader):
         self.clock = clock
         self.report = LoadReport(logger=logger)
 
-    @property
-    def failed(self) -> list[tuple[str, str]]:
-        """``(url, "ErrorType: message")`` for each page that failed in the last crawl."""
-        return self.report.failed
-
-    @property
-    def skipped(self) -> list[tuple[str, str]]:
-        """``(url, reason)`` for each URL in scope left out on purpose in the last crawl."""
-        return self.report.skipped
 
     def lazy_load(self) -> Iterator[Document]:
         """Yield documents as the crawl finds them, breadth-first; works in a running loop."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from loaders._files import decode, normalize_newlines, read_bytes
+from loaders._files import normalize_newlines, read_text
 from loaders.base import BaseLoader
 from rag import Document
 
@@ -45,10 +45,5 @@ class TextLoader(BaseLoader):
     def lazy_load(self) -> Iterator[Document]:
         """Yield the single document."""
         source = str(self.file_path)
-        text = decode(
-            read_bytes(self.file_path),
-            source=source,
-            encoding=self.encoding,
-            autodetect_encoding=self.autodetect_encoding,
-        )
+        text = read_text(self.file_path, encoding=self.encoding, autodetect_encoding=self.autodetect_encoding)
         yield Document(normalize_newlines(text), {"source": source})

@@ -37,7 +37,7 @@ from loaders._http import (
 )
 from loaders._optional import require
 from loaders._urls import validate_http_url
-from loaders.base import BaseLoader, LoadReport
+from loaders.base import LoadReport, ReportingLoader
 from rag import Document
 from rag.errors import ValidationError
 
@@ -85,7 +85,7 @@ def _is_textual(content_type: str) -> bool:
     )
 
 
-class WebBaseLoader(BaseLoader):
+class WebBaseLoader(ReportingLoader):
     """One document per URL: the page's readable text, fetched concurrently over httpx.
 
     Args:
@@ -212,15 +212,6 @@ class WebBaseLoader(BaseLoader):
             raise ValidationError(f"web_path is ambiguous: {len(self.web_paths)} URLs given")
         return self.web_paths[0]
 
-    @property
-    def failed(self) -> list[tuple[str, str]]:
-        """``(url, "ErrorType: message")`` for each URL that failed in the last run."""
-        return self.report.failed
-
-    @property
-    def skipped(self) -> list[tuple[str, str]]:
-        """``(url, reason)`` for each URL left out on purpose in the last run."""
-        return self.report.skipped
 
     # -- loading ----------------------------------------------------------------------
 
