@@ -7,11 +7,10 @@ Exit codes: 0 on success, 1 on a user error (one line on stderr, no traceback un
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from rag.errors import RagError
 
@@ -20,34 +19,24 @@ from rag.cli.workspace import default_index_path
 __all__ = ["main", "build_parser"]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _number_type(convert: Callable[[str], Any], accept: Callable[[Any], bool], expected: str) -> Callable[[str], Any]:
+    """An argparse type: ``convert`` the text, then check it; the message names ``expected``."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not accept(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
-
-
-def _unit_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
-    return value
+_positive_int = _number_type(int, lambda v: v >= 1, "a positive integer")
+_non_negative_int = _number_type(int, lambda v: v >= 0, "an integer >= 0")
+_unit_float = _number_type(float, lambda v: 0 <= v <= 1, "a number between 0 and 1")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -231,6 +220,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (RagError, OSError, ValueError, KeyError, ImportError) as exc:
         if args.verbose:
             traceback.print_exc()
-        message = str(exc) if not isinstance(exc, KeyError) or isinstance(exc, RagError) else str(exc.args[0] if exc.args else exc)
-        print(f"rag: error: {message}", file=sys.stderr)
+        # A plain KeyError's str() is the repr of its key; show the message itself.
+        plain_key_error = isinstance(exc, KeyError) and not isinstance(exc, RagError) and exc.args
+        print(f"rag: error: {exc.args[0] if plain_key_error else exc}", file=sys.stderr)
         return 1
