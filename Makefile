@@ -22,7 +22,7 @@ $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 # The main job, offline: index the documentation shipped in the repository (README and the
 # sample documents), then answer a question from it with numbered sources.
 DEMO_INDEX ?= .rag/demo
-DEMO_QUESTION ?= How does an index survive a crash while it is being saved?
+DEMO_QUESTION ?= What happens to the previous index if the machine crashes during a save?
 
 demo: $(VENV)/.demo-installed
 	$(BIN)/rag index README.md rag/samples --index $(DEMO_INDEX)

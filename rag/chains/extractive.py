@@ -22,19 +22,31 @@ __all__ = ["ExtractiveAnswerer", "Passage", "split_sentences", "rank_sentences",
 
 NO_ANSWER = "The provided documents do not answer the question."
 
-# A sentence ends at . ! or ? followed by white space, or at a line break; abbreviations
-# such as "e.g. x" may split early, which costs a shorter quote, never a wrong citation.
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+|\s*\n+\s*")
-_HAS_WORD = re.compile(r"\w\w")
+# A sentence ends at . ! or ? followed by white space, or at a blank line (a paragraph
+# break). A single line break is a hard wrap inside a paragraph and joins the lines.
+# Abbreviations such as "e.g. x" may split early, which costs a shorter quote, never a
+# wrong citation.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+|\n[ \t]*\n\s*")
+_WORD = re.compile(r"\w\w+")
+_CLOSED = re.compile(r"[.!?:;)\"']$")
+# Fragments this short without closing punctuation are headings or labels, not answers.
+_MIN_OPEN_WORDS = 8
+
+
+def _is_sentence(part: str) -> bool:
+    words = len(_WORD.findall(part))
+    return words > 0 and (bool(_CLOSED.search(part)) or words >= _MIN_OPEN_WORDS)
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (stripped; fragments without a two-letter word dropped).
+    """The sentences of ``text``, each on one line; headings and other short fragments
+    without closing punctuation (fewer than 8 words) are left out.
 
-    >>> split_sentences("Paris is in France. It is big!\\nRome: Italy")
-    ['Paris is in France.', 'It is big!', 'Rome: Italy']
+    >>> split_sentences("Capitals\\n\\nParis is in\\nFrance. It is big!\\n\\nRome: Italy")
+    ['Paris is in France.', 'It is big!']
     """
-    return [part.strip() for part in _SENTENCE_END.split(text) if part and _HAS_WORD.search(part)]
+    parts = (" ".join(part.split()) for part in _SENTENCE_END.split(text) if part)
+    return [part for part in parts if _is_sentence(part)]
 
 
 @dataclass(frozen=True)
