@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from rag.errors import RagError, ValidationError
+from rag.errors import FetchError, PageNotFoundError, ValidationError
 
 __all__ = [
     "Clock",
@@ -75,23 +75,6 @@ class SystemClock:
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
-
-
-class FetchError(RagError, OSError):
-    """A URL could not be fetched: connection error, timeout, HTTP error status, size cap.
-
-    ``url`` is the URL requested and ``status`` the final HTTP status (None when no
-    response arrived). Subclasses OSError, as ``requests``' errors do.
-    """
-
-    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.url = url
-        self.status = status
-
-
-class PageNotFoundError(FetchError, FileNotFoundError):
-    """The server answered 404 or 410: like a missing file, it is a FileNotFoundError."""
 
 
 @dataclass(frozen=True)

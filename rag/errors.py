@@ -10,6 +10,10 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     ├── NotFoundError(KeyError)            a name or id that is required but absent
     ├── StorageError(OSError)              reading or writing an index folder failed
     │   └── CorruptIndexError              folder truncated, tampered with or of another version
+    ├── FetchError(OSError)                a URL could not be fetched (``url``, ``status``)
+    │   └── PageNotFoundError(FileNotFoundError)  the server answered 404 or 410
+    ├── EmbeddingServiceError(RuntimeError)  an embeddings server failed (``status_code``)
+    ├── APIError                           a chat model server failed (tree in rag.models.errors)
     └── MissingDependencyError(ImportError) an optional extra is not installed
 """
 
@@ -24,6 +28,9 @@ __all__ = [
     "StorageError",
     "CorruptIndexError",
     "MissingDependencyError",
+    "FetchError",
+    "PageNotFoundError",
+    "EmbeddingServiceError",
 ]
 
 
@@ -61,3 +68,32 @@ class CorruptIndexError(StorageError):
 
 class MissingDependencyError(RagError, ImportError):
     """An optional extra is not installed; the message gives the ``pip install`` command."""
+
+
+class FetchError(RagError, OSError):
+    """A URL could not be fetched: connection error, timeout, HTTP error status, size cap.
+
+    ``url`` is the URL requested and ``status`` the final HTTP status (None when no
+    response arrived). Subclasses OSError, as ``requests``' errors do.
+    """
+
+    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class PageNotFoundError(FetchError, FileNotFoundError):
+    """The server answered 404 or 410: like a missing file, it is a FileNotFoundError."""
+
+
+class EmbeddingServiceError(RagError, RuntimeError):
+    """The embeddings server refused a request or answered something unusable.
+
+    ``status_code`` is the HTTP status (None for a connection failure or a malformed body).
+    """
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+

@@ -12,7 +12,7 @@ import httpx
 import numpy as np
 
 from rag.embeddings.base import Embeddings, _check_texts
-from rag.errors import DimensionMismatchError, RagError, ValidationError
+from rag.errors import DimensionMismatchError, EmbeddingServiceError, ValidationError
 
 __all__ = ["OpenAIEmbeddings", "EmbeddingServiceError", "RetryPolicy", "retry_delay"]
 
@@ -21,17 +21,6 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 _KNOWN_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
 # Rate limits and server-side failures are worth another try; other 4xx are the caller's.
 _RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-
-
-class EmbeddingServiceError(RagError, RuntimeError):
-    """The embeddings server refused a request or answered something unusable.
-
-    ``status_code`` is the HTTP status (None for a connection failure or a malformed body).
-    """
-
-    def __init__(self, message: str, *, status_code: Optional[int] = None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
 
 
 @dataclass(frozen=True)

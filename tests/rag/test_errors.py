@@ -15,6 +15,9 @@ from rag import errors
         (errors.StorageError, OSError),
         (errors.CorruptIndexError, OSError),
         (errors.MissingDependencyError, ImportError),
+        (errors.FetchError, OSError),
+        (errors.PageNotFoundError, FileNotFoundError),
+        (errors.EmbeddingServiceError, RuntimeError),
     ],
 )
 def test_every_error_derives_from_rag_error_and_its_builtin(cls, builtin):
