@@ -26,6 +26,7 @@ import io
 import json
 import os
 import shutil
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,6 +190,14 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
     encoded = {name: _encode(name, data) for name, data in sections.items()}
     if target.exists() and not target.is_dir():
         raise StorageError(errno.ENOTDIR, f"{target} exists and is not a folder", str(target))
+    if target.is_dir() and not (target / MANIFEST).exists() and any(target.iterdir()):
+        # The swap below deletes what the folder held: never do that to someone's files.
+        raise StorageError(
+            errno.EEXIST,
+            f"{target} is a folder with other files in it, not an index folder (no {MANIFEST}); "
+            "choose a new or empty folder for the index",
+            str(target),
+        )
     parent = target.parent
     staging = parent / f".{target.name}.saving-{uuid.uuid4().hex[:12]}"
     try:
@@ -220,6 +229,9 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
                 staging = backup
         else:
             os.rename(staging, target)
+            # A crash between the fallback's two renames left the old index as the backup;
+            # the new save supersedes it.
+            shutil.rmtree(_backup_path(target), ignore_errors=True)
         _fsync_dir(parent)
         _remove_stale_staging(parent, target.name, keep=staging)
     except OSError as exc:
@@ -234,33 +246,47 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
     return target
 
 
+STALE_STAGING_SECONDS = 3600
+
+
 def _remove_stale_staging(parent: Path, name: str, keep: Path) -> None:
-    """Delete half-written folders left by saves that crashed (best effort)."""
+    """Delete half-written folders left by saves that crashed (best effort).
+
+    Only folders untouched for an hour: a younger one may be another process's save.
+    """
+    now = time.time()
     for leftover in parent.glob(f".{name}.saving-*"):
-        if leftover != keep:
+        try:
+            stale = now - leftover.stat().st_mtime > STALE_STAGING_SECONDS
+        except OSError:
+            continue
+        if leftover != keep and stale:
             shutil.rmtree(leftover, ignore_errors=True)
 
 
 class IndexFolder:
-    """A verified, opened index folder: read its sections by name."""
+    """A verified, opened index folder: read its sections by name.
 
-    def __init__(self, path: Path, manifest: Manifest) -> None:
+    The files were read together when the folder was opened (see
+    :func:`read_index_folder`); each section is checked against the manifest's size and
+    sha256 when it is asked for.
+    """
+
+    def __init__(self, path: Path, manifest: Manifest, payloads: Mapping[str, Union[bytes, OSError, None]]) -> None:
         self.path = path
         self.manifest = manifest
+        self._payloads = payloads
 
     def _payload(self, name: str) -> bytes:
         info = self.manifest.sections.get(name)
         if info is None:
             raise CorruptIndexError(f"{self.path} has no section {name!r} (it lists {sorted(self.manifest.sections)})")
         file = self.path / info["file"]
-        if Path(info["file"]).name != info["file"]:
-            raise CorruptIndexError(f"{self.path}: section {name!r} names a file outside the folder: {info['file']!r}")
-        try:
-            payload = file.read_bytes()
-        except FileNotFoundError as exc:
-            raise CorruptIndexError(f"{file} is missing; the index folder is incomplete") from exc
-        except OSError as exc:
-            raise StorageError(exc.errno, f"could not read {file}: {exc.strerror}", str(file)) from exc
+        payload = self._payloads.get(name)
+        if payload is None:
+            raise CorruptIndexError(f"{file} is missing; the index folder is incomplete")
+        if isinstance(payload, OSError):
+            raise StorageError(payload.errno, f"could not read {file}: {payload.strerror}", str(file)) from payload
         if len(payload) != info["bytes"]:
             raise CorruptIndexError(
                 f"{file} has {len(payload)} bytes, the manifest says {info['bytes']}: truncated or replaced"
@@ -305,18 +331,55 @@ class IndexFolder:
             )
 
 
-def read_index_folder(path: Union[str, os.PathLike], *, store_class: str | None = None) -> IndexFolder:
-    """Open and check an index folder's manifest (files are verified as they are read).
+def _read_files(folder: Path, manifest: Manifest) -> dict[str, Union[bytes, OSError, None]]:
+    payloads: dict[str, Union[bytes, OSError, None]] = {}
+    for name, info in manifest.sections.items():
+        if Path(info["file"]).name != info["file"]:
+            raise CorruptIndexError(f"{folder}: section {name!r} names a file outside the folder: {info['file']!r}")
+        try:
+            payloads[name] = (folder / info["file"]).read_bytes()
+        except FileNotFoundError:
+            payloads[name] = None
+        except OSError as exc:
+            payloads[name] = exc
+    return payloads
 
-    Falls back to the previous folder left by an interrupted save when ``path`` itself is
-    missing. Raises FileNotFoundError when neither exists, CorruptIndexError for a bad
-    manifest or a ``store_class`` other than the one asked for.
+
+def _identity(folder: Path) -> tuple[int, int]:
+    stat = os.stat(folder)
+    return stat.st_dev, stat.st_ino
+
+
+def read_index_folder(path: Union[str, os.PathLike], *, store_class: str | None = None) -> IndexFolder:
+    """Open an index folder: its manifest and every file it lists, read together.
+
+    A save running at the same time swaps a whole new folder in; if that happens while
+    the files are being read, they are read again from the new folder, so a reader never
+    mixes an old manifest with new files. Falls back to the previous folder left by an
+    interrupted save when ``path`` itself is missing. Raises FileNotFoundError when neither
+    exists, CorruptIndexError for a bad manifest or a ``store_class`` other than the one
+    asked for (the files' sizes and hashes are checked as sections are read).
     """
     folder = Path(path)
     if not (folder / MANIFEST).exists() and (_backup_path(folder) / MANIFEST).exists() and not folder.exists():
         folder = _backup_path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"no index folder at {folder}", str(folder))
+    for _attempt in range(5):
+        before = _identity(folder)
+        manifest = _read_manifest(folder)
+        if store_class is not None and manifest.store_class != store_class:
+            raise CorruptIndexError(
+                f"{folder} holds a {manifest.store_class} index, not a {store_class}; "
+                f"load it with {manifest.store_class}"
+            )
+        payloads = _read_files(folder, manifest)
+        if _identity(folder) == before:
+            return IndexFolder(folder, manifest, payloads)
+    raise StorageError(errno.EBUSY, f"{folder} kept changing while it was read (saves in progress); try again", str(folder))
+
+
+def _read_manifest(folder: Path) -> Manifest:
     manifest_path = folder / MANIFEST
     try:
         data = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -324,10 +387,4 @@ def read_index_folder(path: Union[str, os.PathLike], *, store_class: str | None 
         raise CorruptIndexError(f"{folder} has no {MANIFEST}: not an index folder, or an incomplete one") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CorruptIndexError(f"{manifest_path} is not valid JSON: {exc}") from exc
-    manifest = Manifest.from_json(data, manifest_path)
-    if store_class is not None and manifest.store_class != store_class:
-        raise CorruptIndexError(
-            f"{folder} holds a {manifest.store_class} index, not a {store_class}; "
-            f"load it with {manifest.store_class}"
-        )
-    return IndexFolder(folder, manifest)
+    return Manifest.from_json(data, manifest_path)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import rag.persistence as persistence
-from rag.errors import CorruptIndexError, EmbeddingMismatchError, ValidationError
+from rag.errors import CorruptIndexError, EmbeddingMismatchError, StorageError, ValidationError
 from rag.persistence import Manifest, read_index_folder, write_index_folder
 
 
@@ -124,3 +124,41 @@ def test_a_crash_between_the_fallback_renames_leaves_the_previous_index_readable
     monkeypatch.undo()
     assert not (tmp_path / "ix").exists()
     assert read_index_folder(tmp_path / "ix").json("docs") == ["old"]
+
+
+def test_saving_over_a_folder_of_other_files_is_refused_and_keeps_them(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "precious.txt").write_text("keep me")
+    with pytest.raises(StorageError, match="not an index folder"):
+        write_index_folder(tmp_path / "notes", manifest(), {"docs": [1]})
+    assert (tmp_path / "notes" / "precious.txt").read_text() == "keep me"
+
+
+def test_saving_into_an_empty_folder_is_allowed(tmp_path):
+    (tmp_path / "ix").mkdir()
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": [1]})
+    assert read_index_folder(tmp_path / "ix").json("docs") == [1]
+
+
+def test_a_save_swapped_in_while_reading_is_read_again_not_reported_as_corrupt(tmp_path, monkeypatch):
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": ["old"], "more": ["old"]})
+    real_read = persistence._read_files
+    calls = []
+
+    def read_then_concurrent_save(folder, found):
+        calls.append(folder)
+        payloads = real_read(folder, found)
+        if len(calls) == 1:  # another process saves between our manifest and file reads
+            write_index_folder(tmp_path / "ix", manifest(), {"docs": ["new"], "more": ["new"]})
+        return payloads
+
+    monkeypatch.setattr(persistence, "_read_files", read_then_concurrent_save)
+    folder = read_index_folder(tmp_path / "ix")
+    assert len(calls) == 2 and folder.json("docs") == ["new"] and folder.json("more") == ["new"]
+
+
+def test_a_young_staging_folder_of_another_save_is_left_alone(tmp_path):
+    other = tmp_path / ".ix.saving-0123456789ab"
+    other.mkdir()
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": [1]})
+    assert other.exists()
