@@ -59,6 +59,9 @@ from stores.scoring import (
 
 __all__ = ["FAISS", "DistanceStrategy"]
 
+#: Tombstones never trigger an automatic rebuild below this count.
+AUTO_COMPACT_MIN = 1024
+
 _SUPPORTED = (DistanceStrategy.EUCLIDEAN_DISTANCE, DistanceStrategy.MAX_INNER_PRODUCT, DistanceStrategy.COSINE)
 
 
@@ -102,7 +105,11 @@ def _training_minimum(index: Any) -> int:
     if ivf is not None:
         needed = max(needed, int(ivf.nlist))
         ivf = faiss.downcast_index(ivf)
-    for part in (ivf, faiss.downcast_index(index)):
+    probe = faiss.downcast_index(index)
+    if isinstance(probe, (faiss.IndexIDMap, faiss.IndexIDMap2)):
+        probe = faiss.downcast_index(probe.index)
+    storage = getattr(probe, "storage", None)  # HNSW keeps its vectors in a storage index
+    for part in (ivf, probe, faiss.downcast_index(storage) if storage is not None else None):
         pq = getattr(part, "pq", None)
         if pq is not None:
             needed = max(needed, int(pq.ksub))
@@ -179,11 +186,11 @@ class FAISS(VectorStore):
             return faiss.METRIC_L2
         return faiss.METRIC_INNER_PRODUCT
 
-    def _adopt(self, index: Any) -> None:
-        """Take an empty faiss index, giving it an id map unless it keeps ids itself (IVF)."""
+    def _wrap(self, index: Any) -> tuple[Any, list[Any]]:
+        """``(searchable index, objects to keep alive)`` for an empty faiss index: an id map
+        around it unless it keeps ids itself (IVF). Changes nothing on the store."""
         # downcast_index returns a proxy that does not own the C++ object: the original
         # Python object must stay referenced or faiss frees the index under us.
-        self._keepalive = [index]
         probe = faiss.downcast_index(index)
         if isinstance(probe, (faiss.IndexIDMap, faiss.IndexIDMap2)):
             probe = faiss.downcast_index(probe.index)
@@ -196,9 +203,12 @@ class FAISS(VectorStore):
         if ivf is not None:
             # A hash table direct map lets IVF reconstruct and remove by arbitrary id.
             ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
-            self.index = probe
-        else:
-            self.index = faiss.IndexIDMap2(probe)
+            return probe, [index]
+        return faiss.IndexIDMap2(probe), [index]
+
+    def _adopt(self, index: Any) -> None:
+        """Make the empty faiss ``index`` this store's index."""
+        self.index, self._keepalive = self._wrap(index)
         self._removable = True
         self._apply_search_parameters()
 
@@ -277,10 +287,11 @@ class FAISS(VectorStore):
                 self._dimension = int(matrix.shape[1])
             self._train(self._prepare(matrix))
 
-    def _train(self, prepared: np.ndarray) -> None:
-        if self.index.is_trained:
+    def _train(self, prepared: np.ndarray, index: Any = None) -> None:
+        index = self.index if index is None else index
+        if index.is_trained:
             return
-        needed = _training_minimum(self.index)
+        needed = _training_minimum(index)
         if prepared.shape[0] < needed:
             raise ValidationError(
                 f"index {self.index_factory!r} needs at least {needed} training vectors, got "
@@ -288,7 +299,7 @@ class FAISS(VectorStore):
                 f"sample, or use a smaller index (fewer IVF lists)"
             )
         try:
-            self.index.train(prepared)
+            index.train(prepared)
         except RuntimeError as exc:
             raise ValidationError(f"training index {self.index_factory!r} failed: {str(exc).strip().splitlines()[-1]}") from exc
 
@@ -313,6 +324,10 @@ class FAISS(VectorStore):
                 # Graph indexes (HNSW) cannot remove: fall back to tombstones from now on.
                 self._removable = False
         self._tombstones.update(labels.tolist())
+        # Every search fetches k + len(tombstones): rebuild once the dead outnumber the live
+        # (amortised O(1) per delete), so searches cannot slow down without bound.
+        if len(self._tombstones) > max(AUTO_COMPACT_MIN, self.index.ntotal - len(self._tombstones)):
+            self.compact()
 
     def _get_vectors(self, labels: np.ndarray) -> np.ndarray:
         return self.index.reconstruct_batch(np.ascontiguousarray(labels, dtype=np.int64))
@@ -353,18 +368,28 @@ class FAISS(VectorStore):
     # ------------------------------------------------------------------ maintenance
 
     def compact(self) -> None:
-        """Rebuild the index without tombstoned vectors (no-op when there are none)."""
+        """Rebuild the index without tombstoned vectors (no-op when there are none).
+
+        The new index is built, trained and filled before it replaces the old one, so a
+        failure (too few vectors left to train on, say) leaves the store as it was.
+        """
         with self._lock:
             if not self._tombstones:
                 return
-            labels = np.asarray(sorted(self._id_by_label), dtype=np.int64)
-            vectors = self._get_vectors(labels) if labels.size else None
-            fresh = self._new_index(self.index.d)
-            self._adopt(fresh)
+            # Live = what the index holds minus the dead, read from the index itself: during
+            # an add-or-replace the base has not yet recorded the labels just added.
+            present = faiss.vector_to_array(self.index.id_map)
+            dead = np.fromiter(self._tombstones, dtype=np.int64, count=len(self._tombstones))
+            live = np.sort(present[~np.isin(present, dead)])
+            fresh, keepalive = self._wrap(self._new_index(self.index.d))
+            if live.size:
+                vectors = self._get_vectors(live)
+                self._train(vectors, fresh)
+                fresh.add_with_ids(vectors, live)
+            self.index, self._keepalive = fresh, keepalive
             self._tombstones = set()
-            if vectors is not None:
-                self._train(vectors)
-                self.index.add_with_ids(vectors, labels)
+            self._removable = True
+            self._apply_search_parameters()
 
     def merge_from(self, target: "FAISS") -> None:
         """Add every document and vector of ``target`` (another FAISS store) to this one.

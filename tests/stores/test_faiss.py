@@ -262,3 +262,36 @@ class _Constant(HashingEmbeddings):
 
     def embed_documents(self, texts):
         return np.tile(self.vector, (len(texts), 1))
+
+
+def test_a_failed_compaction_leaves_the_store_searchable():
+    store = FAISS(DeterministicFakeEmbedding(size=8), index_factory="HNSW16,PQ4")
+    store.add_vectors(unit_rows(1, 300, 8), docs(300), ids=ids(300))
+    store.delete([str(i) for i in range(200)])
+    with pytest.raises(ValidationError, match="training vectors"):
+        store.compact()
+    assert len(store) == 100 and store.index.ntotal == 300
+    assert store.similarity_search_by_vector(unit_rows(1, 300, 8)[250], k=1)[0].id == "250"
+
+
+def test_tombstones_are_compacted_once_they_outnumber_live_vectors(monkeypatch):
+    import stores.faiss as faiss_store
+
+    monkeypatch.setattr(faiss_store, "AUTO_COMPACT_MIN", 10)
+    store = flat_store(count=30, index_factory="HNSW16", efSearch=64)
+    store.delete([str(i) for i in range(16)])
+    assert store.index.ntotal == len(store) == 14 and not store._tombstones
+    assert store.similarity_search_by_vector(unit_rows(1, 30, 8)[20], k=1)[0].id == "20"
+
+
+def test_replacing_documents_while_compaction_triggers_keeps_the_new_vectors(monkeypatch):
+    import stores.faiss as faiss_store
+
+    monkeypatch.setattr(faiss_store, "AUTO_COMPACT_MIN", 4)
+    store = flat_store(count=10, index_factory="HNSW16", efSearch=64)
+    for round_ in (1, 2):  # the second round's removals outnumber the live vectors
+        fresh = unit_rows(70 + round_, 10, 8)
+        store.add_vectors(fresh, [Document(f"round {round_} doc {i}") for i in range(10)], ids=ids(10))
+    assert len(store) == store.index.ntotal == 10 and not store._tombstones
+    for i in range(10):
+        assert store.similarity_search_by_vector(fresh[i], k=1)[0].page_content == f"round 2 doc {i}"
