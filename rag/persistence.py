@@ -43,6 +43,7 @@ __all__ = [
     "IndexFolder",
     "write_index_folder",
     "read_index_folder",
+    "index_folder_exists",
 ]
 
 FORMAT = "rag-index"
@@ -199,7 +200,9 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
             str(target),
         )
     parent = target.parent
-    staging = parent / f".{target.name}.saving-{uuid.uuid4().hex[:12]}"
+    # The writer's pid is in the name, so a later save can tell a crashed save's leftovers
+    # from one still running in another process.
+    staging = parent / f".{target.name}.saving-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     try:
         parent.mkdir(parents=True, exist_ok=True)
         staging.mkdir()
@@ -249,18 +252,29 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
 STALE_STAGING_SECONDS = 3600
 
 
-def _remove_stale_staging(parent: Path, name: str, keep: Path) -> None:
-    """Delete half-written folders left by saves that crashed (best effort).
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists but not ours, or cannot tell: assume alive
+    return True
 
-    Only folders untouched for an hour: a younger one may be another process's save.
-    """
+
+def _remove_stale_staging(parent: Path, name: str, keep: Path) -> None:
+    """Delete half-written folders left by saves that crashed (best effort): those whose
+    writer process is gone, or untouched for an hour. Another live save's folder stays."""
     now = time.time()
     for leftover in parent.glob(f".{name}.saving-*"):
+        if leftover == keep:
+            continue
+        pid_text = leftover.name.rsplit(".saving-", 1)[1].split("-", 1)[0]
         try:
             stale = now - leftover.stat().st_mtime > STALE_STAGING_SECONDS
         except OSError:
             continue
-        if leftover != keep and stale:
+        if stale or (pid_text.isdigit() and not _process_alive(int(pid_text))):
             shutil.rmtree(leftover, ignore_errors=True)
 
 
@@ -329,6 +343,15 @@ class IndexFolder:
                 f"the index at {self.path} holds {saved_dim}-dimensional vectors, the embeddings give "
                 f"{dimension}; load it with the model that built it, or rebuild it"
             )
+
+
+def index_folder_exists(path: Union[str, os.PathLike]) -> bool:
+    """True when :func:`read_index_folder` would find an index at ``path`` (including the
+    previous folder an interrupted save left under its backup name)."""
+    folder = Path(path)
+    if (folder / MANIFEST).exists():
+        return True
+    return not folder.exists() and (_backup_path(folder) / MANIFEST).exists()
 
 
 def _read_files(folder: Path, manifest: Manifest) -> dict[str, Union[bytes, OSError, None]]:

@@ -224,3 +224,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         plain_key_error = isinstance(exc, KeyError) and not isinstance(exc, RagError) and exc.args
         print(f"rag: error: {exc.args[0] if plain_key_error else exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # a bug, not a user error: still one line unless --verbose
+        if args.verbose:
+            traceback.print_exc()
+        print(f"rag: internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)",
+              file=sys.stderr)
+        return 1

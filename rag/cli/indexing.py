@@ -19,7 +19,7 @@ from splitters import RecursiveCharacterTextSplitter
 from rag.cli.embedding_spec import check_spec, default_spec
 from rag.cli.progress import Progress
 from rag.cli.sources import Root, load_root, parse_root
-from rag.cli.workspace import STORE_KINDS, SourceRecord, Workspace
+from rag.cli.workspace import STORE_KINDS, SourceRecord, Workspace, writing
 
 __all__ = ["IndexOptions", "IndexSummary", "run_index"]
 
@@ -99,7 +99,13 @@ def _open_workspace(options: IndexOptions, settings: dict[str, Any]) -> Workspac
 
 def run_index(sources: Sequence[str], options: IndexOptions) -> IndexSummary:
     """Index ``sources`` into ``options.index``; returns the summary. Validates every
-    argument before loading anything, and writes the index once, atomically, at the end."""
+    argument before loading anything, and writes the index once, atomically, at the end,
+    holding the index's write lock throughout."""
+    with writing(options.index):
+        return _run_index(sources, options)
+
+
+def _run_index(sources: Sequence[str], options: IndexOptions) -> IndexSummary:
     began = time.perf_counter()
     if not sources:
         raise ValidationError("rag index needs at least one SOURCE (a file, a folder or a URL)")
@@ -117,13 +123,17 @@ def run_index(sources: Sequence[str], options: IndexOptions) -> IndexSummary:
     failed_sources: set[str] = set()
     with Progress("load", len(roots)) as bar:
         for root in roots:
-            loaded = load_root(root, glob=options.glob)
+            loaded = load_root(root, glob=options.glob, exclude=options.index)
             summary.failed.extend(loaded.failed)
             summary.binary_skipped.extend(loaded.skipped)
             failed_sources.update(source for source, _ in loaded.failed)
-            if not loaded.documents and loaded.failed:
+            if loaded.failed and (root.kind in ("crawl", "sitemap") or not loaded.documents):
+                # A failed page (or nested sitemap) hides the pages reachable only through
+                # it: what was not seen may still exist, so nothing under this root is deleted.
                 unreachable_roots.add(root.key)
             for source, documents in sorted(loaded.documents.items()):
+                if source in seen:
+                    continue  # overlapping roots: a source is indexed once per run
                 summary.documents += len(documents)
                 seen.add(source)
                 content_hash = _content_hash(documents, settings)
@@ -154,7 +164,7 @@ def run_index(sources: Sequence[str], options: IndexOptions) -> IndexSummary:
 
     for root in roots:
         if root.key in unreachable_roots:
-            continue  # nothing could be read: never take that as "everything was deleted"
+            continue  # not everything could be read: never take that as "the rest was deleted"
         for source, record in list(workspace.record.items()):
             if record.root == root.key and source not in seen and source not in failed_sources:
                 workspace.remove_source(source)

@@ -62,10 +62,16 @@ def parse_root(source: str, *, crawl: Optional[int], sitemap: bool) -> Root:
     return Root("folder" if path.is_dir() else "file", str(path.resolve()))
 
 
-def load_root(root: Root, *, glob: Optional[str]) -> Loaded:
-    """Load every document under ``root``; failures are collected, not raised."""
-    if root.kind in ("file", "folder"):
-        return _load_files(root, glob)
+def load_root(root: Root, *, glob: Optional[str], exclude: Optional[Path] = None) -> Loaded:
+    """Load every document under ``root``; failures are collected, not raised.
+
+    ``exclude``: a folder whose files are never loaded (the index itself, when it lies
+    inside an indexed folder: its own files would be indexed again on every run).
+    """
+    if root.kind == "file":
+        return _load_file(Path(root.key))
+    if root.kind == "folder":
+        return _load_folder(root, glob, exclude)
     return _load_web(root)
 
 
@@ -75,18 +81,31 @@ def _group(documents: list[Document], loaded: Loaded) -> Loaded:
     return loaded
 
 
-def _load_files(root: Root, glob: Optional[str]) -> Loaded:
-    path = Path(root.key)
-    if root.kind == "file":
-        loader = DirectoryLoader(str(path.parent), glob=path.name, silent_errors=True)
-    else:
-        loader = DirectoryLoader(str(path), glob=glob or DEFAULT_GLOB, recursive=True, silent_errors=True)
-    documents = loader.load()
+def _load_file(path: Path) -> Loaded:
+    # The file's own loader, chosen by suffix; never a glob (a name such as "notes[1].md"
+    # would be read as a pattern).
+    try:
+        documents = DirectoryLoader(str(path.parent)).loader_for(path)(str(path)).load()
+    except Exception as exc:  # reported in the summary, and never taken as a deletion
+        return Loaded(failed=[(str(path), f"{type(exc).__name__}: {exc}")])
+    for document in documents:
+        document.metadata["source"] = str(path)
+    return _group(documents, Loaded())
+
+
+def _load_folder(root: Root, glob: Optional[str], exclude: Optional[Path]) -> Loaded:
+    loader = DirectoryLoader(root.key, glob=glob or DEFAULT_GLOB, recursive=True, silent_errors=True)
+    excluded = exclude.resolve() if exclude is not None else None
+
+    def kept(source: str) -> bool:
+        return excluded is None or not Path(source).resolve().is_relative_to(excluded)
+
+    documents = [d for d in loader.load() if kept(str(d.metadata["source"]))]
     for document in documents:
         # Absolute paths: the record must recognise a file whatever the working directory.
         document.metadata["source"] = str(Path(document.metadata["source"]).resolve())
-    loaded = Loaded(failed=[(str(Path(s).resolve()), m) for s, m in loader.failed],
-                    skipped=[(str(Path(s).resolve()), m) for s, m in loader.skipped])
+    loaded = Loaded(failed=[(str(Path(s).resolve()), m) for s, m in loader.failed if kept(s)],
+                    skipped=[(str(Path(s).resolve()), m) for s, m in loader.skipped if kept(s)])
     return _group(documents, loaded)
 
 

@@ -9,10 +9,12 @@ of each BM25 row) and ``record`` (per source: its root, content hash and chunk i
 from __future__ import annotations
 
 import os
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from rag.bm25 import BM25Retriever
 from rag.bm25.analysis import Analyzer
@@ -20,12 +22,12 @@ from rag.bm25.index import BM25Index
 from rag.documents import Document
 from rag.embeddings.base import model_id_of
 from rag.errors import CorruptIndexError, EmbeddingMismatchError, ValidationError
-from rag.persistence import IndexFolder, Manifest, read_index_folder, write_index_folder
+from rag.persistence import IndexFolder, Manifest, index_folder_exists, read_index_folder, write_index_folder
 from stores import FAISS, InMemoryVectorStore, VectorStore
 
 from rag.cli.embedding_spec import make_embeddings
 
-__all__ = ["Workspace", "SourceRecord", "STORE_KINDS"]
+__all__ = ["Workspace", "SourceRecord", "STORE_KINDS", "writing", "default_index_path"]
 
 KIND = "RagIndex"
 STORE_KINDS = {"faiss": FAISS, "memory": InMemoryVectorStore}
@@ -77,7 +79,7 @@ class Workspace:
 
     @classmethod
     def exists(cls, path: Path) -> bool:
-        return (Path(path) / "manifest.json").exists()
+        return index_folder_exists(path)
 
     @classmethod
     def open(cls, path: Path, *, embedding_spec: Optional[str] = None) -> "Workspace":
@@ -186,6 +188,30 @@ def _load_bm25(folder: IndexFolder, config: Optional[dict[str, Any]], store: Vec
         return BM25Retriever(index, docs, k=int(config.get("k", 20)), analyzer=analyzer)
     except (KeyError, TypeError) as exc:
         raise CorruptIndexError(f"{folder.path}: malformed BM25 section: {exc}") from exc
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Hold the index's write lock (a ``.NAME.lock`` file beside it) for a whole
+    load-change-save cycle, so two ``rag index`` runs cannot overwrite each other's work.
+    A second writer waits; readers never lock (saves are atomic). No-op without fcntl."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no advisory locks
+        yield
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.parent / f".{path.name}.lock", "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"rag: waiting for another rag index run on {path} to finish...", file=sys.stderr)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def default_index_path() -> Path:

@@ -112,7 +112,8 @@ def test_a_crash_in_the_middle_of_saving_leaves_the_previous_index(corpus, tmp_p
         assert info(tmp_path / "ix")["sources"] == 3
     assert summary(tmp_path / "ix", str(corpus))["added"] == 1
     assert info(tmp_path / "ix")["sources"] == 4
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "ix"]
+    # The crashed saves' half-written folders are gone; only the index and its lock remain.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ix.lock", "docs", "ix"]
 
 
 def test_another_embedding_model_on_an_existing_index_is_refused_with_the_fix(corpus, tmp_path):
@@ -277,3 +278,41 @@ def test_base_url_without_a_model_is_refused(corpus, tmp_path):
     summary(tmp_path / "ix", str(corpus))
     result = rag("ask", "q", "--index", str(tmp_path / "ix"), "--base-url", "http://127.0.0.1:9")
     assert result.returncode == 1 and "--base-url needs --model" in result.stderr
+
+
+def test_indexing_into_a_folder_of_other_files_is_refused_and_keeps_them(corpus, tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "precious.txt").write_text("keep me")
+    result = rag("index", str(corpus), "--index", str(tmp_path / "mine"), "--embeddings", "hashing")
+    assert result.returncode == 1 and "not an index folder" in result.stderr
+    assert (tmp_path / "mine" / "precious.txt").read_text() == "keep me"
+
+
+def test_a_file_name_with_glob_characters_is_indexed_as_itself(tmp_path):
+    (tmp_path / "notes[1].md").write_text("Apples are red and crunchy.\n")
+    (tmp_path / "notes1.md").write_text("Oranges are a different file.\n")
+    summary(tmp_path / "ix", str(tmp_path / "notes[1].md"))
+    rows = json.loads(rag("search", "fruit", "--index", str(tmp_path / "ix"), "--json", "--type", "similarity").stdout)
+    assert [Path(r["source"]).name for r in rows] == ["notes[1].md"]
+
+
+def test_an_index_inside_the_indexed_folder_does_not_index_itself(corpus, tmp_path):
+    index = corpus / "idx"
+    for _ in range(3):
+        summary(index, str(corpus))
+    facts = info(index)
+    assert facts["sources"] == 3 and facts["chunks"] == 3
+
+
+def test_overlapping_roots_index_each_file_once(corpus, tmp_path):
+    result = summary(tmp_path / "ix", str(corpus), str(corpus / "sub"))
+    assert (result["added"], result["updated"]) == (3, 0)
+
+
+def test_a_page_that_fails_on_a_later_run_is_kept(site, tmp_path):
+    summary(tmp_path / "ix", site + "sitemap.xml", extra=("--sitemap",))
+    site_root = tmp_path / "site"
+    (site_root / "guide" / "b.html").unlink()  # now answers 404
+    result = summary(tmp_path / "ix", site + "sitemap.xml", extra=("--sitemap",))
+    assert [Path(f["source"]).name for f in result["failed"]] == ["b.html"] and result["deleted"] == 0
+    assert info(tmp_path / "ix")["sources"] == 2

@@ -157,8 +157,21 @@ def test_a_save_swapped_in_while_reading_is_read_again_not_reported_as_corrupt(t
     assert len(calls) == 2 and folder.json("docs") == ["new"] and folder.json("more") == ["new"]
 
 
-def test_a_young_staging_folder_of_another_save_is_left_alone(tmp_path):
-    other = tmp_path / ".ix.saving-0123456789ab"
+def test_a_running_saves_staging_folder_is_left_alone(tmp_path):
+    import os
+
+    other = tmp_path / f".ix.saving-{os.getppid()}-0123456789ab"  # a live process: our parent
     other.mkdir()
     write_index_folder(tmp_path / "ix", manifest(), {"docs": [1]})
     assert other.exists()
+
+
+def test_a_crashed_saves_staging_folder_is_removed(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = tmp_path / f".ix.saving-{dead.stdout.strip()}-0123456789ab"
+    leftover.mkdir()
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": [1]})
+    assert not leftover.exists()
