@@ -12,7 +12,7 @@ import sys
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Sequence
 
 from loaders import DirectoryLoader
 from rag.documents import Document

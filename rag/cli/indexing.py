@@ -18,7 +18,7 @@ from splitters import RecursiveCharacterTextSplitter
 
 from rag.cli.embedding_spec import check_spec, default_spec
 from rag.cli.progress import Progress
-from rag.cli.sources import Root, load_root, parse_root
+from rag.cli.sources import load_root, parse_root
 from rag.cli.workspace import STORE_KINDS, SourceRecord, Workspace, writing
 
 __all__ = ["IndexOptions", "IndexSummary", "run_index"]
