@@ -42,7 +42,8 @@ def build_chain(workspace: Workspace, *, k: int, model: Optional[str], base_url:
     extractive answerer (nothing leaves the machine)."""
     retriever = IndexRetriever(workspace, k=k)
     if model is None:
-        return create_retrieval_chain(retriever, ExtractiveAnswerer())
+        # Sentences are scored with the index's own model (MiniLM by default), not hashing.
+        return create_retrieval_chain(retriever, ExtractiveAnswerer(embeddings=workspace.embeddings))
     from rag.models import ChatOpenAI
 
     llm = ChatOpenAI(model=model, base_url=base_url)
