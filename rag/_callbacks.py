@@ -72,7 +72,12 @@ def ambient_config(config: Optional[Mapping[str, Any]]) -> Iterator[None]:
 def handlers_of(config: Optional[Mapping[str, Any]]) -> list[Any]:
     """The handlers in ``config["callbacks"]`` (one handler or a list of them) as a list."""
     callbacks = (config or {}).get("callbacks") or []
-    return list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+    handlers = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+    # A handler given twice (a step's with_config and the call's config) is called once.
+    unique: dict[int, Any] = {}
+    for handler in handlers:
+        unique.setdefault(id(handler), handler)
+    return list(unique.values())
 
 
 def _report(handler: Any, event: str, exc: BaseException) -> None:

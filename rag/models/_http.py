@@ -6,6 +6,7 @@ the sync and async loops; the loops differ only in ``await``.
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import json
 import logging
@@ -64,8 +65,16 @@ class Backoff:
         try:
             return float(value)
         except ValueError:
+            pass
+        try:
             parsed = email.utils.parsedate_to_datetime(value) if value.strip() else None
-            return parsed.timestamp() - self.now() if parsed else None
+        except (TypeError, ValueError):
+            return None  # unparseable: fall back to our own backoff
+        if parsed is None:
+            return None
+        if parsed.tzinfo is None:  # HTTP dates are GMT
+            parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+        return parsed.timestamp() - self.now()
 
 
 def redact(text: str, secret: Optional[str]) -> str:

@@ -170,7 +170,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                 run.event("on_llm_new_token", chunk.text, chunk=chunk)
                 total = chunk if total is None else total + chunk
                 yield chunk
-        except Exception as exc:
+        except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
             run.error(exc)
             raise
         run.end(LLMResult([[ChatGeneration(message_chunk_to_message(total or AIMessageChunk("")))]]))
@@ -192,8 +192,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                 await run.aevent("on_llm_new_token", chunk.text, chunk=chunk)
                 total = chunk if total is None else total + chunk
                 yield chunk
-        except Exception as exc:
-            await run.aerror(exc)
+        except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
+            if isinstance(exc, GeneratorExit):
+                run.error(exc)  # no awaiting inside a closing async generator
+            else:
+                await run.aerror(exc)
             raise
         await run.aend(LLMResult([[ChatGeneration(message_chunk_to_message(total or AIMessageChunk("")))]]))
 

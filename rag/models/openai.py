@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
@@ -11,7 +12,7 @@ import httpx
 
 from rag.errors import ValidationError
 from rag.messages import AIMessage, AIMessageChunk, BaseMessage
-from rag.models._http import Backoff, asend_with_retries, redact, send_with_retries
+from rag.models._http import Backoff, asend_with_retries, redact, send_with_retries, transport_error
 from rag.models._openai_format import ai_message_from_response, chunk_from_stream_event, message_to_openai
 from rag.models._secret import SecretStr
 from rag.models._sse import SSEDecoder
@@ -102,6 +103,7 @@ class ChatOpenAI(BaseChatModel):
         self.backoff = backoff or Backoff()
         self.name = None
         self._client = http_client
+        self._owns_client = http_client is None  # close() must not close a caller's client
         self._async_client = http_async_client
         self._client_lock = threading.Lock()
 
@@ -186,11 +188,15 @@ class ChatOpenAI(BaseChatModel):
                                      max_retries=self.max_retries, backoff=self.backoff, secret=self._secret())
         decoder = SSEDecoder()
         try:
-            for line in response.iter_lines():
-                data = decoder.feed(line)
-                chunk = self._event_chunk(data) if data is not None else None
-                if chunk is not None:
-                    yield chunk
+            try:
+                for line in itertools.chain(response.iter_lines(), [None]):
+                    # None marks the end: an event without a final blank line still counts.
+                    data = decoder.flush() if line is None else decoder.feed(line)
+                    chunk = self._event_chunk(data) if data is not None else None
+                    if chunk is not None:
+                        yield chunk
+            except httpx.TransportError as exc:  # mid-stream: the same error tree as on send
+                raise transport_error(exc, response.request.url, self._secret()) from exc
         finally:
             response.close()
 
@@ -200,11 +206,18 @@ class ChatOpenAI(BaseChatModel):
                                                 max_retries=self.max_retries, backoff=self.backoff, secret=self._secret())
             decoder = SSEDecoder()
             try:
-                async for line in response.aiter_lines():
-                    data = decoder.feed(line)
+                try:
+                    async for line in response.aiter_lines():
+                        data = decoder.feed(line)
+                        chunk = self._event_chunk(data) if data is not None else None
+                        if chunk is not None:
+                            yield chunk
+                    data = decoder.flush()  # an event without a final blank line still counts
                     chunk = self._event_chunk(data) if data is not None else None
                     if chunk is not None:
                         yield chunk
+                except httpx.TransportError as exc:  # mid-stream: the same error tree as on send
+                    raise transport_error(exc, response.request.url, self._secret()) from exc
             finally:
                 await response.aclose()
 
@@ -218,7 +231,7 @@ class ChatOpenAI(BaseChatModel):
     def close(self) -> None:
         """Close the HTTP client this model opened (a user-supplied client stays open)."""
         with self._client_lock:
-            if self._client is not None:
+            if self._client is not None and self._owns_client:
                 self._client.close()
                 self._client = None
 

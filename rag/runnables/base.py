@@ -76,6 +76,10 @@ class Runnable(ABC, Generic[Input, Output]):
         inputs = list(inputs)
         if not inputs:
             return []
+        if config is None:
+            # Worker threads do not see this thread's context: hand them the config of the
+            # traced step we may be running in, so nested runs still reach its handlers.
+            config = _callbacks._AMBIENT.get()  # type: ignore[assignment]
         configs = per_input_configs(config, len(inputs))
 
         def one(pair: tuple[Input, Optional[RunnableConfig]]) -> Any:
@@ -278,11 +282,13 @@ class Runnable(ABC, Generic[Input, Output]):
         """Stream ``body(input, child_config)`` as a run whose end event gets the chunks' sum."""
         run = _callbacks.start_run(config, "chain", self.get_name(), input)
         total = NOTHING
+        # No ambient config here: a context variable set inside a generator would leak into
+        # the consumer's code between chunks.
         try:
             for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
                 total = add_chunks(total, chunk) if run.handlers else total
                 yield chunk
-        except Exception as exc:
+        except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
             run.error(exc)
             raise
         run.end(None if total is NOTHING else total)
@@ -296,8 +302,11 @@ class Runnable(ABC, Generic[Input, Output]):
             async for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
                 total = add_chunks(total, chunk) if run.handlers else total
                 yield chunk
-        except Exception as exc:
-            await run.aerror(exc)
+        except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
+            if isinstance(exc, GeneratorExit):
+                run.error(exc)  # no awaiting inside a closing async generator
+            else:
+                await run.aerror(exc)
             raise
         await run.aend(None if total is NOTHING else total)
 

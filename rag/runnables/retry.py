@@ -82,7 +82,8 @@ class RunnableRetry(RunnableBinding):
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         for attempt in range(1, self.max_attempt_number + 1):
             try:
-                return self.bound.invoke(input, config, **kwargs)
+                # Through the binding: a bound ``.bind()``/``.with_config()`` still applies.
+                return RunnableBinding.invoke(self, input, config, **kwargs)
             except self.retry_exception_types:
                 if attempt == self.max_attempt_number:
                     raise
@@ -92,7 +93,7 @@ class RunnableRetry(RunnableBinding):
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         for attempt in range(1, self.max_attempt_number + 1):
             try:
-                return await self.bound.ainvoke(input, config, **kwargs)
+                return await RunnableBinding.ainvoke(self, input, config, **kwargs)
             except self.retry_exception_types:
                 if attempt == self.max_attempt_number:
                     raise
