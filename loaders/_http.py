@@ -18,6 +18,8 @@ from typing import Any, Protocol
 
 import httpx
 
+from loaders._inflate import BoundedInflater, InflateError, InflateLimitExceeded
+
 from rag.errors import FetchError, PageNotFoundError, ValidationError
 
 __all__ = [
@@ -198,6 +200,10 @@ class _TooLarge(Exception):
     pass
 
 
+class _BadBody(Exception):
+    """A body that cannot be decoded: a failure, never retried."""
+
+
 class HttpFetcher:
     """Fetch URLs under one :class:`HttpSettings`; use as ``async with`` (owns the client).
 
@@ -233,7 +239,8 @@ class HttpFetcher:
                 for scheme, proxy in settings.proxies.items()
             }
         self._client = httpx.AsyncClient(
-            headers=dict(settings.headers),
+            # Only the encodings we can inflate with a bound (see _read_capped).
+            headers={"Accept-Encoding": "gzip, deflate", **dict(settings.headers)},
             verify=settings.verify,
             timeout=httpx.Timeout(settings.timeout),
             follow_redirects=settings.follow_redirects,
@@ -271,6 +278,11 @@ class HttpFetcher:
         while True:
             try:
                 page = await self._attempt(url, read_body)
+            except (httpx.UnsupportedProtocol, httpx.InvalidURL, httpx.TooManyRedirects, httpx.DecodingError) as exc:
+                # Retrying cannot help: a redirect to file:// or a loop stays what it is.
+                raise FetchError(f"Could not fetch {url}: {type(exc).__name__}: {exc}", url=url) from exc
+            except _BadBody as exc:
+                raise FetchError(f"Could not fetch {url}: {exc}", url=url) from None
             except httpx.TransportError as exc:
                 detail = _describe_transport_error(exc, settings.timeout)
                 if retry >= settings.max_retries:
@@ -339,19 +351,30 @@ class HttpFetcher:
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.settings.max_bytes
-        if cap is None:
-            return await response.aread()
         declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap and response.status_code < 400:
+        if cap is not None and declared.isdigit() and int(declared) > cap and response.status_code < 400:
             raise _TooLarge(f"Content-Length {int(declared)} bytes exceeds the size cap")
+        codings = [c.strip() for c in response.headers.get("content-encoding", "").lower().split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        if len(codings) > 1 or (codings and codings[0] not in ("gzip", "x-gzip", "deflate")):
+            # Stacked or unknown encodings: refused rather than decoded without a bound.
+            raise _BadBody(f"unsupported Content-Encoding {response.headers['content-encoding']!r}")
+        # Raw bytes, inflated here with the cap applied to the output: httpx would inflate
+        # each network chunk fully first, and a 1 KB gzip body can hold gigabytes.
+        inflater = BoundedInflater(codings[0], cap) if codings else None
         chunks: list[bytes] = []
         size = 0
-        # Decoded chunks: a small gzip body cannot inflate past the cap either.
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise _TooLarge(f"body exceeds the size cap after {size} bytes")
-            chunks.append(chunk)
+        try:
+            async for raw in response.aiter_raw():
+                chunk = inflater.feed(raw) if inflater is not None else raw
+                size += len(chunk)
+                if cap is not None and size > cap:
+                    raise _TooLarge(f"body exceeds the size cap after {size} bytes")
+                chunks.append(chunk)
+        except InflateLimitExceeded as exc:
+            raise _TooLarge(f"the {codings[0]} body exceeds the size cap: it {exc}") from None
+        except InflateError as exc:
+            raise _BadBody(f"the body is not valid {codings[0]}: {exc}") from None
         return b"".join(chunks)
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
-import zlib
 from dataclasses import dataclass, field
 
+from loaders._inflate import InflateError, InflateLimitExceeded, inflate
 from rag.errors import ValidationError
 
 __all__ = ["Sitemap", "parse_sitemap", "URL_FIELDS"]
@@ -87,14 +87,12 @@ def _local_name(tag: object) -> str:
 
 
 def _gunzip(data: bytes, *, source: str, max_bytes: int | None) -> bytes:
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    limit = max_bytes if max_bytes is not None else 0
+    # Every member of a concatenated .gz file, never inflating past max_bytes.
     try:
-        out = inflater.decompress(data, limit)
-    except zlib.error as exc:
+        return inflate(data, "gzip", max_bytes)
+    except InflateError as exc:
         raise ValidationError(f"Corrupt gzip sitemap {source!r}: {exc}") from exc
-    if max_bytes is not None and inflater.unconsumed_tail:
+    except InflateLimitExceeded:
         raise ValidationError(
             f"Sitemap {source!r} inflates past max_bytes={max_bytes}; raise max_bytes to read it"
-        )
-    return out
+        ) from None
