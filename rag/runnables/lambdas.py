@@ -130,10 +130,14 @@ class RunnableGenerator(Runnable[Input, Output]):
             async for chunk in _call(self._atransform, input, config):
                 yield chunk
             return
-        # A sync generator on the async path: feed it the collected input in a worker thread.
+        # A sync generator on the async path: feed it the collected input and pull each chunk
+        # in a worker thread, so chunks still arrive as the generator makes them.
         total = await acollect(input)
-        chunks = [] if total is NOTHING else await asyncio.to_thread(lambda: list(self.transform(iter([total]), config)))
-        for chunk in chunks:
+        if total is NOTHING:
+            return
+        iterator = self.transform(iter([total]), config)
+        done = object()
+        while (chunk := await asyncio.to_thread(next, iterator, done)) is not done:
             yield chunk
 
     def stream(self, input: Input, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Output]:

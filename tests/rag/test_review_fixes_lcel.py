@@ -82,3 +82,28 @@ def test_a_handler_given_twice_is_called_once():
     recorder = Recorder()
     RunnableLambda(lambda x: x, name="once").with_config(callbacks=[recorder]).invoke(1, {"callbacks": [recorder]})
     assert [e for e in recorder.events if e[0] == "start"] == [("start", "once")]
+
+
+def test_a_sync_generator_streams_chunk_by_chunk_on_the_async_path():
+    import asyncio
+    import threading
+
+    from rag.runnables import RunnableGenerator
+
+    release = threading.Event()
+
+    def slow(chunks):
+        for _ in chunks:
+            pass
+        yield "first"
+        # Released only once the consumer has seen "first": a buffering astream never does.
+        yield "second" if release.wait(2) else "buffered"
+
+    async def consume():
+        seen = []
+        async for chunk in RunnableGenerator(slow).astream("x"):
+            seen.append(chunk)
+            release.set()
+        return seen
+
+    assert asyncio.run(consume()) == ["first", "second"]
