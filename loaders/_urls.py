@@ -93,6 +93,11 @@ def is_within(url: str, base_url: str) -> bool:
     True
     >>> is_within("https://example.com.evil.org/docs/a", "https://example.com")
     False
+    >>> is_within("https://example.com/docs-private", "https://example.com/docs")
+    False
     """
     target, base = normalize_url(url), normalize_url(base_url)
-    return origin(target) == origin(base) and target.startswith(base)
+    if origin(target) != origin(base):
+        return False
+    # Path segments, not characters: "/docs" covers "/docs" and "/docs/a", not "/docs-private".
+    return target == base or target.startswith(base if base.endswith("/") else base + "/")

@@ -197,7 +197,12 @@ class DirectoryLoader(ReportingLoader):
         for pattern in self.glob:
             found.update(root.rglob(pattern) if self.recursive else root.glob(pattern))
         kept = []
+        real_root = root.resolve()
         for candidate in found:
+            # A pattern such as "*/*.txt" walks into a symlinked folder even where "**" does
+            # not: files reached through a linked folder outside the tree are left out.
+            if not candidate.parent.resolve().is_relative_to(real_root):
+                continue
             if self.exclude and any(candidate.match(pattern) for pattern in self.exclude):
                 continue
             if not self.load_hidden and _is_hidden(candidate.relative_to(root)):

@@ -85,3 +85,24 @@ def test_concatenated_gzip_members_are_all_read():
     assert inflate(gzip.compress(b"a") + gzip.compress(b"b"), "gzip", None) == b"ab"
     sitemap = parse_sitemap(gzip.compress(b"https://h/a\n") + gzip.compress(b"https://h/b\n"), source="s.txt.gz")
     assert [entry["loc"] for entry in sitemap.urls] == ["https://h/a", "https://h/b"]
+
+
+def test_a_base_url_without_a_trailing_slash_does_not_cover_sibling_paths():
+    from loaders._urls import is_within
+
+    assert is_within("https://h/docs/a", "https://h/docs") and is_within("https://h/docs", "https://h/docs")
+    assert not is_within("https://h/docs-private/a", "https://h/docs")
+
+
+def test_a_glob_does_not_follow_a_symlinked_folder_out_of_the_tree(tmp_path):
+    from loaders import DirectoryLoader
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not yours")
+    tree = tmp_path / "tree"
+    (tree / "real").mkdir(parents=True)
+    (tree / "real" / "note.txt").write_text("mine")
+    (tree / "dirlink").symlink_to(outside, target_is_directory=True)
+    sources = [d.metadata["source"] for d in DirectoryLoader(str(tree), glob="*/*.txt").load()]
+    assert [s.rsplit("/", 1)[-1] for s in sources] == ["note.txt"]
