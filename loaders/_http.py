@@ -8,6 +8,7 @@ second). Time is read and slept through a :class:`Clock`, so tests inject a fake
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import email.utils
 import logging
@@ -196,8 +197,29 @@ class RateLimiter:
             await self.clock.sleep(start - now)
 
 
+class RequestRefused(Exception):
+    """The fetcher's guard refused a URL (usually a redirect target) before sending it."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"{url}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
 class _TooLarge(Exception):
     pass
+
+
+# The guard of the fetch running in this task: httpx calls request hooks in the task that
+# sends, for every redirect hop, so each fetch can have its own.
+_GUARD: contextvars.ContextVar[Callable[[str], "str | None"] | None] = contextvars.ContextVar("fetch_guard", default=None)
+
+
+async def _check_request(request: httpx.Request) -> None:
+    guard = _GUARD.get()
+    reason = guard(str(request.url)) if guard is not None else None
+    if reason is not None:
+        raise RequestRefused(str(request.url), reason)
 
 
 class _BadBody(Exception):
@@ -255,6 +277,7 @@ class HttpFetcher:
             mounts=mounts,
             transport=self._transport,
             trust_env=settings.trust_env,
+            event_hooks={"request": [_check_request]},
         )
         return self
 
@@ -264,13 +287,27 @@ class HttpFetcher:
             self._client = None
 
     async def fetch(
-        self, url: str, *, read_body: Callable[[str], bool] | None = None
+        self,
+        url: str,
+        *,
+        read_body: Callable[[str], bool] | None = None,
+        guard: Callable[[str], str | None] | None = None,
     ) -> FetchedPage:
         """GET ``url`` with retries; FetchError (PageNotFoundError for 404/410) on failure.
 
         ``read_body(content_type)`` (optional) decides from the media type whether the body
         is worth downloading; when it says no, ``content`` is ``b""`` and ``complete`` False.
+        ``guard(url)`` (optional) returns a reason to refuse a request, or None; it is
+        checked before each request, redirect hops included, so a refused redirect is never
+        sent (RequestRefused).
         """
+        token = _GUARD.set(guard)
+        try:
+            return await self._fetch(url, read_body)
+        finally:
+            _GUARD.reset(token)
+
+    async def _fetch(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
         if self._client is None:
             raise RuntimeError("HttpFetcher.fetch() needs 'async with HttpFetcher(...)'")
         settings = self.settings

@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 from loaders._async import iterate_in_thread, ordered_map
 from loaders._checks import non_negative_int, optional_positive, positive_int
 from loaders._extract import PageScan, decode_body, scan_page
-from loaders._http import DEFAULT_HEADERS, Clock, FetchedPage, FetchError, HttpFetcher, HttpSettings
+from loaders._http import DEFAULT_HEADERS, Clock, FetchedPage, FetchError, HttpFetcher, HttpSettings, RequestRefused
 from loaders._links import regex_links, resolve_links
 from loaders._robots import RobotsRules
 from loaders._urls import is_within, normalize_url, url_directory, validate_http_url
@@ -236,10 +236,19 @@ class RecursiveUrlLoader(ReportingLoader):
 
     # -- one page ---------------------------------------------------------------------
 
+    def _redirect_guard(self, url: str) -> str | None:
+        """Why a request (a redirect hop) must not be sent, checked before it is: another
+        scheme, or outside ``base_url`` when ``prevent_outside``."""
+        if not url.startswith(("http://", "https://")):
+            return "redirected to a non-http(s) URL"
+        if self.prevent_outside and not is_within(url, self.base_url):
+            return f"redirected outside {self.base_url}"
+        return None
+
     async def _crawl_one(self, fetcher: HttpFetcher, link: str) -> _Crawled | BaseException | str:
         """The crawled page, the error, or a reason (str) to skip it."""
         try:
-            page = await fetcher.fetch(link, read_body=_is_html)
+            page = await fetcher.fetch(link, read_body=_is_html, guard=self._redirect_guard)
             if not _is_html(page.content_type):
                 return f"content type {page.content_type!r} is not HTML"
             html = decode_body(
@@ -252,6 +261,8 @@ class RecursiveUrlLoader(ReportingLoader):
             # Text only when the default extractor will use it; links and metadata always.
             scan = scan_page(html, text=self.extractor is None, drop_chrome=self.drop_chrome)
             return _Crawled(link, page, html, scan)
+        except RequestRefused as exc:
+            return f"{exc.reason}: {exc.url}"  # never fetched
         except (FetchError, ValidationError) as exc:
             return exc
 

@@ -18,29 +18,39 @@ PAGE = b"<html><head><title>T</title></head><body><h1>Hello</h1><p>World.</p></b
 BOMB = gzip.compress(b"\0" * 50_000_000)  # 50 MB of zeros in about 50 KB
 
 
+START = b'<html><body><h1>Start</h1><p>Go on.</p><a href="hop">hop</a></body></html>'
+PAGES = {  # path -> (body, Content-Encoding)
+    "/ok": (PAGE, None),
+    "/docs/start": (START, None),
+    "/gzip": (gzip.compress(PAGE), "gzip"),
+    "/deflate-raw": (zlib.compress(PAGE)[2:-4], "deflate"),
+    "/bomb": (BOMB, "gzip"),
+    "/stacked": (gzip.compress(gzip.compress(PAGE)), "gzip, gzip"),
+    "/not-gzip": (b"plain text, not gzip", "gzip"),
+}
+REDIRECTS = {"/loop": "/loop", "/docs/hop": "/private/secret"}
+REQUESTED: list[str] = []
+
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
     def do_GET(self):
-        if self.path == "/loop":
-            self.send_response(302)
-            self.send_header("Location", "/loop")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        body, encoding = {
-            "/ok": (PAGE, None),
-            "/gzip": (gzip.compress(PAGE), "gzip"),
-            "/deflate-raw": (zlib.compress(PAGE)[2:-4], "deflate"),
-            "/bomb": (BOMB, "gzip"),
-            "/stacked": (gzip.compress(gzip.compress(PAGE)), "gzip, gzip"),
-            "/not-gzip": (b"plain text, not gzip", "gzip"),
-        }[self.path]
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        if encoding:
-            self.send_header("Content-Encoding", encoding)
+        REQUESTED.append(self.path)
+        if self.path in REDIRECTS:
+            self._reply(302, b"", {"Location": REDIRECTS[self.path]})
+        elif self.path in PAGES:
+            body, encoding = PAGES[self.path]
+            self._reply(200, body, {"Content-Type": "text/html; charset=utf-8",
+                                    **({"Content-Encoding": encoding} if encoding else {})})
+        else:
+            self._reply(404, b"", {})
+
+    def _reply(self, status, body, headers):
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -106,3 +116,14 @@ def test_a_glob_does_not_follow_a_symlinked_folder_out_of_the_tree(tmp_path):
     (tree / "dirlink").symlink_to(outside, target_is_directory=True)
     sources = [d.metadata["source"] for d in DirectoryLoader(str(tree), glob="*/*.txt").load()]
     assert [s.rsplit("/", 1)[-1] for s in sources] == ["note.txt"]
+
+
+def test_a_crawl_never_sends_a_redirect_that_leaves_its_scope(base):
+    from loaders import RecursiveUrlLoader
+
+    REQUESTED.clear()
+    loader = RecursiveUrlLoader(base + "/docs/start", max_depth=3)
+    documents = loader.load()
+    assert [d.metadata["source"].rsplit("/", 1)[-1] for d in documents] == ["start"]
+    assert "/private/secret" not in REQUESTED and "/docs/hop" in REQUESTED
+    assert any("redirected outside" in reason for _, reason in loader.skipped)
