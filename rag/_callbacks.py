@@ -110,32 +110,37 @@ def _run_coroutine_blocking(coro: Any) -> None:
         raise failure[0]
 
 
-def notify(handlers: list[Any], event: str, *args: Any, **kwargs: Any) -> None:
-    """Call ``event`` on every handler that has it (sync path)."""
+def _calls(handlers: list[Any], event: str, args: tuple, kwargs: dict) -> Iterator[tuple[Any, Any]]:
+    """``(handler, what its method returned)`` for each handler that has ``event``; a
+    handler that raises is reported (see :func:`_report`) and skipped."""
     for handler in handlers:
         method = getattr(handler, event, None)
         if method is None:
             continue
         try:
-            result = method(*args, **kwargs)
-            if inspect.isawaitable(result):
-                _run_coroutine_blocking(result)
+            yield handler, method(*args, **kwargs)
         except Exception as exc:
             _report(handler, event, exc)
+
+
+def notify(handlers: list[Any], event: str, *args: Any, **kwargs: Any) -> None:
+    """Call ``event`` on every handler that has it (sync path)."""
+    for handler, result in _calls(handlers, event, args, kwargs):
+        if inspect.isawaitable(result):
+            try:
+                _run_coroutine_blocking(result)
+            except Exception as exc:
+                _report(handler, event, exc)
 
 
 async def anotify(handlers: list[Any], event: str, *args: Any, **kwargs: Any) -> None:
     """Call ``event`` on every handler that has it, awaiting async methods."""
-    for handler in handlers:
-        method = getattr(handler, event, None)
-        if method is None:
-            continue
-        try:
-            result = method(*args, **kwargs)
-            if inspect.isawaitable(result):
+    for handler, result in _calls(handlers, event, args, kwargs):
+        if inspect.isawaitable(result):
+            try:
                 await result
-        except Exception as exc:
-            _report(handler, event, exc)
+            except Exception as exc:
+                _report(handler, event, exc)
 
 
 @dataclass

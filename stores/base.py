@@ -47,6 +47,19 @@ SEARCH_TYPES: tuple[str, ...] = ("similarity", "similarity_score_threshold", "mm
 
 VS = TypeVar("VS", bound="VectorStore")
 
+# search_type -> (method name, returns (document, score) pairs); "a" + name is the async one.
+_SEARCH_METHODS: dict[str, tuple[str, bool]] = {
+    "similarity": ("similarity_search", False),
+    "similarity_score_threshold": ("similarity_search_with_relevance_scores", True),
+    "mmr": ("max_marginal_relevance_search", False),
+}
+
+
+def _search_method(search_type: str) -> tuple[str, bool]:
+    if search_type not in _SEARCH_METHODS:
+        raise ValidationError(f"search_type must be one of {', '.join(map(repr, SEARCH_TYPES))}, got {search_type!r}")
+    return _SEARCH_METHODS[search_type]
+
 
 def check_k(value: Any, name: str = "k") -> int:
     """``value`` as a positive int, or a ValidationError naming it."""
@@ -487,13 +500,9 @@ class VectorStore(ABC):
 
     def search(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
         """Dispatch on ``search_type``: "similarity", "similarity_score_threshold" or "mmr"."""
-        if search_type == "similarity":
-            return self.similarity_search(query, **kwargs)
-        if search_type == "similarity_score_threshold":
-            return [doc for doc, _ in self.similarity_search_with_relevance_scores(query, **kwargs)]
-        if search_type == "mmr":
-            return self.max_marginal_relevance_search(query, **kwargs)
-        raise ValidationError(f"search_type must be one of {', '.join(map(repr, SEARCH_TYPES))}, got {search_type!r}")
+        name, scored = _search_method(search_type)
+        found = getattr(self, name)(query, **kwargs)
+        return [doc for doc, _ in found] if scored else found
 
     def as_retriever(
         self, search_type: str = "similarity", search_kwargs: Optional[dict[str, Any]] = None, **kwargs: Any
@@ -632,13 +641,9 @@ class VectorStore(ABC):
 
     async def asearch(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
         """Async :meth:`search`."""
-        if search_type == "similarity":
-            return await self.asimilarity_search(query, **kwargs)
-        if search_type == "similarity_score_threshold":
-            return [doc for doc, _ in await self.asimilarity_search_with_relevance_scores(query, **kwargs)]
-        if search_type == "mmr":
-            return await self.amax_marginal_relevance_search(query, **kwargs)
-        raise ValidationError(f"search_type must be one of {', '.join(map(repr, SEARCH_TYPES))}, got {search_type!r}")
+        name, scored = _search_method(search_type)
+        found = await getattr(self, "a" + name)(query, **kwargs)
+        return [doc for doc, _ in found] if scored else found
 
     @classmethod
     async def afrom_texts(
