@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rag.cli.composition import STORE_FACTORIES  # noqa: E402
+from rag.index.registry import evaluation_store_factories  # noqa: E402
 from rag.evaluation import CONFIGURATIONS, BenchmarkResult, build_systems, load_beir, run_benchmark  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     dataset = load_beir(args.data)
     print(f"{dataset.name}: {len(dataset.doc_ids)} documents, {len(dataset.queries)} judged queries", flush=True)
     results, failures, passages_per_second = [], [], None
-    for system in build_systems(args.configs, store_factories=STORE_FACTORIES):
+    for system in build_systems(args.configs, store_factories=evaluation_store_factories()):
         result = run_benchmark(dataset, system)
         results.append(result)
         embed_seconds = getattr(system, "embed_seconds", 0.0)

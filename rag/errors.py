@@ -9,7 +9,8 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     ├── EmbeddingMismatchError(ValueError) index built with another embedding model
     ├── NotFoundError(KeyError)            a name or id that is required but absent
     ├── StorageError(OSError)              reading or writing an index folder failed
-    │   └── CorruptIndexError              folder truncated, tampered with or of another version
+    │   ├── CorruptIndexError              folder truncated, tampered with or of another version
+    │   └── IndexNotFoundError(FileNotFoundError)  no index at the path given
     ├── FetchError(OSError)                a URL could not be fetched (``url``, ``status``)
     │   └── PageNotFoundError(FileNotFoundError)  the server answered 404 or 410
     ├── EmbeddingServiceError(RuntimeError)  an embeddings server failed (``status_code``)
@@ -27,6 +28,7 @@ __all__ = [
     "NotFoundError",
     "StorageError",
     "CorruptIndexError",
+    "IndexNotFoundError",
     "MissingDependencyError",
     "FetchError",
     "PageNotFoundError",
@@ -60,6 +62,10 @@ class NotFoundError(RagError, KeyError):
 
 class StorageError(RagError, OSError):
     """An index folder could not be read or written."""
+
+
+class IndexNotFoundError(StorageError, FileNotFoundError):
+    """No index folder at the path given (the message says how to create one)."""
 
 
 class CorruptIndexError(StorageError):

@@ -1,93 +1,113 @@
-"""The default hybrid configuration: dense vectors and BM25, fused by reciprocal rank."""
+"""Hybrid search: dense vectors and BM25, fused by weighted reciprocal rank.
+
+The one implementation of hybrid retrieval. The index (``rag.index``) searches with it,
+and so do ``rag search``, ``rag ask``, ``rag bench`` and the evaluation's ``hybrid``
+configuration; its parameters (:class:`HybridConfig`) are saved with an index, so every
+entry point runs the same system.
+"""
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+import numpy as np
 
 from rag.documents import Document
+from rag.ensemble import weighted_reciprocal_rank
 from rag.errors import ValidationError
 
-__all__ = ["HybridConfig", "hybrid_retriever"]
+__all__ = ["HybridConfig", "fuse", "lexical_ranking", "hybrid_search"]
+
+#: A metadata predicate (see ``stores.filters.compile_filter``).
+Predicate = Callable[[Mapping[str, Any]], bool]
 
 
 @dataclass(frozen=True)
 class HybridConfig:
-    """Plain data (``asdict`` gives JSON) for :func:`hybrid_retriever`.
+    """How the two sides are fused (plain data: :meth:`to_json` / :meth:`from_json`).
 
-    ``k``: documents returned (default 4); ``fetch_k``: candidates each side contributes
-    (default 20, >= k); ``weights``: (dense, lexical), default equal; ``c``: the fusion
-    constant (default 60); ``stemmer``/``bm25_params``: as :class:`~rag.bm25.BM25Retriever`.
-    On SciFact this fusion of MiniLM and stemmed BM25 beats either alone (see
-    benchmarks/README.md).
+    ``fetch_k``: candidates each side contributes, at least ``k`` of the search (default
+    20: each side gives ``max(fetch_k, k)``); ``weights``: (dense, lexical), each >= 0,
+    default equal; ``c``: the reciprocal-rank constant, >= 0 (default 60; larger values
+    flatten the advantage of top ranks). On SciFact this fusion of MiniLM and stemmed
+    BM25 beats either side alone (see benchmarks/README.md).
 
-    >>> HybridConfig(k=5).fetch_k
-    20
+    >>> HybridConfig().per_side(50)
+    50
     """
 
-    k: int = 4
     fetch_k: int = 20
     weights: tuple[float, float] = (0.5, 0.5)
-    c: float = 60
-    stemmer: Optional[str] = "english"
-    bm25_params: dict[str, Any] = field(default_factory=dict)
+    c: float = 60.0
 
     def __post_init__(self) -> None:
-        for name in ("k", "fetch_k"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValidationError(f"{name} must be a positive int, got {value!r}")
-        if self.fetch_k < self.k:
-            raise ValidationError(f"fetch_k ({self.fetch_k}) must be >= k ({self.k})")
-        if len(self.weights) != 2:
-            raise ValidationError(f"weights must be (dense, lexical), got {self.weights!r}")
+        if isinstance(self.fetch_k, bool) or not isinstance(self.fetch_k, int) or self.fetch_k < 1:
+            raise ValidationError(f"fetch_k must be a positive int, got {self.fetch_k!r}")
+        weights = tuple(self.weights)
+        if len(weights) != 2 or any(isinstance(w, bool) or not isinstance(w, (int, float)) or not w >= 0 for w in weights):
+            raise ValidationError(f"weights must be (dense, lexical), two numbers >= 0, got {self.weights!r}")
+        if not any(weights):
+            raise ValidationError(f"at least one weight must be greater than 0, got {self.weights!r}")
+        if isinstance(self.c, bool) or not isinstance(self.c, (int, float)) or not self.c >= 0:
+            raise ValidationError(f"c must be a number >= 0, got {self.c!r}")
+        object.__setattr__(self, "weights", (float(weights[0]), float(weights[1])))
+        object.__setattr__(self, "c", float(self.c))
+
+    def per_side(self, k: int) -> int:
+        """Candidates each side contributes when ``k`` results are wanted."""
+        return max(self.fetch_k, k)
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "weights": list(self.weights)}
+        return {"fetch_k": self.fetch_k, "weights": list(self.weights), "c": self.c}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "HybridConfig":
+        """The config saved by :meth:`to_json`; unknown keys are refused."""
+        unknown = sorted(set(data) - {"fetch_k", "weights", "c"})
+        if unknown:
+            raise ValidationError(f"unknown hybrid setting(s) {unknown}; expected fetch_k, weights, c")
+        defaults = cls()
+        return cls(int(data.get("fetch_k", defaults.fetch_k)), tuple(data.get("weights", defaults.weights)),
+                   data.get("c", defaults.c))
 
 
-def _with_ids(documents: Sequence[Document]) -> list[Document]:
-    # Both sides must name a document the same way for the fusion to add up its ranks.
-    return [d if d.id else Document(d.page_content, dict(d.metadata), str(uuid.uuid4())) for d in documents]
+def fuse(dense: Sequence[Document], lexical: Sequence[Document], config: HybridConfig, k: int) -> list[tuple[Document, float]]:
+    """The best ``k`` of two ranked lists by weighted reciprocal rank, ``(document, score)``.
 
-
-def hybrid_retriever(
-    documents: Sequence[Document],
-    embeddings: Any = None,
-    *,
-    store: Any = None,
-    store_factory: Optional[Callable[[Any], Any]] = None,
-    config: HybridConfig = HybridConfig(),
-) -> Any:
-    """An :class:`~rag.ensemble.EnsembleRetriever` over a vector store and BM25 built from
-    ``documents``. ``store``: a vector store already holding the same documents under the
-    same ids; otherwise ``store_factory(embeddings)`` makes an empty one that is filled here
-    (``rag`` does not import ``stores``: the caller chooses the backend). ``embeddings``
-    defaults to :class:`~rag.embeddings.LocalEmbeddings`.
-
-    >>> from rag.embeddings import HashingEmbeddings
-    >>> from stores import InMemoryVectorStore
-    >>> docs = [Document("cats purr", id="1"), Document("dogs bark", id="2")]
-    >>> hybrid_retriever(docs, HashingEmbeddings(dim=64), store_factory=InMemoryVectorStore,
-    ...                  config=HybridConfig(k=1)).invoke("cats")[0].id
-    '1'
+    A document scores ``sum(weight / (rank + c))`` over the lists it appears in (matched
+    by id when every document has one, else by text); ties keep first-seen order, dense
+    first.
     """
-    from rag.bm25 import BM25Retriever
-    from rag.ensemble import EnsembleRetriever
+    return weighted_reciprocal_rank([dense, lexical], config.weights, c=config.c)[:k]
 
-    documents = _with_ids(documents)
-    if store is None:
-        if store_factory is None:
-            raise ValidationError("hybrid_retriever needs store= (holding the documents) or store_factory=")
-        if embeddings is None:
-            from rag.embeddings import LocalEmbeddings
 
-            embeddings = LocalEmbeddings()
-        store = store_factory(embeddings)
-        store.add_documents(documents)
-    dense = store.as_retriever(search_kwargs={"k": config.fetch_k})
-    lexical = BM25Retriever.from_documents(
-        documents, k=config.fetch_k, stemmer=config.stemmer, bm25_params=config.bm25_params or None
-    )
-    return EnsembleRetriever([dense, lexical], weights=list(config.weights), c=config.c, k=config.k)
+def lexical_ranking(lexical: Any, query: str, k: int, predicate: Optional[Predicate] = None) -> list[tuple[Document, float]]:
+    """The ``k`` best BM25 matches of ``query`` from a :class:`~rag.bm25.BM25Retriever`
+    (None: no matches), ``(document, BM25 score)`` with a positive score only, restricted
+    to documents whose metadata satisfies ``predicate``: a filtered search ranks only the
+    matching documents, so it returns ``k`` whenever ``k`` match (no over-fetch-and-drop)."""
+    if lexical is None:
+        return []
+    if predicate is None:
+        return lexical.search_with_scores(query, k)
+    scores = lexical.scores(query)
+    keep = np.fromiter((bool(predicate(d.metadata)) for d in lexical.docs), dtype=bool, count=len(lexical.docs))
+    scores = np.where(keep, scores, 0.0)
+    from rag.bm25.index import top_k_scores
+
+    return [(lexical.docs[p].copy(), float(scores[p])) for p in top_k_scores(scores, k).tolist()]
+
+
+def hybrid_search(
+    store: Any, lexical: Any, query: str, k: int, *, config: HybridConfig = HybridConfig(),
+    filter: Any = None, predicate: Optional[Predicate] = None,
+) -> list[tuple[Document, float]]:
+    """Dense (``store.similarity_search``) and BM25 (``lexical``, may be None) results,
+    ``config.per_side(k)`` each, fused: ``(document, fusion score)``, best first, at most
+    ``k``. ``filter`` is the store's filter; ``predicate`` the same filter compiled for
+    the BM25 side (the caller compiles it once, with the store's filter language)."""
+    per_side = config.per_side(k)
+    dense = store.similarity_search(query, k=per_side, filter=filter) if len(store) else []
+    lexical_docs = [document for document, _ in lexical_ranking(lexical, query, per_side, predicate)]
+    return fuse(dense, lexical_docs, config, k)

@@ -16,6 +16,7 @@ PACKAGES = [
     "rag.bm25",
     "rag.evaluation",
     "rag.cli",
+    "rag.index",
     "stores",
     "stores.faiss",
     "loaders",

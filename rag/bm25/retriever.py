@@ -147,6 +147,10 @@ class BM25Retriever(BaseRetriever):
         positions, scores = self.index.top_k(self._terms(self._check_query(query)), k)
         return [(self.docs[p].copy(), float(s)) for p, s in zip(positions.tolist(), scores.tolist())]
 
+    def scores(self, query: str) -> np.ndarray:
+        """The BM25 score of every document in ``docs`` for ``query`` (float64, same order)."""
+        return self.index.score(self._terms(self._check_query(query)))
+
     def search_positions(self, queries: Sequence[str], k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """For each query, (positions in ``docs``, scores) of its best ``k``: no copies, for
         evaluations that look up their own ids."""

@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from rag.errors import RagError
-
-from rag.cli.workspace import default_index_path
+from rag.evaluation.configurations import CONFIGURATIONS
+from rag.index.bench import BENCH_TYPES
+from rag.index.config import SEARCH_TYPES
+from rag.index.registry import store_names
+from rag.process_defaults import apply_process_defaults
 
 __all__ = ["main", "build_parser"]
 
@@ -39,11 +42,21 @@ _non_negative_int = _number_type(int, lambda v: v >= 0, "an integer >= 0")
 _unit_float = _number_type(float, lambda v: 0 <= v <= 1, "a number between 0 and 1")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rag-toolkit")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rag", description="Index files and websites, search them and ask questions, offline by default."
     )
     parser.add_argument("--verbose", action="store_true", help="show tracebacks on errors")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def with_index(sub: argparse.ArgumentParser) -> None:
@@ -52,16 +65,20 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
     index = commands.add_parser("index", help="load, split, embed and store sources (incremental)")
-    index.add_argument("sources", nargs="+", metavar="SOURCE", help="file, folder, URL, or sitemap URL")
+    index.add_argument("sources", nargs="+", metavar="SOURCE", help="file, folder, URL, sitemap URL, or BEIR dataset (--beir)")
     with_index(index)
     index.add_argument("--crawl", type=_non_negative_int, metavar="DEPTH", help="crawl: follow links up to DEPTH hops from each URL (0 = the page only)")
     index.add_argument("--sitemap", action="store_true", help="treat URLs as sitemaps")
     index.add_argument("--glob", metavar="PATTERN", help="files to load from folders (default: every visible file)")
-    index.add_argument("--chunk-size", type=_positive_int, default=1000, metavar="N", help="characters per chunk (default 1000)")
-    index.add_argument("--chunk-overlap", type=_non_negative_int, default=200, metavar="N", help="overlap in characters (default 200)")
+    index.add_argument("--beir", action="store_true", help="each SOURCE is a BEIR dataset folder: every corpus document "
+                       "is a source of its own (for rag bench --index)")
+    index.add_argument("--chunk-size", type=_positive_int, metavar="N",
+                       help="characters per chunk (default 1000, or the index's own; a change re-chunks everything)")
+    index.add_argument("--chunk-overlap", type=_non_negative_int, metavar="N",
+                       help="overlap in characters (default 200, or the index's own)")
     index.add_argument("--embeddings", metavar="local|hashing|openai:MODEL",
                        help="embedding model (default: local when installed, else hashing; an existing index keeps its own)")
-    index.add_argument("--store", choices=("faiss", "memory"), help="vector store (default faiss)")
+    index.add_argument("--store", choices=store_names(), help="vector store (default faiss)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     search = commands.add_parser("search", help="ranked chunks for a query")
@@ -69,19 +86,25 @@ def build_parser() -> argparse.ArgumentParser:
     with_index(search)
     search.add_argument("--k", type=_positive_int, default=4, help="results (default 4)")
     search.add_argument("--type", dest="search_type", default="hybrid",
-                        choices=("hybrid", "similarity", "mmr", "threshold"), help="search type (default hybrid)")
+                        choices=SEARCH_TYPES, help="search type (default hybrid)")
     search.add_argument("--threshold", type=_unit_float, help="minimum relevance for --type threshold")
     search.add_argument("--json", action="store_true", help="print results as JSON")
 
     bench = commands.add_parser("bench", help="retrieval quality on a BEIR-format dataset (nDCG@10, recall, MRR, MAP)")
     bench.add_argument("dataset", type=Path, metavar="DATASET_DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
-    bench.add_argument("--embeddings", choices=("local", "hashing"), help="embedding model (default: local when installed)")
-    bench.add_argument("--type", dest="search_type", default="hybrid", choices=("hybrid", "similarity", "mmr", "bm25"),
-                       help="retrieval to measure (default hybrid)")
+    bench.add_argument("--index", type=Path, metavar="DIR", help="measure this index's configuration: its own "
+                       "contents when it holds the dataset (rag index DATASET --beir), else a fresh copy built alike")
+    bench.add_argument("--embeddings", metavar="local|hashing|openai:MODEL", help="embedding model (default: local when installed)")
+    bench.add_argument("--store", choices=store_names(), help="vector store (default faiss)")
+    bench.add_argument("--chunk-size", type=_positive_int, metavar="N", help="characters per chunk (default 1000)")
+    bench.add_argument("--chunk-overlap", type=_non_negative_int, metavar="N", help="overlap in characters (default 200)")
+    bench.add_argument("--type", dest="search_type", default="hybrid", choices=BENCH_TYPES,
+                       help="search type to measure (default hybrid)")
     bench.add_argument("--config", action="append", metavar="NAME",
-                       help="a named configuration instead (repeatable): hashing, bm25-nostem, bm25, minilm-faiss, "
-                            "minilm-memory, minilm-mmr, hybrid")
+                       help="a named evaluation configuration instead (repeatable): " + ", ".join(CONFIGURATIONS))
     bench.add_argument("--json", action="store_true", help="print results as JSON")
+    bench.add_argument("--save-run", type=Path, metavar="FILE", help="write each query's ranked document ids to FILE "
+                       "(JSON: {query id: [document ids]})")
     bench.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
     ask = commands.add_parser("ask", help="answer a question from the index, with numbered sources")
@@ -103,71 +126,97 @@ def build_parser() -> argparse.ArgumentParser:
     with_index(info)
     info.add_argument("--json", action="store_true", help="print as JSON")
 
-    demo = commands.add_parser("demo", help="index the shipped sample documents and answer sample questions")
-    demo.add_argument("--index", type=Path, default=Path(".rag/demo"), help="index folder (default .rag/demo)")
-    demo.add_argument("--k", type=_positive_int, default=3, help="results per question (default 3)")
-    demo.add_argument("queries", nargs="*", help="questions (default: three sample questions)")
-    demo.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
     return parser
 
 
 def _index_path(args: argparse.Namespace) -> Path:
+    from rag.index import default_index_path
+
     return args.index if args.index is not None else default_index_path()
 
 
-def _run_index(args: argparse.Namespace) -> int:
-    from rag.cli.indexing import IndexOptions, run_index
-    from rag.cli.output import print_summary
-
-    options = IndexOptions(
-        index=_index_path(args), crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
-        chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, embeddings=args.embeddings, store=args.store,
-    )
-    if options.chunk_overlap >= options.chunk_size:
-        raise RagCliError(f"--chunk-overlap ({options.chunk_overlap}) must be smaller than --chunk-size ({options.chunk_size})")
-    summary = run_index(args.sources, options)
-    print_summary(summary, options.index, as_json=args.json)
-    return 0
-
-
 def _open(args: argparse.Namespace) -> Any:
-    from rag.cli.workspace import Workspace
+    from rag.index import Index
+
+    return Index.open(_index_path(args))
+
+
+def _run_index(args: argparse.Namespace) -> int:
+    from rag.cli.output import print_summary
+    from rag.cli.progress import ProgressBars
+    from rag.index import Index
 
     path = _index_path(args)
-    if not Workspace.exists(path):
-        raise RagCliError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
-    return Workspace.open(path)
+    if args.chunk_size is not None and args.chunk_overlap is not None and args.chunk_overlap >= args.chunk_size:
+        raise RagCliError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than --chunk-size ({args.chunk_size})")
+    index = Index.open_or_create(path, embeddings=args.embeddings, store=args.store)
+    bars = ProgressBars()
+
+    def waiting() -> None:
+        print(f"rag: waiting for another rag index run on {path} to finish...", file=sys.stderr)
+
+    try:
+        summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob, beir=args.beir,
+                               chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, progress=bars,
+                               on_wait=waiting)
+    finally:
+        bars.close()
+    print_summary(summary, path, as_json=args.json)
+    return 0
 
 
 def _run_search(args: argparse.Namespace) -> int:
     from rag.cli.output import print_results
-    from rag.cli.searching import search
+    from rag.index.search import score_name
 
-    workspace = _open(args)
-    results = search(workspace, args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
-    print_results(results, as_json=args.json, score_name="rrf" if args.search_type == "hybrid" else "relevance")
+    if args.threshold is not None and args.search_type != "threshold":
+        raise RagCliError("--threshold applies to --type threshold only")
+    if args.search_type == "threshold" and args.threshold is None:
+        raise RagCliError("--type threshold needs --threshold X, a number between 0 and 1")
+    results = _open(args).search(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
+    print_results(results, as_json=args.json, score_name=score_name(args.search_type))
     return 0
 
 
 def _run_info(args: argparse.Namespace) -> int:
     from rag.cli.output import print_info
 
-    print_info(_open(args), as_json=args.json)
+    print_info(_open(args).info(), as_json=args.json)
     return 0
 
 
 def _run_ask(args: argparse.Namespace) -> int:
-    from rag.cli.asking import ask, build_chain
+    from rag.cli.output import print_answer
+    from rag.index import Answer
 
     if args.base_url and not args.model:
         raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
-    chain = build_chain(_open(args), k=args.k, model=args.model, base_url=args.base_url)
+    index = _open(args)
+    llm = None
+    if args.model is not None:
+        from rag.models import ChatOpenAI
+
+        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
     config = None
     if args.trace is not None:
         from rag.callbacks import FileTracer
 
         config = {"callbacks": [FileTracer(args.trace)], "run_name": "rag ask"}
-    ask(chain, args.question, stream=args.stream, as_json=args.json, config=config)
+    chain = index.chain(k=args.k, llm=llm)
+    streamed = args.stream and not args.json
+    if streamed:
+        result: dict[str, Any] = {"input": args.question, "context": [], "answer": ""}
+        for chunk in chain.stream({"input": args.question}, config):
+            if "context" in chunk:
+                result["context"] = chunk["context"]
+            if "answer" in chunk:
+                result["answer"] += chunk["answer"]
+                sys.stdout.write(chunk["answer"])
+                sys.stdout.flush()
+        sys.stdout.write("\n")
+    else:
+        result = chain.invoke({"input": args.question}, config)
+    print_answer(Answer.from_result(result), as_json=args.json, streamed=streamed)
     return 0
 
 
@@ -181,17 +230,42 @@ def _run_trace(args: argparse.Namespace) -> int:
 
 
 def _run_bench(args: argparse.Namespace) -> int:
-    from rag.cli.benching import configuration_for, print_bench, run_bench
+    from rag.cli.output import print_bench
+    from rag.evaluation import load_beir
 
-    names = args.config or [configuration_for(args.embeddings, args.search_type)]
-    print_bench(run_bench(args.dataset, names), as_json=args.json)
-    return 0
+    if args.config:
+        from rag.evaluation import build_systems, run_benchmark
+        from rag.index.registry import evaluation_store_factories
 
+        dataset = load_beir(args.dataset)
+        systems = build_systems(args.config, store_factories=evaluation_store_factories())
+        print_bench([run_benchmark(dataset, system) for system in systems], as_json=args.json)
+        return 0
+    from rag.index import Index, IndexConfig, bench_dataset, bench_index, default_embedding_spec
+    from rag.index.bench import holds_dataset
 
-def _run_demo(args: argparse.Namespace) -> int:
-    from rag.cli.demo import DEMO_QUERIES, run_demo
+    if args.index is not None:
+        chosen = [flag for flag, value in (("--embeddings", args.embeddings), ("--store", args.store),
+                                            ("--chunk-size", args.chunk_size), ("--chunk-overlap", args.chunk_overlap))
+                  if value is not None]
+        if chosen:
+            raise RagCliError(f"{chosen[0]} cannot be combined with --index: the index's own configuration is measured")
+        index = Index.open(args.index)
+        dataset = load_beir(args.dataset)
+        if holds_dataset(index, dataset):
+            result = bench_index(index, dataset, search_type=args.search_type)
+        else:
+            result = bench_dataset(args.dataset, index.config, search_type=args.search_type)
+    else:
+        config = IndexConfig(args.embeddings or default_embedding_spec(), args.store or "faiss",
+                             1000 if args.chunk_size is None else args.chunk_size,
+                             200 if args.chunk_overlap is None else args.chunk_overlap)
+        result = bench_dataset(args.dataset, config, search_type=args.search_type)
+    if args.save_run is not None:
+        import json
 
-    run_demo(args.index, args.queries or DEMO_QUERIES, args.k)
+        args.save_run.write_text(json.dumps(result.run, indent=1), encoding="utf-8")
+    print_bench([result], as_json=args.json)
     return 0
 
 
@@ -206,11 +280,11 @@ _COMMANDS = {
     "bench": _run_bench,
     "info": _run_info,
     "trace": _run_trace,
-    "demo": _run_demo,
 }
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    apply_process_defaults()
     args = build_parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)

@@ -1,4 +1,5 @@
-"""What the command line prints: summaries, ranked results, index facts (text or JSON)."""
+"""What the command line prints: update summaries, ranked results, answers, index facts
+and benchmark tables, as text or JSON. Printing only: the data comes from ``rag.index``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import IO, Any, Optional, Sequence
 
 from rag.documents import Document
 
-__all__ = ["print_summary", "print_results", "print_info", "snippet"]
+__all__ = ["print_summary", "print_results", "print_info", "print_answer", "print_bench", "snippet"]
 
 
 def snippet(text: str, width: int = 100) -> str:
@@ -23,23 +24,28 @@ def _out(stream: Optional[IO[str]]) -> IO[str]:
 
 
 def print_summary(summary: Any, index: Path, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+    """An :class:`~rag.index.UpdateSummary`. The command line calls unchanged sources
+    "skipped" (text and JSON), as it always has."""
     out = _out(stream)
     if as_json:
-        print(json.dumps({"index": str(index), **summary.to_json()}, indent=2), file=out)
+        data = summary.to_json()
+        data["skipped"] = data.pop("unchanged")
+        data.pop("skipped_files")
+        print(json.dumps({"index": str(index), **data}, indent=2), file=out)
         return
     print(
-        f"Indexed into {index} with {summary.embedding_spec} embeddings in {summary.seconds:.2f} s: "
+        f"Indexed into {index} with {summary.embeddings} embeddings in {summary.seconds:.2f} s: "
         f"{summary.documents} documents read, {summary.chunks} chunks embedded, {summary.total_chunks} chunks in the index.",
         file=out,
     )
-    print(f"Sources: {summary.added} added, {summary.updated} updated, {summary.skipped} unchanged (skipped), "
+    print(f"Sources: {summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged (skipped), "
           f"{summary.deleted} deleted.", file=out)
     if summary.failed:
         print(f"{len(summary.failed)} source(s) failed and were left as they were:", file=out)
         for source, reason in summary.failed:
             print(f"  {source}: {reason}", file=out)
-    if summary.binary_skipped:
-        print(f"{len(summary.binary_skipped)} file(s) skipped: " + ", ".join(s for s, _ in summary.binary_skipped[:5]), file=out)
+    if summary.skipped_files:
+        print(f"{len(summary.skipped_files)} file(s) skipped: " + ", ".join(s for s, _ in summary.skipped_files[:5]), file=out)
 
 
 def print_results(
@@ -65,6 +71,23 @@ def print_results(
         print(f"   {snippet(document.page_content)}", file=out)
 
 
+def print_answer(answer: Any, *, as_json: bool = False, streamed: bool = False, stream: Optional[IO[str]] = None) -> None:
+    """An :class:`~rag.index.Answer`: the answer (unless it was ``streamed`` already), then
+    its numbered sources; or the whole as JSON."""
+    out = _out(stream)
+    if as_json:
+        print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False), file=out)
+        return
+    if not streamed:
+        print(answer.answer, file=out)
+    sources = answer.sources
+    if sources:
+        print("\nSources:", file=out)
+        for source in sources:
+            title = f"{source.title} — " if source.title else ""
+            print(f"  [{source.n}] {title}{source.source}", file=out)
+
+
 def _human_bytes(count: int) -> str:
     size = float(count)
     for unit in ("B", "KiB", "MiB", "GiB"):
@@ -74,24 +97,10 @@ def _human_bytes(count: int) -> str:
     return f"{count} B"
 
 
-def print_info(workspace: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_info(info: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+    """An :class:`~rag.index.IndexInfo`."""
     out = _out(stream)
-    from rag.embeddings.base import model_id_of
-
-    facts = {
-        "index": str(workspace.path),
-        "embeddings": workspace.embedding_spec,
-        "model_id": model_id_of(workspace.embeddings),
-        "dimension": workspace.store.dimension,
-        "store": type(workspace.store).__name__,
-        "sources": len(workspace.record),
-        "chunks": workspace.chunk_count,
-        "bm25": workspace.bm25 is not None,
-        "chunk_size": workspace.settings.get("chunk_size"),
-        "chunk_overlap": workspace.settings.get("chunk_overlap"),
-        "size_on_disk_bytes": workspace.size_on_disk(),
-        "roots": sorted({record.root for record in workspace.record.values()}),
-    }
+    facts = info.to_json()
     if as_json:
         print(json.dumps(facts, indent=2), file=out)
         return
@@ -100,6 +109,26 @@ def print_info(workspace: Any, *, as_json: bool = False, stream: Optional[IO[str
     print(f"Store      {facts['store']} + BM25" if facts["bm25"] else f"Store      {facts['store']}", file=out)
     print(f"Contents   {facts['sources']} sources, {facts['chunks']} chunks "
           f"(chunk size {facts['chunk_size']}, overlap {facts['chunk_overlap']})", file=out)
+    hybrid = facts["hybrid"]
+    print(f"Hybrid     {hybrid['fetch_k']} per side, weights {hybrid['weights']}, c = {hybrid['c']:g}", file=out)
     print(f"On disk    {_human_bytes(facts['size_on_disk_bytes'])}", file=out)
     for root in facts["roots"]:
         print(f"Root       {root}", file=out)
+
+
+def print_bench(results: Sequence[Any], *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+    """:class:`~rag.evaluation.BenchmarkResult` rows as a Markdown table or JSON."""
+    out = _out(stream)
+    if as_json:
+        rows = [{"system": r.system, "dataset": r.dataset, "documents": r.documents, **r.metrics.to_dict(),
+                 "index_seconds": round(r.index_seconds, 3), "query_seconds": round(r.query_seconds, 3)} for r in results]
+        print(json.dumps(rows, indent=2), file=out)
+        return
+    print("| system | nDCG@10 | Recall@10 | Recall@100 | MRR@10 | MAP@100 | index s | query s |", file=out)
+    print("|---|---|---|---|---|---|---|---|", file=out)
+    for r in results:
+        m = r.metrics
+        print(f"| {r.system} | {m.ndcg_at_10:.3f} | {m.recall_at_10:.3f} | {m.recall_at_100:.3f} | {m.mrr_at_10:.3f} | "
+              f"{m.map_at_100:.3f} | {r.index_seconds:.1f} | {r.query_seconds:.2f} |", file=out)
+    if results:
+        print(f"\n{results[0].dataset}: {results[0].documents} documents, {results[0].metrics.queries} judged queries", file=out)

@@ -1,4 +1,4 @@
-"""A small progress bar on stderr, drawn only when stderr is a terminal."""
+"""Progress bars on stderr, drawn only when stderr is a terminal."""
 
 from __future__ import annotations
 
@@ -6,36 +6,40 @@ import sys
 import time
 from typing import IO, Optional
 
-__all__ = ["Progress"]
+__all__ = ["ProgressBars"]
 
 
-class Progress:
-    """``with Progress("embed", total) as bar: bar.advance(n)`` draws ``embed  40/100 [####......]``.
+class ProgressBars:
+    """A ``progress(stage, done, total)`` callback (see :meth:`rag.index.Index.update`)
+    drawing one bar per stage, ``embed  40/100 [####......]``, at most ten times a second.
 
-    Silent when ``stream`` is not a terminal (logs and pipes stay clean) or ``total`` is 0.
+    Silent when ``stream`` is not a terminal (logs and pipes stay clean).
     """
 
-    def __init__(self, stage: str, total: int, stream: Optional[IO[str]] = None, width: int = 30) -> None:
-        self.stage, self.total, self.width = stage, max(int(total), 0), width
+    def __init__(self, stream: Optional[IO[str]] = None, width: int = 30) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        self.done = 0
-        self.enabled = self.total > 0 and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.width = width
+        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._stage: Optional[str] = None
         self._last_draw = 0.0
 
-    def advance(self, count: int = 1) -> None:
-        self.done = min(self.total, self.done + count)
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        if stage != self._stage:
+            self.close()
+            self._stage = stage
         now = time.monotonic()
-        if self.enabled and (now - self._last_draw > 0.1 or self.done == self.total):
+        if now - self._last_draw > 0.1 or done >= total:
             self._last_draw = now
-            filled = int(self.width * self.done / self.total)
+            filled = int(self.width * min(done, total) / total)
             bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r{self.stage:<8} {self.done:>6}/{self.total:<6} [{bar}]")
+            self.stream.write(f"\r{stage:<8} {done:>6}/{total:<6} [{bar}]")
             self.stream.flush()
 
-    def __enter__(self) -> "Progress":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
+    def close(self) -> None:
+        """End the current bar's line."""
+        if self.enabled and self._stage is not None:
             self.stream.write("\n")
             self.stream.flush()
+        self._stage = None

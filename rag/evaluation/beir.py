@@ -12,7 +12,7 @@ from typing import Union
 from rag.documents import Document
 from rag.errors import ValidationError
 
-__all__ = ["BeirDataset", "load_beir"]
+__all__ = ["BeirDataset", "load_beir", "read_corpus"]
 
 
 @dataclass
@@ -47,6 +47,23 @@ def _read_jsonl(path: Path) -> list[dict]:
             raise ValidationError(f"{path} is not JSON lines: {exc}") from exc
 
 
+def read_corpus(path: Union[str, os.PathLike]) -> tuple[list[tuple[str, str, str]], list[tuple[int, str]]]:
+    """The documents of a BEIR ``corpus.jsonl``: ``(id, title, text)`` rows in file order,
+    and ``(line number, reason)`` for each line that is not a JSON object with an ``_id``."""
+    rows: list[tuple[str, str, str]] = []
+    failed: list[tuple[int, str]] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                rows.append((str(row["_id"]), row.get("title") or "", row.get("text") or ""))
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+                failed.append((number, f"not a BEIR corpus line ({type(exc).__name__}: {exc})"))
+    return rows, failed
+
+
 def load_beir(folder: Union[str, os.PathLike], split: str = "test") -> BeirDataset:
     """Read a BEIR folder; keeps the queries judged in ``qrels/{split}.tsv``.
 
@@ -55,7 +72,12 @@ def load_beir(folder: Union[str, os.PathLike], split: str = "test") -> BeirDatas
     (5183, 300)
     """
     root = Path(folder)
-    corpus = _read_jsonl(root / "corpus.jsonl")
+    if not (root / "corpus.jsonl").is_file():
+        raise FileNotFoundError(f"{root / 'corpus.jsonl'} is missing: a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/")
+    corpus, bad_lines = read_corpus(root / "corpus.jsonl")
+    if bad_lines:
+        line, reason = bad_lines[0]
+        raise ValidationError(f"{root / 'corpus.jsonl'}:{line}: {reason}")
     query_rows = _read_jsonl(root / "queries.jsonl")
     qrels_path = root / "qrels" / f"{split}.tsv"
     if not qrels_path.is_file():
@@ -75,9 +97,9 @@ def load_beir(folder: Union[str, os.PathLike], split: str = "test") -> BeirDatas
         raise ValidationError(f"{qrels_path} judges queries absent from queries.jsonl: {missing[:5]}")
     return BeirDataset(
         name=root.name,
-        doc_ids=[str(row["_id"]) for row in corpus],
-        titles=[row.get("title") or "" for row in corpus],
-        texts=[row.get("text") or "" for row in corpus],
+        doc_ids=[doc_id for doc_id, _, _ in corpus],
+        titles=[title for _, title, _ in corpus],
+        texts=[text for _, _, text in corpus],
         queries={qid: all_queries[qid] for qid in qrels},
         qrels=qrels,
     )

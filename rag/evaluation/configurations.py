@@ -13,10 +13,10 @@ CONFIGURATIONS: dict[str, str] = {
     "hashing": "HashingEmbeddings(1024), InMemoryVectorStore",
     "bm25-nostem": "BM25Retriever(stemmer=None), English stopwords",
     "bm25": "BM25Retriever (Snowball English stemming, stopwords)",
-    "minilm-faiss": "LocalEmbeddings (MiniLM int8), FAISS flat inner product",
+    "minilm-faiss": "LocalEmbeddings (MiniLM int8), FAISS flat, cosine",
     "minilm-memory": "LocalEmbeddings (MiniLM int8), InMemoryVectorStore",
     "minilm-mmr": "LocalEmbeddings, FAISS, MMR (fetch_k=200, lambda_mult=0.5)",
-    "hybrid": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (0.5/0.5, c=60)",
+    "hybrid": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (rag.hybrid: 0.5/0.5, c=60, k per side)",
 }
 
 
@@ -30,9 +30,10 @@ def build_systems(
     """The systems for ``names`` (keys of :data:`CONFIGURATIONS`), sharing one MiniLM model
     and one cache of corpus vectors.
 
-    ``store_factories`` maps "faiss" (a flat inner-product FAISS store) and "memory" (an
-    in-memory store) to store factories. The caller supplies them because ``rag`` never
-    imports ``stores`` (the composition root does: see ``rag.cli.composition``).
+    ``store_factories`` maps "faiss" and "memory" to store factories; the application
+    layer's registry gives the ones an index uses
+    (``rag.index.registry.evaluation_store_factories()``). The evaluation does not import
+    ``stores`` itself: it sits below the application layer.
     """
     unknown = [name for name in names if name not in CONFIGURATIONS]
     if unknown:

@@ -15,6 +15,7 @@ import numpy as np
 
 from rag.documents import Document
 from rag.embeddings.base import embed_texts, model_id_of
+from rag.hybrid import HybridConfig, fuse
 
 __all__ = ["RetrievalSystem", "CorpusVectors", "DenseSystem", "BM25System", "HybridSystem"]
 
@@ -106,14 +107,13 @@ class BM25System:
 
 @dataclass
 class HybridSystem:
-    """Dense and BM25 results (``k`` each) fused by weighted reciprocal rank, the function
-    :class:`~rag.ensemble.EnsembleRetriever` uses (``weights``: dense, then lexical)."""
+    """Dense and BM25 results fused by :func:`rag.hybrid.fuse`, the fusion every index
+    search uses; each side contributes ``config.per_side(k)`` candidates."""
 
     name: str
     dense: DenseSystem
     lexical: BM25System
-    weights: tuple[float, float] = (0.5, 0.5)
-    c: float = 60
+    config: HybridConfig = field(default_factory=HybridConfig)
 
     @property
     def cached_seconds(self) -> float:
@@ -124,11 +124,7 @@ class HybridSystem:
         self.lexical.index(ids, texts)
 
     def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
-        from rag.ensemble import weighted_reciprocal_rank
-
-        dense = self.dense.search_documents(queries, k)
-        lexical = self.lexical.search_documents(queries, k)
-        return [
-            [doc.id for doc, _ in weighted_reciprocal_rank([d, l], self.weights, self.c)[:k]]
-            for d, l in zip(dense, lexical)
-        ]
+        per_side = self.config.per_side(k)
+        dense = self.dense.search_documents(queries, per_side)
+        lexical = self.lexical.search_documents(queries, per_side)
+        return [[doc.id for doc, _ in fuse(d, l, self.config, k)] for d, l in zip(dense, lexical)]

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from rag.errors import ValidationError
-from rag.cli.composition import STORE_FACTORIES
+from rag.index.registry import evaluation_store_factories
 from rag.evaluation import BM25System, CONFIGURATIONS, build_systems, load_beir, run_benchmark
 
 
@@ -61,7 +61,7 @@ def test_bm25_finds_both_answers(beir):
 
 def test_every_configuration_runs_end_to_end(beir):
     data = load_beir(beir)
-    for system in build_systems(list(CONFIGURATIONS), store_factories=STORE_FACTORIES):
+    for system in build_systems(list(CONFIGURATIONS), store_factories=evaluation_store_factories()):
         result = run_benchmark(data, system, k=3)
         assert result.metrics.recall_at_100 > 0, system.name
         assert all(len(ranking) <= 3 for ranking in result.run.values())
@@ -69,7 +69,7 @@ def test_every_configuration_runs_end_to_end(beir):
 
 def test_dense_systems_share_one_embedding_of_the_corpus(beir):
     data = load_beir(beir)
-    first, second = build_systems(["minilm-faiss", "minilm-memory"], store_factories=STORE_FACTORIES)
+    first, second = build_systems(["minilm-faiss", "minilm-memory"], store_factories=evaluation_store_factories())
     run_benchmark(data, first)
     assert first.cached_seconds == 0.0
     run_benchmark(data, second)
@@ -78,4 +78,4 @@ def test_dense_systems_share_one_embedding_of_the_corpus(beir):
 
 def test_unknown_configurations_are_refused():
     with pytest.raises(ValueError, match="bm99"):
-        build_systems(["bm99"], store_factories=STORE_FACTORIES)
+        build_systems(["bm99"], store_factories=evaluation_store_factories())

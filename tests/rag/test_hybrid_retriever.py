@@ -1,71 +1,80 @@
-"""The default hybrid configuration: dense + BM25 fused, and the doctests of the retrieval modules."""
+"""The one hybrid search: dense + BM25 fused by weighted reciprocal rank, and the doctests
+of the retrieval modules."""
 
 import doctest
 import importlib
 
 import pytest
 
+from rag.bm25 import BM25Retriever
 from rag.documents import Document
-from rag.embeddings import HashingEmbeddings, LocalEmbeddings
+from rag.embeddings import HashingEmbeddings
 from rag.errors import ValidationError
-from rag.hybrid import HybridConfig, hybrid_retriever
-from rag.retrievers import EnsembleRetriever
+from rag.hybrid import HybridConfig, fuse, hybrid_search, lexical_ranking
 from stores import FAISS
 
-
-def cosine_faiss(embeddings):
-    return FAISS(embeddings, distance_strategy="COSINE")
-
 DOCS = [
-    Document("The mitochondria is the powerhouse of the cell.", id="bio"),
-    Document("Stock markets fell sharply on Monday.", id="finance"),
-    Document("Photosynthesis converts light into chemical energy in plants.", id="plants"),
+    Document("The mitochondria is the powerhouse of the cell.", {"topic": "bio"}, id="bio"),
+    Document("Stock markets fell sharply on Monday.", {"topic": "finance"}, id="finance"),
+    Document("Photosynthesis converts light into chemical energy in plants.", {"topic": "bio"}, id="plants"),
 ]
 
 
-def test_the_default_uses_minilm_and_bm25_and_returns_k_documents():
-    retriever = hybrid_retriever(DOCS, store_factory=cosine_faiss, config=HybridConfig(k=2))
-    assert isinstance(retriever, EnsembleRetriever) and len(retriever.retrievers) == 2
-    assert isinstance(retriever.retrievers[0].vectorstore.embeddings, LocalEmbeddings)
-    results = retriever.invoke("how do plants make energy from sunlight")
-    assert len(results) == 2 and results[0].id == "plants"
+@pytest.fixture
+def sides():
+    store = FAISS(HashingEmbeddings(dim=64), distance_strategy="COSINE")
+    store.add_documents(DOCS)
+    return store, BM25Retriever.from_documents(DOCS)
 
 
-def test_a_paraphrase_with_no_shared_words_is_still_found_through_the_dense_side():
-    retriever = hybrid_retriever(DOCS, store_factory=cosine_faiss, config=HybridConfig(k=1))
-    assert retriever.invoke("equities dropped")[0].id == "finance"
+def test_hybrid_search_returns_at_most_k_fused_results(sides):
+    store, lexical = sides
+    results = hybrid_search(store, lexical, "plants energy light", 2)
+    assert len(results) == 2 and results[0][0].id == "plants"
 
 
-def test_documents_without_ids_are_fused_as_one_document_each():
-    retriever = hybrid_retriever([Document("cats purr"), Document("dogs bark")], HashingEmbeddings(dim=64),
-                                 store_factory=cosine_faiss, config=HybridConfig(k=4))
-    assert sorted(d.page_content for d in retriever.invoke("cats purr dogs")) == ["cats purr", "dogs bark"]
+def test_each_side_contributes_at_least_k_candidates():
+    assert HybridConfig(fetch_k=20).per_side(5) == 20 and HybridConfig(fetch_k=20).per_side(100) == 100
 
 
-def test_without_a_store_or_a_factory_it_says_what_to_pass():
-    with pytest.raises(ValidationError, match="store= .* or store_factory="):
-        hybrid_retriever(DOCS, HashingEmbeddings(dim=64))
+def test_fusion_adds_the_weighted_reciprocal_ranks_of_both_sides():
+    a, b = Document("a", id="a"), Document("b", id="b")
+    fused = fuse([a, b], [b], HybridConfig(weights=(1.0, 1.0), c=0), 2)
+    assert [(d.id, round(s, 4)) for d, s in fused] == [("b", 1.5), ("a", 1.0)]
 
 
-def test_the_config_is_plain_json_data():
-    assert HybridConfig().to_json() == {"k": 4, "fetch_k": 20, "weights": [0.5, 0.5], "c": 60,
-                                        "stemmer": "english", "bm25_params": {}}
+def test_a_filtered_lexical_ranking_ranks_only_matching_documents(sides):
+    _, lexical = sides
+    ranked = lexical_ranking(lexical, "cell markets plants", 3, predicate=lambda m: m["topic"] == "bio")
+    assert {d.id for d, _ in ranked} == {"bio", "plants"}
 
 
-@pytest.mark.parametrize("kwargs, shown", [({"k": 0}, "0"), ({"k": 30}, "fetch_k"), ({"weights": (1.0,)}, "dense")])
+def test_the_config_is_plain_json_data_and_round_trips():
+    config = HybridConfig(fetch_k=30, weights=(0.7, 0.3), c=10)
+    assert config.to_json() == {"fetch_k": 30, "weights": [0.7, 0.3], "c": 10.0}
+    assert HybridConfig.from_json(config.to_json()) == config
+
+
+@pytest.mark.parametrize("kwargs, shown", [
+    ({"fetch_k": 0}, "fetch_k must be a positive int, got 0"),
+    ({"weights": (1.0,)}, "dense, lexical"),
+    ({"weights": (0, 0)}, "greater than 0"),
+    ({"c": -1}, "c must be a number >= 0"),
+])
 def test_bad_configs_are_refused(kwargs, shown):
     with pytest.raises(ValidationError, match=shown):
         HybridConfig(**kwargs)
 
 
-def test_ensemble_k_keeps_the_best_k():
-    retriever = hybrid_retriever(DOCS, HashingEmbeddings(dim=64), store_factory=cosine_faiss, config=HybridConfig(k=1, fetch_k=3))
-    assert len(retriever.invoke("cell energy plants markets")) == 1
+def test_an_unknown_saved_setting_is_refused():
+    with pytest.raises(ValidationError, match="unknown hybrid setting"):
+        HybridConfig.from_json({"fetch_k": 20, "k1": 3})
 
 
 @pytest.mark.parametrize("module", [
     "rag.bm25.analysis", "rag.bm25.index", "rag.bm25.retriever", "rag.bm25.scoring", "rag.ensemble",
-    "rag.hybrid", "rag.evaluation.metrics", "rag.evaluation.runner", "rag.embeddings.openai",
+    "rag.hybrid", "rag.evaluation.metrics", "rag.evaluation.runner", "rag.embeddings.openai", "rag.index.core",
+    "rag.index.locks",
 ])
 def test_docstring_examples_run(module):
     failed, attempted = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)

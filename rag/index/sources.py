@@ -1,8 +1,8 @@
-"""SOURCE arguments of ``rag index``: files, folders, pages, crawls and sitemaps.
+"""What an update indexes: files, folders, pages, crawls, sitemaps and BEIR corpora.
 
-Each root loads into documents grouped by their ``source`` (a file's absolute path or a
-page's URL), plus the sources that failed: a failed source is reported and never treated
-as deleted.
+Each root loads into documents grouped by their ``source`` (a file's absolute path, a
+page's URL, or ``CORPUS#ID`` for a BEIR document), plus the sources that failed: a failed
+source is reported and never treated as deleted.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ DEFAULT_GLOB = "**/[!.]*"
 
 @dataclass(frozen=True)
 class Root:
-    """One SOURCE argument: ``kind`` is file, folder, page, crawl or sitemap; ``key`` is
-    its normalised form (absolute path or URL), the identity used by the record."""
+    """One SOURCE argument: ``kind`` is file, folder, page, crawl, sitemap or beir; ``key``
+    is its normalised form (absolute path or URL), the identity used by the record."""
 
     kind: str
     key: str
@@ -44,8 +44,13 @@ def _is_url(text: str) -> bool:
     return urlsplit(text).scheme in ("http", "https")
 
 
-def parse_root(source: str, *, crawl: Optional[int], sitemap: bool) -> Root:
-    """Classify a SOURCE argument; a missing path or a non-http(s) URL is a clear error."""
+def parse_root(source: str, *, crawl: Optional[int] = None, sitemap: bool = False, beir: bool = False) -> Root:
+    """Classify a SOURCE argument; a missing path or a non-http(s) URL is a clear error.
+
+    ``beir``: ``source`` is a BEIR dataset folder (or its ``corpus.jsonl``).
+    """
+    if beir:
+        return Root("beir", str(beir_corpus_path(source)))
     if _is_url(source):
         if not urlsplit(source).netloc:
             raise ValidationError(f"{source!r} is not a valid URL (no host)")
@@ -72,6 +77,8 @@ def load_root(root: Root, *, glob: Optional[str], exclude: Optional[Path] = None
         return _load_file(Path(root.key))
     if root.kind == "folder":
         return _load_folder(root, glob, exclude)
+    if root.kind == "beir":
+        return _load_beir(Path(root.key))
     return _load_web(root)
 
 
@@ -123,3 +130,30 @@ def _load_web(root: Root) -> Loaded:
     except Exception as exc:  # the root itself could not be fetched: report, delete nothing
         return Loaded(failed=[(root.key, f"{type(exc).__name__}: {exc}")])
     return _group(documents, Loaded(failed=list(loader.failed)))
+
+
+def beir_corpus_path(source: str) -> Path:
+    """The ``corpus.jsonl`` of a BEIR dataset folder (or the file itself), absolute."""
+    path = Path(source).expanduser()
+    corpus = path / "corpus.jsonl" if path.is_dir() else path
+    if not corpus.is_file():
+        raise ValidationError(f"{source!r} is not a BEIR dataset: expected a folder holding corpus.jsonl, or that file")
+    return corpus.resolve()
+
+
+def _load_beir(corpus: Path) -> Loaded:
+    """Every corpus line as its own source ``CORPUS#ID``: text ``title + " " + text``
+    (BEIR's convention), metadata ``doc_id`` and ``title``. A bad line is reported."""
+    from rag.evaluation.beir import read_corpus
+
+    loaded = Loaded()
+    try:
+        rows, failed = read_corpus(corpus)
+    except OSError as exc:
+        return Loaded(failed=[(str(corpus), f"{type(exc).__name__}: {exc}")])
+    loaded.failed.extend((f"{corpus}:{line}", reason) for line, reason in failed)
+    for doc_id, title, text in rows:
+        source = f"{corpus}#{doc_id}"
+        passage = f"{title} {text}".strip()
+        loaded.documents[source] = [Document(passage, {"source": source, "doc_id": doc_id, "title": title})]
+    return loaded

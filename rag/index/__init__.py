@@ -1,0 +1,60 @@
+"""The index as a library: the application core that the ``rag`` command, the server and
+agents share.
+
+An index is a folder holding a vector store, a BM25 index and the record of what was
+indexed, saved atomically together. Open or create one, update it incrementally from
+files, folders, web pages or BEIR corpora, search it (hybrid, similarity, MMR, threshold,
+BM25), get a retriever for chains and tools, and answer questions with numbered sources,
+offline or with a chat model. It returns data and never prints::
+
+    from rag.index import Index
+
+    index = Index.open_or_create("my-index")          # local MiniLM model when installed
+    summary = index.update(["docs/"])                 # added / updated / unchanged / deleted / failed
+    for chunk, score in index.search("how do I rotate keys?", k=5):
+        print(score, chunk.metadata["source"])
+    answer = index.ask("How do I rotate keys?")       # answer.answer, answer.sources
+"""
+
+from rag.hybrid import HybridConfig
+from rag.index.answer import Answer, IndexRetriever, Source
+from rag.index.bench import BENCH_TYPES, bench_dataset, bench_index
+from rag.index.config import SEARCH_TYPES, IndexConfig, SearchType
+from rag.index.core import Index, IndexInfo
+from rag.index.registry import (
+    EmbeddingModel,
+    StoreBackend,
+    default_embedding_spec,
+    make_embeddings,
+    register_embeddings,
+    register_store,
+    store_backend,
+    store_names,
+)
+from rag.index.state import default_index_path
+from rag.index.update import UpdateSummary
+
+__all__ = [
+    "Index",
+    "IndexInfo",
+    "IndexConfig",
+    "HybridConfig",
+    "UpdateSummary",
+    "Answer",
+    "Source",
+    "IndexRetriever",
+    "SearchType",
+    "SEARCH_TYPES",
+    "BENCH_TYPES",
+    "bench_index",
+    "bench_dataset",
+    "StoreBackend",
+    "EmbeddingModel",
+    "register_store",
+    "register_embeddings",
+    "store_backend",
+    "store_names",
+    "make_embeddings",
+    "default_embedding_spec",
+    "default_index_path",
+]

@@ -1,0 +1,291 @@
+"""The index: one folder holding a vector store, a BM25 index and the record of what was
+indexed, with the operations the command line, the server and agents share."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+from rag.documents import Document
+from rag.errors import EmbeddingMismatchError, IndexNotFoundError, StorageError, ValidationError
+from rag.hybrid import HybridConfig
+from rag.index.answer import Answer, IndexRetriever, answer_chain
+from rag.index.config import IndexConfig, check_k
+from rag.index.locks import ReadWriteLock
+from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
+from rag.index.search import search_state
+from rag.index.state import IndexState, saved_version, write_lock
+from rag.index.update import Progress, UpdateSummary, apply_plan, parse_roots, plan_update
+from rag.persistence import index_folder_exists
+
+__all__ = ["Index", "IndexInfo"]
+
+PathLike = Union[str, Path]
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """What an index holds (``size_on_disk_bytes``: its folder's files, 0 before a save)."""
+
+    index: str
+    embeddings: str
+    model_id: Optional[str]
+    dimension: Optional[int]
+    store: str
+    sources: int
+    chunks: int
+    bm25: bool
+    chunk_size: int
+    chunk_overlap: int
+    size_on_disk_bytes: int
+    roots: list[str]
+    hybrid: dict[str, Any]
+    saved_at: Optional[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class Index:
+    """An index folder, opened: search it, answer from it, update it incrementally.
+
+    Safe to share between threads: searches run concurrently with each other and with
+    one update; an update loads and embeds without blocking searches, then commits (store,
+    BM25 and record changed together and saved atomically) while searches wait, so every
+    search sees the index wholly before or wholly after an update. Updates from several
+    processes are serialised by a lock file beside the folder. Nothing is printed.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "cats.md").write_text("Cats purr when they are content.")
+    >>> index = Index.create(folder / "index", embeddings="hashing")
+    >>> index.update([str(folder / "cats.md")]).added
+    1
+    >>> [pathlib.Path(doc.metadata["source"]).name for doc, score in index.search("purring cats", k=1)]
+    ['cats.md']
+    """
+
+    def __init__(self, path: PathLike, state: IndexState) -> None:
+        """Use :meth:`open`, :meth:`create` or :meth:`open_or_create`."""
+        self.path = Path(path)
+        self._state = state
+        self._rw = ReadWriteLock()
+        self._updating = threading.Lock()  # one update at a time in this process
+
+    # ------------------------------------------------------------------ opening
+
+    @staticmethod
+    def exists(path: PathLike) -> bool:
+        """True when ``path`` holds a saved index (or an interrupted save's previous one)."""
+        return index_folder_exists(path)
+
+    @classmethod
+    def open(cls, path: PathLike, *, embeddings: Optional[str] = None) -> "Index":
+        """The index saved at ``path``. ``embeddings``, when given, must be the spec the
+        index was built with (an EmbeddingMismatchError says how to rebuild otherwise)."""
+        path = Path(path)
+        if not cls.exists(path):
+            raise IndexNotFoundError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
+        if embeddings is not None:
+            _check_spec_matches(path, embeddings)
+        return cls(path, IndexState.load(path))
+
+    @classmethod
+    def create(
+        cls, path: PathLike, *, embeddings: Optional[str] = None, store: str = "faiss", chunk_size: int = 1000,
+        chunk_overlap: int = 200, hybrid: Optional[HybridConfig] = None,
+    ) -> "Index":
+        """A new, empty index for ``path`` (written by the first :meth:`update`).
+
+        ``embeddings``: a spec from the registry (default: ``local`` when its extra is
+        installed, else ``hashing``; never a server unless named); ``store``: a registered
+        backend (default ``faiss``, cosine); chunks of ``chunk_size`` characters (default
+        1000) overlapping by ``chunk_overlap`` (default 200); ``hybrid``: the fusion
+        settings. Refuses a folder that is already an index, or holds other files.
+        """
+        path = Path(path)
+        if cls.exists(path):
+            raise ValidationError(f"{path} already holds an index; open it with Index.open({str(path)!r})")
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise StorageError(f"{path} is a folder with other files in it, not an index folder (no manifest.json); "
+                               "choose a new or empty folder for the index")
+        config = IndexConfig(embeddings or default_embedding_spec(), store, chunk_size, chunk_overlap,
+                             hybrid if hybrid is not None else HybridConfig())
+        return cls(path, IndexState.empty(config))
+
+    @classmethod
+    def open_or_create(cls, path: PathLike, *, embeddings: Optional[str] = None, store: Optional[str] = None) -> "Index":
+        """:meth:`open` when ``path`` holds an index (``embeddings`` and ``store``, when
+        given, must be what it was built with), else :meth:`create` with them."""
+        if embeddings is not None:
+            check_embedding_spec(embeddings)
+        if store is not None:
+            store_backend(store)
+        if not cls.exists(path):
+            return cls.create(path, embeddings=embeddings, store=store or "faiss")
+        index = cls.open(path, embeddings=embeddings)
+        if store is not None and store != index.config.store:
+            raise ValidationError(f"the index at {path} uses --store {index.config.store}; drop --store, or rebuild "
+                                  "with a new --index folder")
+        return index
+
+    # ------------------------------------------------------------------ facts
+
+    @property
+    def config(self) -> IndexConfig:
+        return self._state.config
+
+    @property
+    def embeddings(self) -> Any:
+        """The embeddings object the index searches with (the model it was built with)."""
+        return self._state.embeddings
+
+    def __len__(self) -> int:
+        return self._state.chunk_count
+
+    def info(self) -> IndexInfo:
+        from rag.embeddings.base import model_id_of
+
+        with self._rw.reading():
+            state = self._state
+            size = sum(p.stat().st_size for p in self.path.iterdir() if p.is_file()) if self.path.is_dir() else 0
+            return IndexInfo(
+                index=str(self.path), embeddings=state.config.embeddings, model_id=model_id_of(state.embeddings),
+                dimension=state.store.dimension, store=type(state.store).__name__, sources=len(state.record),
+                chunks=state.chunk_count, bm25=state.bm25 is not None, chunk_size=state.config.chunk_size,
+                chunk_overlap=state.config.chunk_overlap, size_on_disk_bytes=size,
+                roots=sorted({record.root for record in state.record.values()}),
+                hybrid=state.config.hybrid.to_json(), saved_at=state.saved_at,
+            )
+
+    def sources(self) -> dict[str, list[str]]:
+        """Every indexed source and the ids of its chunks."""
+        with self._rw.reading():
+            return {source: list(record.chunk_ids) for source, record in self._state.record.items()}
+
+    # ------------------------------------------------------------------ searching
+
+    def search(self, query: str, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
+               threshold: Optional[float] = None) -> list[tuple[Document, float]]:
+        """``(chunk, score)`` pairs, best first, at most ``k`` (>= 1, default 4).
+
+        ``search_type``: ``hybrid`` (default; dense + BM25 fused by reciprocal rank with
+        the index's saved settings, score = fusion score), ``similarity`` (relevance in
+        [0, 1]), ``mmr`` (diversified; relevance), ``threshold`` (relevance >=
+        ``threshold``, 0 to 1; LangChain's ``similarity_score_threshold`` also accepted) or
+        ``bm25`` (BM25 score). ``filter``: a metadata filter (``{"source": {"$ne": ...}}``)
+        applied before ranking, so ``k`` results come back whenever ``k`` match.
+        """
+        with self._rw.reading():
+            return search_state(self._state, query, k=k, search_type=search_type, filter=filter, threshold=threshold)
+
+    def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None) -> IndexRetriever:
+        """A retriever Runnable over this index, as LangChain's ``as_retriever``:
+        ``search_kwargs`` may hold ``k``, ``filter`` and (for ``threshold`` /
+        ``similarity_score_threshold``) ``score_threshold``."""
+        kwargs = dict(search_kwargs or {})
+        unknown = sorted(set(kwargs) - {"k", "filter", "score_threshold"})
+        if unknown:
+            raise ValidationError(f"unknown search_kwargs {unknown}; expected k, filter or score_threshold")
+        return IndexRetriever(self, k=kwargs.get("k", 4), search_type=search_type, filter=kwargs.get("filter"),
+                              threshold=kwargs.get("score_threshold"))
+
+    def chain(self, *, k: int = 4, llm: Any = None, search_type: str = "hybrid", filter: Any = None) -> Any:
+        """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``:
+        the best ``k`` passages, numbered, answered offline (extractive, cited ``[n]``) or
+        by ``llm``, a chat model Runnable such as ``ChatOpenAI(model=...)``. Stream it with
+        ``.stream`` for the answer as it is produced."""
+        retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
+        return answer_chain(retriever, self.embeddings, llm)
+
+    def ask(self, question: str, *, k: int = 4, llm: Any = None, config: Optional[dict[str, Any]] = None) -> Answer:
+        """Answer ``question`` from the best ``k`` passages, with its numbered sources
+        (see :meth:`chain`; ``config``: a run config, e.g. ``{"callbacks": [...]}``)."""
+        return Answer.from_result(self.chain(k=k, llm=llm).invoke({"input": question}, config))
+
+    # ------------------------------------------------------------------ changing
+
+    def update(
+        self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
+        glob: Optional[str] = None, beir: bool = False, chunk_size: Optional[int] = None,
+        chunk_overlap: Optional[int] = None, progress: Optional[Progress] = None, on_wait: Any = None,
+    ) -> UpdateSummary:
+        """Bring the index up to date with ``sources`` (files, folders, http(s) URLs) and save.
+
+        Unchanged sources are skipped (content hash), changed ones re-chunked and
+        re-embedded, new ones added; a source that was indexed under one of these roots
+        and is gone is deleted, unless something under that root failed to load (then
+        nothing there is deleted). ``crawl``: follow links this many hops from each URL;
+        ``sitemap``: URLs are sitemaps; ``glob``: files to take from folders (default every
+        visible file); ``beir``: each source is a BEIR dataset (each corpus document its
+        own source, ``metadata["doc_id"]``). New ``chunk_size``/``chunk_overlap`` re-chunk
+        everything. ``progress(stage, done, total)`` reports loading and embedding;
+        ``on_wait()`` is called if another process holds the index's write lock.
+
+        Every argument is checked before anything is loaded. If the save fails, the index
+        (on disk and in memory) stays as it was and the error is raised.
+        """
+        began = time.perf_counter()
+        roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
+        self.config.with_chunking(chunk_size, chunk_overlap)  # checked before anything is loaded
+        with self._updating, write_lock(self.path, on_wait):
+            self._refresh()
+            state = self._state
+            previous = state.config
+            config = previous.with_chunking(chunk_size, chunk_overlap)
+            plan = plan_update(state, roots, config=config, glob=glob, exclude=self.path, progress=progress)
+            with self._rw.writing():
+                try:
+                    changed = apply_plan(state, plan)
+                    state.config = config
+                    if changed or config != previous or state.version is None:
+                        state.save(self.path)
+                except BaseException:
+                    # Searches must never see changes that were not saved: back to the last save.
+                    self._state = self._load_saved(state, previous)
+                    raise
+        plan.summary.seconds = time.perf_counter() - began
+        return plan.summary
+
+    def refresh(self) -> bool:
+        """Reload the index if another process saved a newer version; True if it did."""
+        with self._updating:
+            return self._refresh()
+
+    def _refresh(self) -> bool:
+        state = self._state
+        version = saved_version(self.path)
+        if version is None or version == state.version:
+            return False
+        if state.version is None:
+            # Created here but saved first by another process: adopt that index if it is
+            # built with the same embeddings, never overwrite it.
+            _check_spec_matches(self.path, state.config.embeddings)
+        fresh = IndexState.load(self.path, embeddings=state.embeddings)
+        with self._rw.writing():
+            self._state = fresh
+        return True
+
+    def _load_saved(self, state: IndexState, config: IndexConfig) -> IndexState:
+        if state.version is None:
+            return IndexState.empty(config, state.embeddings)
+        return IndexState.load(self.path, embeddings=state.embeddings)
+
+
+def _check_spec_matches(path: Path, spec: str) -> None:
+    """Refuse ``spec`` unless it is the embeddings spec the index at ``path`` was built with."""
+    import json
+
+    check_embedding_spec(spec)
+    try:
+        saved = json.loads((path / "manifest.json").read_text(encoding="utf-8"))["config"]["embedding_spec"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # loading reports what is wrong with the folder
+    if saved != spec:
+        raise EmbeddingMismatchError(
+            f"the index at {path} was built with --embeddings {saved}, not {spec}; open it without choosing "
+            f"embeddings to use {saved}, or rebuild it: delete {path} (or choose a new --index folder) and index again"
+        )

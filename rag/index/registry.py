@@ -1,0 +1,175 @@
+"""One registry of store backends and embedding models: name -> factory, with the
+optional extra each needs. The index, the command line and the evaluation use it; adding
+a store backend is one module in ``stores/`` plus one :func:`register_store` call.
+
+Factories are named by ``"module:attribute"`` strings and imported on first use, so
+reading the registry imports neither faiss nor onnxruntime (entry points set their
+process defaults before those load).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from rag.errors import MissingDependencyError, ValidationError
+
+__all__ = [
+    "StoreBackend", "EmbeddingModel", "register_store", "register_embeddings", "store_backend",
+    "store_names", "embedding_model", "make_embeddings", "check_embedding_spec", "default_embedding_spec",
+    "evaluation_store_factories",
+]
+
+
+def _resolve(path: str) -> Any:
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _installed(modules: tuple[str, ...]) -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in modules)
+
+
+def _require(what: str, modules: tuple[str, ...], extra: Optional[str]) -> None:
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        fix = f'pip install "rag-toolkit[{extra}]"' if extra else f"pip install {' '.join(missing)}"
+        raise MissingDependencyError(f"{what} needs {', '.join(missing)}, which is not installed; run: {fix}")
+
+
+@dataclass(frozen=True)
+class StoreBackend:
+    """A vector store kind an index can be built on.
+
+    ``store_class``: ``"module:Class"``, a :class:`~stores.VectorStore` subclass with
+    ``to_sections``/``from_sections``; ``options``: keyword arguments for a new store
+    (JSON data); ``extra``: the optional extra to install, and ``modules`` the modules it
+    brings (checked before use, for a message that names the fix).
+    """
+
+    name: str
+    store_class: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    extra: Optional[str] = None
+    modules: tuple[str, ...] = ()
+    description: str = ""
+
+    def cls(self) -> Any:
+        _require(f"the {self.name!r} store", self.modules, self.extra)
+        return _resolve(self.store_class)
+
+    def create(self, embeddings: Any) -> Any:
+        """A new, empty store of this kind over ``embeddings``."""
+        return self.cls()(embeddings, **dict(self.options))
+
+    def load(self, folder: Any, embeddings: Any, config: dict[str, Any], prefix: str) -> Any:
+        """The store saved in ``folder``'s sections under ``prefix``."""
+        return self.cls().from_sections(folder, embeddings, config, prefix=prefix)
+
+
+@dataclass(frozen=True)
+class EmbeddingModel:
+    """An embeddings choice, named on the command line as ``NAME`` or, when
+    ``takes_model``, ``NAME:MODEL`` (the factory then receives ``model=MODEL``)."""
+
+    name: str
+    factory: str
+    extra: Optional[str] = None
+    modules: tuple[str, ...] = ()
+    takes_model: bool = False
+    local: bool = True  # False: the model runs on a server (texts leave the machine)
+    description: str = ""
+
+    def available(self) -> bool:
+        return _installed(self.modules)
+
+    def create(self, model: Optional[str] = None, **options: Any) -> Any:
+        _require(f"--embeddings {self.name}", self.modules, self.extra)
+        factory = _resolve(self.factory)
+        return factory(model=model, **options) if self.takes_model else factory(**options)
+
+
+_STORES: dict[str, StoreBackend] = {}
+_EMBEDDINGS: dict[str, EmbeddingModel] = {}
+
+
+def register_store(backend: StoreBackend) -> StoreBackend:
+    """Make ``backend`` available to indexes by its name (a later registration replaces it)."""
+    _STORES[backend.name] = backend
+    return backend
+
+
+def register_embeddings(model: EmbeddingModel) -> EmbeddingModel:
+    """Make ``model`` available by its name (a later registration replaces it)."""
+    _EMBEDDINGS[model.name] = model
+    return model
+
+
+def store_names() -> tuple[str, ...]:
+    return tuple(_STORES)
+
+
+def store_backend(name: str) -> StoreBackend:
+    """The registered backend ``name``; a ValidationError lists the choices."""
+    try:
+        return _STORES[name]
+    except (KeyError, TypeError):
+        raise ValidationError(f"store {name!r} is not one of {', '.join(_STORES)}") from None
+
+
+def _spec_help() -> str:
+    return ", ".join(f"{m.name}:MODEL" if m.takes_model else m.name for m in _EMBEDDINGS.values())
+
+
+def check_embedding_spec(spec: str) -> tuple[EmbeddingModel, Optional[str]]:
+    """The model and its argument for a spec such as ``local`` or ``openai:text-embedding-3-small``."""
+    name, colon, argument = str(spec).partition(":")
+    model = _EMBEDDINGS.get(name)
+    if model is None or bool(colon) != model.takes_model or (model.takes_model and not argument):
+        raise ValidationError(f"--embeddings {spec!r} is not one of {_spec_help()} (for example "
+                              "openai:text-embedding-3-small)")
+    return model, (argument or None)
+
+
+def embedding_model(spec: str) -> EmbeddingModel:
+    return check_embedding_spec(spec)[0]
+
+
+def make_embeddings(spec: str, **options: Any) -> Any:
+    """The embeddings object ``spec`` names (a server's client only when named)."""
+    model, argument = check_embedding_spec(spec)
+    return model.create(argument, **options)
+
+
+def evaluation_store_factories() -> dict[str, Any]:
+    """Store factories for :func:`rag.evaluation.build_systems`: the registered ``faiss``
+    and ``memory`` backends, exactly as an index builds them."""
+    return {name: store_backend(name).create for name in ("faiss", "memory")}
+
+
+def default_embedding_spec() -> str:
+    """The first registered local model whose extra is installed: never the network."""
+    for model in _EMBEDDINGS.values():
+        if model.local and not model.takes_model and model.available():
+            return model.name
+    raise MissingDependencyError("no local embedding model is available")
+
+
+# Built-in registrations. The order of the embeddings is the order of preference for the
+# default: the MiniLM model when the `local` extra is installed, else hashing (no extra).
+register_store(StoreBackend(
+    "faiss", "stores.faiss:FAISS", {"distance_strategy": "COSINE"}, modules=("faiss",),
+    description="FAISS flat index, cosine (exact; relevance means the same for every model)",
+))
+register_store(StoreBackend("memory", "stores.memory:InMemoryVectorStore", description="numpy matrix in memory"))
+register_embeddings(EmbeddingModel(
+    "local", "rag.embeddings:LocalEmbeddings", extra="local", modules=("onnxruntime", "tokenizers"),
+    description="all-MiniLM-L6-v2 int8 ONNX, offline",
+))
+register_embeddings(EmbeddingModel("hashing", "rag.embeddings:HashingEmbeddings", description="feature hashing, no model"))
+register_embeddings(EmbeddingModel(
+    "openai", "rag.embeddings:OpenAIEmbeddings", takes_model=True, local=False,
+    description="an OpenAI-compatible embeddings server",
+))
