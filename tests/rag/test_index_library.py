@@ -193,3 +193,14 @@ def test_an_update_adopts_a_save_made_meanwhile_by_another_process(index, corpus
 def test_sources_must_be_a_list(index):
     with pytest.raises(ValidationError, match="list of files"):
         index.update("docs/")
+
+
+def test_a_folder_holding_another_kind_of_index_is_refused_and_left_alone(tmp_path):
+    from rag.embeddings import HashingEmbeddings
+    from stores import FAISS
+
+    FAISS.from_texts(["a saved store"], HashingEmbeddings()).save_local(tmp_path / "store")
+    before = sorted((p.name, p.read_bytes()) for p in (tmp_path / "store").iterdir())
+    with pytest.raises(StorageError, match="not a RagIndex"):
+        Index.open_or_create(tmp_path / "store", embeddings="hashing")
+    assert sorted((p.name, p.read_bytes()) for p in (tmp_path / "store").iterdir()) == before
