@@ -200,7 +200,9 @@ def test_a_folder_holding_another_kind_of_index_is_refused_and_left_alone(tmp_pa
     from stores import FAISS
 
     FAISS.from_texts(["a saved store"], HashingEmbeddings()).save_local(tmp_path / "store")
-    before = sorted((p.name, p.read_bytes()) for p in (tmp_path / "store").iterdir())
-    with pytest.raises(StorageError, match="not a RagIndex"):
+    before = sorted((p.relative_to(tmp_path), p.read_bytes()) for p in (tmp_path / "store").rglob("*") if p.is_file())
+    with pytest.raises(StorageError, match="holds a FAISS index, not a RagIndex"):
+        Index.open_or_create(tmp_path / "store" / "index", embeddings="hashing")
+    with pytest.raises(StorageError, match="not an index folder"):
         Index.open_or_create(tmp_path / "store", embeddings="hashing")
-    assert sorted((p.name, p.read_bytes()) for p in (tmp_path / "store").iterdir()) == before
+    assert sorted((p.relative_to(tmp_path), p.read_bytes()) for p in (tmp_path / "store").rglob("*") if p.is_file()) == before
