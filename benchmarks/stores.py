@@ -17,7 +17,6 @@ import time
 import warnings
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 # This file is named like the `stores` package: run as a script, its own folder would come
@@ -27,6 +26,7 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])
 from benchmarks._timing import best_of, fmt_time, paired, rss_mib  # noqa: E402
 
 from rag.embeddings import DeterministicFakeEmbedding  # noqa: E402
+from rag.process_defaults import apply_process_defaults  # noqa: E402
 from stores import FAISS, InMemoryVectorStore  # noqa: E402
 from stores.mmr import maximal_marginal_relevance  # noqa: E402
 
@@ -124,6 +124,8 @@ def bench_inmemory_query(count: int) -> None:
 
 
 def bench_faiss_query(count: int) -> None:
+    import faiss
+
     vectors = unit_vectors(count, 4)
     store = FAISS.from_embeddings([(f"text {i}", vectors[i]) for i in range(count)], DeterministicFakeEmbedding(size=DIM),
                                   metadatas=[{"bucket": i % 100} for i in range(count)])
@@ -156,6 +158,8 @@ def bench_faiss_query(count: int) -> None:
 
 
 def bench_ann(count: int, queries: int) -> None:
+    import faiss
+
     print(f"\nANN at {count:,} x {DIM} (unit vectors, 64-d latent mixture), {queries} queries, recall@10 against exact flat search:\n")
     print("| index | build | query (1 thread, per query) | speed-up vs flat | recall@10 | index size | process RSS growth |")
     print("|---|---|---|---|---|---|---|")
@@ -206,6 +210,9 @@ def _cheap_documents(count: int):
 
 
 def main() -> None:
+    apply_process_defaults()  # first: faiss's OpenMP reads OMP_WAIT_POLICY once, when it loads
+    import faiss
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke run)")
     parser.add_argument("--build-size", type=int, default=100_000)

@@ -165,17 +165,6 @@ def _exchange(a: Path, b: Path) -> bool:
     raise StorageError(code, f"could not swap {a} into place: {os.strerror(code)}", str(b))
 
 
-# Tests set this to a point name to kill the process there, as a power cut would (no
-# cleanup, no finally blocks), and check that the previous index is still loadable.
-CRASH_ENV = "RAG_TEST_CRASH_AT"
-CRASH_POINTS = ("mid-write", "before-swap")
-
-
-def _crash_point(name: str) -> None:
-    if os.environ.get(CRASH_ENV) == name:
-        os._exit(70)
-
-
 def _backup_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.previous")
 
@@ -207,9 +196,7 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
         parent.mkdir(parents=True, exist_ok=True)
         staging.mkdir()
         manifest.sections = {}
-        for number, (name, (filename, payload)) in enumerate(encoded.items()):
-            if number == 1:
-                _crash_point("mid-write")
+        for name, (filename, payload) in encoded.items():
             _write_file(staging / filename, payload)
             manifest.sections[name] = {
                 "file": filename,
@@ -219,7 +206,6 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
         manifest_bytes = json.dumps(manifest.to_json(), indent=2, ensure_ascii=False).encode("utf-8")
         _write_file(staging / MANIFEST, manifest_bytes)
         _fsync_dir(staging)
-        _crash_point("before-swap")
         if target.exists():
             if not _exchange(staging, target):
                 # Portable fallback: two renames. Between them the old folder waits under

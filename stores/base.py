@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Optional, Se
 
 import numpy as np
 
-from rag._gc import paused_gc
 from rag.documents import Document
 from rag.embeddings.base import embed_query_text, embed_texts, model_id_of
 from rag.errors import ValidationError
@@ -169,9 +168,8 @@ class VectorStore(ABC):
         ids: Optional[Sequence[str]] = None,
     ) -> list[str]:
         """Embed and store ``texts``; returns their ids (given, else new uuid4 strings)."""
-        with paused_gc():
-            documents = self._documents_from(texts, metadatas)
-            resolved = self._resolve_ids(documents, ids)
+        documents = self._documents_from(texts, metadatas)
+        resolved = self._resolve_ids(documents, ids)
         return self._embed_and_store(documents, resolved, owned=True)
 
     def add_documents(self, documents: Iterable[Document], *, ids: Optional[Sequence[str]] = None) -> list[str]:
@@ -186,10 +184,8 @@ class VectorStore(ABC):
     def _embed_and_store(self, documents: list[Document], ids: list[str], *, owned: bool) -> list[str]:
         if not documents:
             return []
-        # The model runs with the garbage collector on: it may take minutes.
         vectors = embed_texts(self._require_embedding(), [d.page_content for d in documents], dimension=self._dimension)
-        with paused_gc():
-            return self._store(documents, vectors, ids, owned=owned)
+        return self._store(documents, vectors, ids, owned=owned)
 
     def add_embeddings(
         self,
@@ -199,30 +195,28 @@ class VectorStore(ABC):
         ids: Optional[Sequence[str]] = None,
     ) -> list[str]:
         """Store precomputed ``(text, vector)`` pairs without calling the embeddings."""
-        with paused_gc():
-            pairs = list(text_embeddings)
-            documents = self._documents_from([text for text, _ in pairs], metadatas)
-            resolved = self._resolve_ids(documents, ids)
-            if not documents:
-                return []
-            vectors = as_matrix([vector for _, vector in pairs], dimension=self._dimension, name="embeddings")
-            if vectors.shape[0] != len(documents):
-                raise ValidationError(f"got {vectors.shape[0]} vectors for {len(documents)} texts")
-            return self._store(documents, vectors, resolved, owned=True)
+        pairs = list(text_embeddings)
+        documents = self._documents_from([text for text, _ in pairs], metadatas)
+        resolved = self._resolve_ids(documents, ids)
+        if not documents:
+            return []
+        vectors = as_matrix([vector for _, vector in pairs], dimension=self._dimension, name="embeddings")
+        if vectors.shape[0] != len(documents):
+            raise ValidationError(f"got {vectors.shape[0]} vectors for {len(documents)} texts")
+        return self._store(documents, vectors, resolved, owned=True)
 
     def add_vectors(
         self, vectors: MatrixLike, documents: Sequence[Document], *, ids: Optional[Sequence[str]] = None
     ) -> list[str]:
         """Store ``documents`` with precomputed ``vectors`` (n, d), one row per document."""
-        with paused_gc():
-            documents = self._check_documents(documents)
-            resolved = self._resolve_ids(documents, ids)
-            matrix = as_matrix(vectors, dimension=self._dimension, name="vectors")
-            if matrix.shape[0] != len(documents):
-                raise ValidationError(f"got {matrix.shape[0]} vectors for {len(documents)} documents")
-            if not documents:
-                return []
-            return self._store(documents, matrix, resolved, owned=False)
+        documents = self._check_documents(documents)
+        resolved = self._resolve_ids(documents, ids)
+        matrix = as_matrix(vectors, dimension=self._dimension, name="vectors")
+        if matrix.shape[0] != len(documents):
+            raise ValidationError(f"got {matrix.shape[0]} vectors for {len(documents)} documents")
+        if not documents:
+            return []
+        return self._store(documents, matrix, resolved, owned=False)
 
     def _store(self, documents: list[Document], vectors: np.ndarray, ids: list[str], *, owned: bool = False) -> list[str]:
         """Add or replace under the lock; vectors first, so a backend failure changes nothing.

@@ -26,6 +26,10 @@ raises and leaves its index and docstore out of step); ``COSINE`` really is cosi
 filtered search on flat indexes does not come up short; persistence is a manifest plus
 faiss's own index file and JSON/.npy, never pickle (``allow_dangerous_deserialization`` is
 accepted and ignored).
+
+faiss itself is imported on first use (see :mod:`stores._lazy_faiss`): importing this module
+does not start OpenMP, so an application can still set ``OMP_WAIT_POLICY`` and friends
+(:func:`rag.process_defaults.apply_process_defaults`) after importing the library.
 """
 
 from __future__ import annotations
@@ -34,20 +38,13 @@ import os
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Literal, Optional, Sequence, Union
 
-# faiss's OpenMP threads spin-wait after each search by default. In a process that also runs
-# numpy's BLAS (query embedding, MMR, the in-memory store) the spinning threads take the
-# cores BLAS needs: on 2 cores a search followed by a matrix product measured several times
-# slower. Sleeping idle threads avoid that. Only a default: a user's own setting wins, and it
-# has no effect if OpenMP was already started by another library.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-import faiss  # noqa: E402
-import numpy as np  # noqa: E402
+import numpy as np
 
 from rag.embeddings.base import model_id_of
 from rag.errors import CorruptIndexError, ValidationError
 from rag.persistence import read_index_folder, write_index_folder
 from rag.vectors import MatrixLike, VectorLike, as_matrix
+from stores._lazy_faiss import load_faiss
 from stores.base import VectorStore
 from stores.scoring import (
     DistanceStrategy,
@@ -95,11 +92,12 @@ def _strip_idmap(factory: str) -> str:
 
 def _ivf_of(index: Any) -> Any:
     """The IVF part of ``index`` (through wrappers), or None. Owned by ``index``: keep it alive."""
-    return faiss.try_extract_index_ivf(index)
+    return load_faiss().try_extract_index_ivf(index)
 
 
 def _training_minimum(index: Any) -> int:
     """Fewest training vectors this index accepts (k-means needs one per centroid)."""
+    faiss = load_faiss()
     needed = 1
     ivf = _ivf_of(index)
     if ivf is not None:
@@ -182,6 +180,7 @@ class FAISS(VectorStore):
 
     @property
     def _metric(self) -> int:
+        faiss = load_faiss()
         if self.distance_strategy == DistanceStrategy.EUCLIDEAN_DISTANCE:
             return faiss.METRIC_L2
         return faiss.METRIC_INNER_PRODUCT
@@ -189,6 +188,7 @@ class FAISS(VectorStore):
     def _wrap(self, index: Any) -> tuple[Any, list[Any]]:
         """``(searchable index, objects to keep alive)`` for an empty faiss index: an id map
         around it unless it keeps ids itself (IVF). Changes nothing on the store."""
+        faiss = load_faiss()
         # downcast_index returns a proxy that does not own the C++ object: the original
         # Python object must stay referenced or faiss frees the index under us.
         probe = faiss.downcast_index(index)
@@ -213,6 +213,7 @@ class FAISS(VectorStore):
         self._apply_search_parameters()
 
     def _new_index(self, dimension: int) -> Any:
+        faiss = load_faiss()
         try:
             return faiss.index_factory(dimension, self.index_factory, self._metric)
         except RuntimeError as exc:
@@ -224,6 +225,7 @@ class FAISS(VectorStore):
 
     @property
     def _inner(self) -> Any:
+        faiss = load_faiss()
         if isinstance(self.index, faiss.IndexIDMap2):
             return faiss.downcast_index(self.index.index)
         return faiss.downcast_index(self.index)
@@ -260,7 +262,7 @@ class FAISS(VectorStore):
 
     @property
     def exact_filtering(self) -> bool:
-        return self.index is None or isinstance(self._inner, faiss.IndexFlat)
+        return self.index is None or isinstance(self._inner, load_faiss().IndexFlat)
 
     @property
     def index_to_docstore_id(self) -> dict[int, str]:
@@ -272,7 +274,7 @@ class FAISS(VectorStore):
         if not self._normalize_L2:
             return vectors
         vectors = np.array(vectors, dtype=np.float32, copy=True)
-        faiss.normalize_L2(vectors)
+        load_faiss().normalize_L2(vectors)
         return vectors
 
     def train(self, vectors: MatrixLike) -> None:
@@ -338,6 +340,7 @@ class FAISS(VectorStore):
         prepared = self._prepare(queries)
         params = None
         if allowed is not None:
+            faiss = load_faiss()
             params = faiss.SearchParameters()
             selector = faiss.IDSelectorBatch(allowed)
             params.sel = selector  # `selector` stays referenced until the search returns
@@ -376,6 +379,7 @@ class FAISS(VectorStore):
         with self._lock:
             if not self._tombstones:
                 return
+            faiss = load_faiss()
             # Live = what the index holds minus the dead, read from the index itself: during
             # an add-or-replace the base has not yet recorded the labels just added.
             present = faiss.vector_to_array(self.index.id_map)
@@ -433,6 +437,7 @@ class FAISS(VectorStore):
 
     def to_sections(self, prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
         """Compacts tombstones away, then describes the store (see VectorStore.to_sections)."""
+        faiss = load_faiss()
         with self._lock:
             self.compact()
             labels, documents = self._document_sections()
@@ -523,6 +528,7 @@ class FAISS(VectorStore):
         return cls.from_sections(folder, embeddings, config, **overrides)
 
     def _restore_index(self, folder: Any, labels: np.ndarray, prefix: str = "") -> None:
+        faiss = load_faiss()
         try:
             index = faiss.deserialize_index(np.frombuffer(folder.bytes(f"{prefix}index"), dtype=np.uint8))
         except RuntimeError as exc:

@@ -1,8 +1,13 @@
-"""Shared test settings: hypothesis tuned for 2 shared CPU cores."""
+"""Shared test settings: hypothesis tuned for 2 shared CPU cores, and the process defaults
+every entry point applies (the test run is one: faiss loads later, during collection)."""
 
 import os
 
 from hypothesis import HealthCheck, settings
+
+from rag.process_defaults import apply_process_defaults
+
+apply_process_defaults()
 
 # Shared, noisy machines: no per-example deadline, a bounded number of examples.
 settings.register_profile(

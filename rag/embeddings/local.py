@@ -1,4 +1,8 @@
-"""Local embeddings: all-MiniLM-L6-v2 run offline with onnxruntime (no PyTorch, no network)."""
+"""Local embeddings: all-MiniLM-L6-v2 run offline with onnxruntime (no PyTorch, no network).
+
+onnxruntime's telemetry is switched off by entry points (``ORT_DISABLE_TELEMETRY``, see
+:mod:`rag.process_defaults`), not here: the library leaves the environment alone.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,6 @@ import numpy as np
 
 from rag.embeddings.base import Embeddings, _check_texts
 from rag.errors import MissingDependencyError, StorageError, ValidationError
-
-# onnxruntime reads this when it is first imported; without it, it may try to send telemetry.
-os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 __all__ = ["LocalEmbeddings", "MODEL_SHA256", "TOKENIZER_SHA256", "INSTALL_HINT"]
 
