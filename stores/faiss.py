@@ -413,9 +413,10 @@ class FAISS(VectorStore):
             if not labels.size:
                 return
             ids = [target._id_by_label[label] for label in labels.tolist()]
-            documents = [target._documents[i] for i in ids]
+            texts = [target._texts[i] for i in ids]
+            metadatas = [dict(target._metadatas[i]) for i in ids]
             vectors = target._get_vectors(labels)
-        self._store(documents, as_matrix(vectors, dimension=self._dimension, name="vectors"), ids)
+        self._store(texts, metadatas, as_matrix(vectors, dimension=self._dimension, name="vectors"), ids)
 
     # ------------------------------------------------------------------ construction
 

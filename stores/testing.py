@@ -308,6 +308,20 @@ class VectorStoreConformance:
         expected_type = Document if vector_store.callable_filter_receives == "document" else dict
         assert all(isinstance(item, expected_type) for item in seen)
 
+    def test_a_callable_filter_sees_documents_added_replaced_and_deleted_since_the_last_one(self, make_store):
+        store = make_store(DeterministicFakeEmbedding(size=DIM))
+        store.add_texts(["a", "b"], [{"keep": True}, {"keep": True}], ids=["a", "b"])
+        query = unit_rows(3, 1)[0]
+
+        def kept(item: Any) -> bool:
+            return (item.metadata if isinstance(item, Document) else item)["keep"]
+
+        assert sorted(d.id for d in store.similarity_search_by_vector(query, k=10, filter=kept)) == ["a", "b"]
+        store.add_texts(["c", "b2"], [{"keep": True}, {"keep": False}], ids=["c", "b"])
+        store.delete(["a"])
+        found = store.similarity_search_by_vector(query, k=10, filter=kept)
+        assert [(d.id, d.page_content) for d in found] == [("c", "c")]
+
     def test_an_unknown_filter_operator_raises_naming_it(self, vector_store):
         with pytest.raises(ValidationError, match=r"\$regex"):
             vector_store.similarity_search_by_vector(vector_store._test_vectors[0], filter={"n": {"$regex": "1"}})
