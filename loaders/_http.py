@@ -3,6 +3,7 @@
 One :class:`HttpFetcher` serves one load: it owns an ``httpx.AsyncClient`` (connection
 reuse), a semaphore (concurrent requests) and a :class:`RateLimiter` (request starts per
 second). Time is read and slept through a :class:`Clock`, so tests inject a fake one.
+What retries and how long to wait is the toolkit's one policy, :mod:`rag._retry`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-import email.utils
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -21,13 +21,15 @@ import httpx
 
 from loaders._inflate import BoundedInflater, InflateError, InflateLimitExceeded
 
-from rag.errors import FetchError, PageNotFoundError, ValidationError
+from rag._retry import RETRY_STATUSES, RetryPolicy, retry_after_from_headers, retry_after_seconds
+from rag.errors import FetchError, PageNotFoundError, RequestRefusedError, UsageError, ValidationError
 
 __all__ = [
     "Clock",
     "SystemClock",
     "FetchError",
     "PageNotFoundError",
+    "RequestRefusedError",
     "HttpSettings",
     "FetchedPage",
     "RateLimiter",
@@ -47,8 +49,6 @@ DEFAULT_HEADERS: Mapping[str, str] = {
     "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5",
     "Accept-Language": "en-US,en;q=0.5",
 }
-#: Statuses worth another try: rate limited, or a server-side error that may be transient.
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
 class Clock(Protocol):
@@ -86,10 +86,11 @@ class HttpSettings:
 
     ``timeout`` is seconds per connect/read/write (None: no limit); ``max_bytes`` caps a
     body after decompression (None: no cap); ``max_retries`` counts extra attempts after
-    the first; the n-th retry waits ``backoff * 2**(n-1)`` seconds (capped at
-    ``max_backoff``) unless the server sent ``Retry-After``; a ``Retry-After`` longer than
-    ``max_backoff`` ends the retries. ``max_concurrency`` caps requests in flight and
-    ``rate_limit`` (requests per second, None: none) spaces their starts.
+    the first, under :meth:`retry_policy`: the n-th retry waits ``backoff * 2**(n-1)``
+    seconds (capped at ``max_backoff``) unless the server sent ``Retry-After``; a
+    ``Retry-After`` longer than ``max_backoff`` ends the retries. ``max_concurrency`` caps
+    requests in flight and ``rate_limit`` (requests per second, None: none) spaces their
+    starts.
     """
 
     headers: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_HEADERS))
@@ -107,6 +108,14 @@ class HttpSettings:
     auth: tuple[str, str] | None = None
     params: Mapping[str, Any] | None = None
     trust_env: bool = False
+
+    def retry_policy(self) -> RetryPolicy:
+        """The toolkit's :class:`~rag._retry.RetryPolicy` with these numbers. No jitter: one
+        load's requests are already spaced by ``max_concurrency`` and ``rate_limit``, and
+        fixed waits keep a crawl reproducible. A site asking for a longer wait than
+        ``max_backoff`` (maintenance) ends the retries rather than being asked again early."""
+        return RetryPolicy(min_seconds=self.backoff, max_seconds=self.max_backoff, jitter=0.0,
+                           max_retry_after=self.max_backoff, on_long_retry_after="give_up")
 
 
 @dataclass(frozen=True)
@@ -147,32 +156,7 @@ def backoff_delay(retry: int, *, backoff: float, max_backoff: float) -> float:
     >>> [backoff_delay(n, backoff=0.5, max_backoff=60) for n in (1, 2, 3)]
     [0.5, 1.0, 2.0]
     """
-    return min(backoff * 2 ** (retry - 1), max_backoff)
-
-
-def retry_after_seconds(value: str | None, *, now: float) -> float | None:
-    """Seconds asked for by a ``Retry-After`` header (delta seconds or an HTTP date).
-
-    ``now`` is the wall-clock time (epoch seconds) a date is measured from. Returns None
-    when the header is absent or unreadable; never negative.
-
-    >>> retry_after_seconds("3", now=0.0)
-    3.0
-    >>> retry_after_seconds("Thu, 01 Jan 1970 00:00:10 GMT", now=4.0)
-    6.0
-    """
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if moment is None:
-        return None
-    return max(0.0, moment.timestamp() - now)
+    return RetryPolicy(min_seconds=backoff, max_seconds=max_backoff, jitter=0.0).delay(retry)
 
 
 class RateLimiter:
@@ -197,15 +181,6 @@ class RateLimiter:
             await self.clock.sleep(start - now)
 
 
-class RequestRefused(Exception):
-    """The fetcher's guard refused a URL (usually a redirect target) before sending it."""
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"{url}: {reason}")
-        self.url = url
-        self.reason = reason
-
-
 class _TooLarge(Exception):
     pass
 
@@ -219,7 +194,7 @@ async def _check_request(request: httpx.Request) -> None:
     guard = _GUARD.get()
     reason = guard(str(request.url)) if guard is not None else None
     if reason is not None:
-        raise RequestRefused(str(request.url), reason)
+        raise RequestRefusedError(str(request.url), reason)
 
 
 class _BadBody(Exception):
@@ -299,7 +274,7 @@ class HttpFetcher:
         is worth downloading; when it says no, ``content`` is ``b""`` and ``complete`` False.
         ``guard(url)`` (optional) returns a reason to refuse a request, or None; it is
         checked before each request, redirect hops included, so a refused redirect is never
-        sent (RequestRefused).
+        sent (:class:`~rag.errors.RequestRefusedError`, a FetchError).
         """
         token = _GUARD.set(guard)
         try:
@@ -309,28 +284,22 @@ class HttpFetcher:
 
     async def _fetch(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
         if self._client is None:
-            raise RuntimeError("HttpFetcher.fetch() needs 'async with HttpFetcher(...)'")
+            raise UsageError("HttpFetcher.fetch() needs 'async with HttpFetcher(...)'")
         settings = self.settings
-        retry = 0
+        policy = settings.retry_policy()
+        attempt = 0
         while True:
+            attempt += 1  # this try's number; the retry after it, if any, is retry number `attempt`
             try:
                 page = await self._attempt(url, read_body)
-            except (httpx.UnsupportedProtocol, httpx.InvalidURL, httpx.TooManyRedirects, httpx.DecodingError) as exc:
-                # Retrying cannot help: a redirect to file:// or a loop stays what it is.
-                raise FetchError(f"Could not fetch {url}: {type(exc).__name__}: {exc}", url=url) from exc
+            except (httpx.RequestError, httpx.InvalidURL) as exc:
+                detail = _describe_transport_error(exc, settings.timeout)
+                delay = policy.wait_before_retry(attempt, exc, max_retries=settings.max_retries)
+                if delay is None:  # used up, or retrying cannot help (a loop, a file:// redirect)
+                    raise FetchError(f"Could not fetch {url}: {detail}", url=url) from exc
+                logger.info("Fetching %s failed (%s); retry %d in %.2f s", url, detail, attempt, delay)
             except _BadBody as exc:
                 raise FetchError(f"Could not fetch {url}: {exc}", url=url) from None
-            except httpx.TransportError as exc:
-                detail = _describe_transport_error(exc, settings.timeout)
-                if retry >= settings.max_retries:
-                    raise FetchError(f"Could not fetch {url}: {detail}", url=url) from exc
-                retry += 1
-                delay = backoff_delay(
-                    retry, backoff=settings.backoff, max_backoff=settings.max_backoff
-                )
-                logger.info(
-                    "Fetching %s failed (%s); retry %d in %.2f s", url, detail, retry, delay
-                )
             except _TooLarge as exc:
                 raise FetchError(
                     f"Could not fetch {url}: {exc} (max_bytes={settings.max_bytes})", url=url
@@ -339,27 +308,19 @@ class HttpFetcher:
                 status = page.status_code
                 if status < 400:
                     return page
-                asked = retry_after_seconds(page.headers.get("retry-after"), now=self.clock.time())
+                asked = retry_after_from_headers(page.headers, now=self.clock.time())
                 reason = f"HTTP {status} {_reason(status)}"
-                if status not in RETRY_STATUSES or retry >= settings.max_retries:
-                    raise _status_error(url, status, reason, retry)
-                if asked is not None and asked > settings.max_backoff:
-                    raise _status_error(
-                        url,
-                        status,
-                        f"{reason}, Retry-After {asked:g} s exceeds "
-                        f"max_backoff={settings.max_backoff:g} s",
-                        retry,
-                    )
-                retry += 1
-                delay = (
-                    asked
-                    if asked is not None
-                    else backoff_delay(
-                        retry, backoff=settings.backoff, max_backoff=settings.max_backoff
-                    )
+                delay = policy.wait_before_retry(
+                    attempt, status, max_retries=settings.max_retries, retry_after=asked
                 )
-                logger.info("Fetching %s got %s; retry %d in %.2f s", url, reason, retry, delay)
+                if delay is None:
+                    if policy.should_retry(status) and policy.gives_up_on(asked):
+                        reason += (
+                            f", Retry-After {asked:g} s exceeds "
+                            f"max_backoff={settings.max_backoff:g} s"
+                        )
+                    raise _status_error(url, status, reason, attempt - 1)
+                logger.info("Fetching %s got %s; retry %d in %.2f s", url, reason, attempt, delay)
             await self.clock.sleep(delay)
 
     async def _attempt(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
@@ -438,7 +399,7 @@ def _reason(status: int) -> str:
         return ""
 
 
-def _describe_transport_error(exc: httpx.TransportError, timeout: float | None) -> str:
+def _describe_transport_error(exc: Exception, timeout: float | None) -> str:
     if isinstance(exc, httpx.TimeoutException):
         return f"timed out after {timeout} s ({type(exc).__name__})"
     detail = str(exc) or type(exc).__name__

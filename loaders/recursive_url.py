@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 from loaders._async import iterate_in_thread, ordered_map
 from loaders._checks import non_negative_int, optional_positive, positive_int
 from loaders._extract import PageScan, decode_body, scan_page
-from loaders._http import DEFAULT_HEADERS, Clock, FetchedPage, FetchError, HttpFetcher, HttpSettings, RequestRefused
+from loaders._http import DEFAULT_HEADERS, Clock, FetchedPage, FetchError, HttpFetcher, HttpSettings, RequestRefusedError
 from loaders._links import regex_links, resolve_links
 from loaders._robots import RobotsRules
 from loaders._urls import is_within, normalize_url, url_directory, validate_http_url
@@ -261,7 +261,7 @@ class RecursiveUrlLoader(ReportingLoader):
             # Text only when the default extractor will use it; links and metadata always.
             scan = scan_page(html, text=self.extractor is None, drop_chrome=self.drop_chrome)
             return _Crawled(link, page, html, scan)
-        except RequestRefused as exc:
+        except RequestRefusedError as exc:
             return f"{exc.reason}: {exc.url}"  # never fetched
         except (FetchError, ValidationError) as exc:
             return exc

@@ -2,6 +2,7 @@
 
 from rag.documents import Document
 from rag.errors import (
+    APIError,
     CorruptIndexError,
     DimensionMismatchError,
     EmbeddingMismatchError,
@@ -12,7 +13,9 @@ from rag.errors import (
     NotFoundError,
     PageNotFoundError,
     RagError,
+    RequestRefusedError,
     StorageError,
+    UsageError,
     ValidationError,
 )
 
@@ -29,5 +32,8 @@ __all__ = [
     "MissingDependencyError",
     "FetchError",
     "PageNotFoundError",
+    "RequestRefusedError",
+    "UsageError",
+    "APIError",
     "EmbeddingServiceError",
 ]

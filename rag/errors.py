@@ -8,17 +8,37 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     │   └── DimensionMismatchError         vector of the wrong length
     ├── EmbeddingMismatchError(ValueError) index built with another embedding model
     ├── NotFoundError(KeyError)            a name or id that is required but absent
+    ├── UsageError(RuntimeError)           an object used out of order (fetch() outside ``async with``)
     ├── StorageError(OSError)              reading or writing an index folder failed
     │   ├── CorruptIndexError              folder truncated, tampered with or of another version
     │   └── IndexNotFoundError(FileNotFoundError)  no index at the path given
     ├── FetchError(OSError)                a URL could not be fetched (``url``, ``status``)
-    │   └── PageNotFoundError(FileNotFoundError)  the server answered 404 or 410
-    ├── EmbeddingServiceError(RuntimeError)  an embeddings server failed (``status_code``)
-    ├── APIError                           a chat model server failed (tree in rag.models.errors)
+    │   ├── PageNotFoundError(FileNotFoundError)  the server answered 404 or 410
+    │   └── RequestRefusedError            a guard refused a URL (a redirect hop) before it was sent
+    ├── APIError(RuntimeError)             a model server (chat or embeddings) failed; alias
+    │   │                                  EmbeddingServiceError; ``status_code`` (None here)
+    │   ├── APIConnectionError(ConnectionError)  no HTTP answer (refused, reset, DNS)
+    │   │   └── APITimeoutError(TimeoutError)    no answer within ``timeout`` seconds
+    │   ├── APIResponseValidationError     a 2xx answer that is not the JSON expected
+    │   └── APIStatusError                 an HTTP error status; ``status_code``, ``body``
+    │       ├── BadRequestError(ValueError)      400
+    │       ├── AuthenticationError              401
+    │       ├── PermissionDeniedError            403
+    │       ├── RateLimitError                   429 (after the retries)
+    │       └── InternalServerError              5xx (after the retries)
     └── MissingDependencyError(ImportError) an optional extra is not installed
+
+The API family keeps the names of the ``openai`` package; ``ChatOpenAI`` and
+``OpenAIEmbeddings`` talk to the same servers and raise the same classes. Messages carry
+the status and the server's own message; an API key is never in them.
+
+What is *not* here is a bug: the command line reports a bare ``ValueError`` or
+``KeyError`` as an internal error, so raise one of these for anything a user can cause.
 """
 
 from __future__ import annotations
+
+from typing import Any, Optional
 
 __all__ = [
     "RagError",
@@ -26,13 +46,26 @@ __all__ = [
     "DimensionMismatchError",
     "EmbeddingMismatchError",
     "NotFoundError",
+    "UsageError",
     "StorageError",
     "CorruptIndexError",
     "IndexNotFoundError",
     "MissingDependencyError",
     "FetchError",
     "PageNotFoundError",
+    "RequestRefusedError",
+    "APIError",
+    "APIConnectionError",
+    "APITimeoutError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "BadRequestError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "InternalServerError",
     "EmbeddingServiceError",
+    "status_error_class",
 ]
 
 
@@ -60,6 +93,10 @@ class NotFoundError(RagError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class UsageError(RagError, RuntimeError):
+    """An object was used out of order, e.g. a fetcher outside its ``async with`` block."""
+
+
 class StorageError(RagError, OSError):
     """An index folder could not be read or written."""
 
@@ -83,7 +120,7 @@ class FetchError(RagError, OSError):
     response arrived). Subclasses OSError, as ``requests``' errors do.
     """
 
-    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
+    def __init__(self, message: str, *, url: str, status: Optional[int] = None) -> None:
         super().__init__(message)
         self.url = url
         self.status = status
@@ -93,13 +130,81 @@ class PageNotFoundError(FetchError, FileNotFoundError):
     """The server answered 404 or 410: like a missing file, it is a FileNotFoundError."""
 
 
-class EmbeddingServiceError(RagError, RuntimeError):
-    """The embeddings server refused a request or answered something unusable.
+class RequestRefusedError(FetchError):
+    """A fetch guard refused ``url`` (usually a redirect hop) before it was sent; ``reason`` says why."""
 
-    ``status_code`` is the HTTP status (None for a connection failure or a malformed body).
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"{url}: {reason}", url=url)
+        self.reason = reason
+
+
+class APIError(RagError, RuntimeError):
+    """A model server call failed (chat completions or embeddings).
+
+    ``body`` is the parsed error body, if any; ``status_code`` is the HTTP status, None
+    when no usable answer arrived (set by :class:`APIStatusError`).
     """
 
-    def __init__(self, message: str, *, status_code: int | None = None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
+    status_code: Optional[int] = None
 
+    def __init__(self, message: str, *, body: Any = None, status_code: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.body = body
+        if status_code is not None:  # the old EmbeddingServiceError(message, status_code=...) call
+            self.status_code = status_code
+
+
+#: The name embeddings errors had before the two clients shared one family.
+EmbeddingServiceError = APIError
+
+
+class APIConnectionError(APIError, ConnectionError):
+    """The server could not be reached or dropped the connection."""
+
+
+class APITimeoutError(APIConnectionError, TimeoutError):
+    """The server did not answer within the timeout."""
+
+
+class APIResponseValidationError(APIError):
+    """The server answered 2xx with something other than the expected JSON."""
+
+
+class APIStatusError(APIError):
+    """The server answered with an HTTP error status."""
+
+    status_code: int
+
+    def __init__(self, message: str, *, status_code: int, body: Any = None) -> None:
+        super().__init__(message, body=body, status_code=status_code)
+
+
+class BadRequestError(APIStatusError, ValueError):
+    """400: the request was refused as invalid (unknown model, bad parameter...)."""
+
+
+class AuthenticationError(APIStatusError):
+    """401: missing or wrong API key."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403: the key may not use this model or endpoint."""
+
+
+class RateLimitError(APIStatusError):
+    """429: too many requests or tokens; still failing after the retries."""
+
+
+class InternalServerError(APIStatusError):
+    """5xx: the server failed; still failing after the retries."""
+
+
+_BY_STATUS = {400: BadRequestError, 401: AuthenticationError, 403: PermissionDeniedError, 429: RateLimitError}
+
+
+def status_error_class(status_code: int) -> type[APIStatusError]:
+    """The most specific :class:`APIStatusError` class for an HTTP status."""
+    if status_code >= 500:
+        return InternalServerError
+    return _BY_STATUS.get(status_code, APIStatusError)

@@ -3,45 +3,35 @@
 from __future__ import annotations
 
 import os
-import random
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 import httpx
 import numpy as np
 
+from rag._openai_http import send_with_retries
+from rag._retry import RetryPolicy, retry_after_seconds
 from rag.embeddings.base import Embeddings, _check_texts
-from rag.errors import DimensionMismatchError, EmbeddingServiceError, ValidationError
+from rag.errors import APIResponseValidationError, DimensionMismatchError, EmbeddingServiceError, ValidationError
 
 __all__ = ["OpenAIEmbeddings", "EmbeddingServiceError", "RetryPolicy", "retry_delay"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Vector lengths of OpenAI's own models, so `dimension` is known before the first request.
 _KNOWN_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
-# Rate limits and server-side failures are worth another try; other 4xx are the caller's.
-_RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Exponential back-off between attempts: ``min_seconds * 2**attempt`` capped at
-    ``max_seconds``, with up to 25 % random jitter; a server's ``Retry-After`` (seconds) wins
-    when it is larger, but is still capped."""
-
-    min_seconds: float = 1.0
-    max_seconds: float = 20.0
 
 
 def retry_delay(policy: RetryPolicy, attempt: int, retry_after: Optional[str], jitter: float) -> float:
-    """Seconds to wait before retry number ``attempt`` (0-based); ``jitter`` in [0, 1)."""
-    delay = min(policy.max_seconds, policy.min_seconds * 2**attempt) * (1 + 0.25 * jitter)
-    if retry_after is not None:
-        try:
-            delay = max(delay, float(retry_after))
-        except ValueError:  # an HTTP date: not worth parsing, the back-off still applies
-            pass
-    return min(delay, policy.max_seconds)
+    """Seconds before retry number ``attempt`` (0-based) by this module's former formula:
+    ``policy``'s backoff with ``jitter`` (in [0, 1)) as the random draw, or the server's
+    ``Retry-After`` when larger, capped at ``max_seconds``.
+
+    Kept for callers of the old helper; the client itself now decides as ``ChatOpenAI``
+    does, with :meth:`RetryPolicy.wait_before_retry`.
+    """
+    backoff = policy.delay(attempt + 1, None, lambda: jitter)
+    asked = retry_after_seconds(retry_after, now=time.time()) or 0.0
+    return min(max(backoff, asked), policy.max_seconds)
 
 
 def _check_positive_int(name: str, value: Any, *, high: Optional[int] = None, allow_none: bool = False) -> None:
@@ -61,9 +51,14 @@ class OpenAIEmbeddings(Embeddings):
     for OpenAI itself, optional for local servers (no Authorization header is sent without
     one). ``dimensions``: ask text-embedding-3 models for shorter vectors. ``chunk_size``:
     texts per request (1 to 2048, default 1000). ``timeout``: seconds per request (default
-    60). ``max_retries``: extra attempts after a 408/409/429/5xx answer or a connection
-    failure (default 2), waiting as ``retry_policy`` says; ``sleep`` is the waiting function
-    (tests pass a recorder).
+    60). ``max_retries``: extra attempts after a 408/409/429/5xx (but 501/505) answer or a
+    connection failure (default 2), waiting as ``retry_policy`` says (the toolkit's one
+    :class:`~rag._retry.RetryPolicy`, shared with ``ChatOpenAI``: 0.5 s doubling to 8 s,
+    a server's Retry-After up to 60 s); ``sleep`` is the waiting function (tests pass a
+    recorder). Failures raise the same :class:`~rag.errors.APIError` classes as
+    ``ChatOpenAI`` (``AuthenticationError``, ``RateLimitError``, ``APIConnectionError``...;
+    ``EmbeddingServiceError`` is another name for ``APIError``), ``status_code`` set for an
+    HTTP error status.
 
     Differences from LangChain's class: ``model`` has no default (its default, ada-002, is a
     legacy model, and the name is recorded in every index); texts are sent as they are, not
@@ -139,45 +134,28 @@ class OpenAIEmbeddings(Embeddings):
         payload: dict[str, Any] = {"model": self.model, "input": batch, "encoding_format": "float"}
         if self.dimensions:
             payload["dimensions"] = self.dimensions
-        url = f"{self.base_url}/embeddings"
-        for attempt in range(self.max_retries + 1):
-            last = attempt == self.max_retries
-            try:
-                response = self._http().post(url, json=payload, headers=self._headers(), timeout=self.timeout)
-            except httpx.TransportError as exc:
-                if last:
-                    raise EmbeddingServiceError(
-                        f"could not reach {url} after {attempt + 1} attempts: {exc}"
-                    ) from exc
-                self._sleep(retry_delay(self.retry_policy, attempt, None, random.random()))
-                continue
-            if response.status_code < 400:
-                try:
-                    return response.json()
-                except ValueError as exc:
-                    raise EmbeddingServiceError(f"{url} answered with non-JSON: {response.text[:200]!r}") from exc
-            if response.status_code not in _RETRY_STATUS or last:
-                tries = f" after {attempt + 1} attempts" if attempt else ""
-                raise EmbeddingServiceError(
-                    f"{url} answered HTTP {response.status_code}{tries}: {response.text[:300]}",
-                    status_code=response.status_code,
-                )
-            delay = retry_delay(self.retry_policy, attempt, response.headers.get("retry-after"), random.random())
-            self._sleep(delay)
-        raise AssertionError("unreachable: the loop returns or raises")
+        client = self._http()
+        request = client.build_request("POST", f"{self.base_url}/embeddings", json=payload, headers=self._headers(),
+                                       timeout=self.timeout)
+        response = send_with_retries(client, request, stream=False, max_retries=self.max_retries,
+                                     policy=self.retry_policy, sleep=self._sleep, secret=self._api_key)
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise APIResponseValidationError(f"{request.url} answered with non-JSON: {response.text[:200]!r}") from exc
 
     def _vectors(self, body: Any, expected: int) -> np.ndarray:
         try:
             items = sorted(body["data"], key=lambda item: item["index"])
             matrix = np.asarray([item["embedding"] for item in items], dtype=np.float32)
         except (KeyError, TypeError, ValueError) as exc:
-            raise EmbeddingServiceError(f"malformed embeddings response ({exc!r}): {str(body)[:200]}") from exc
+            raise APIResponseValidationError(f"malformed embeddings response ({exc!r}): {str(body)[:200]}") from exc
         if matrix.ndim != 2 or matrix.shape[0] != expected:
-            raise EmbeddingServiceError(
+            raise APIResponseValidationError(
                 f"the server returned {matrix.shape[0] if matrix.ndim else 0} embeddings for {expected} texts"
             )
         if not np.isfinite(matrix).all():
-            raise EmbeddingServiceError("the server returned embeddings with NaN or infinite values")
+            raise APIResponseValidationError("the server returned embeddings with NaN or infinite values")
         return matrix
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:

@@ -10,14 +10,14 @@ from typing import Any, AsyncIterator, Iterator, Optional
 
 import httpx
 
-from rag.errors import ValidationError
+from rag._openai_http import asend_with_retries, redact, send_with_retries, transport_error
+from rag.errors import APIResponseValidationError, ValidationError
 from rag.messages import AIMessage, AIMessageChunk, BaseMessage
-from rag.models._http import Backoff, asend_with_retries, redact, send_with_retries, transport_error
+from rag.models._http import Backoff
 from rag.models._openai_format import ai_message_from_response, chunk_from_stream_event, message_to_openai
 from rag.models._secret import SecretStr
 from rag.models._sse import SSEDecoder
 from rag.models.base import BaseChatModel
-from rag.models.errors import APIResponseValidationError
 
 __all__ = ["ChatOpenAI"]
 
@@ -40,8 +40,8 @@ class ChatOpenAI(BaseChatModel):
     ``api_key``: default ``OPENAI_API_KEY``; None sends no Authorization header (local
     servers). ``temperature`` in [0, 2] and ``max_tokens`` >= 1 (None: the server's
     default). ``timeout``: seconds per request (default 60). ``max_retries``: retries after
-    a transport error, 408/409/429 or 5xx (default 2), waiting per ``backoff`` and the
-    server's Retry-After. ``streaming``: ``invoke`` streams internally (token callbacks).
+    a transport error, 408/409/429 or 5xx but 501/505 (default 2), waiting per ``backoff``
+    and the server's Retry-After (the toolkit's one ``rag._retry.RetryPolicy``). ``streaming``: ``invoke`` streams internally (token callbacks).
     ``stream_usage``: ask for token usage when streaming (default: only with OpenAI's own
     URL, since some servers refuse the option). ``model_kwargs``: extra request fields.
 
@@ -163,6 +163,17 @@ class ChatOpenAI(BaseChatModel):
             raise APIResponseValidationError(f"a streamed event is not JSON: {data[:200]!r}") from exc
         return chunk_from_stream_event(event)
 
+    def _send(self, client: httpx.Client, request: httpx.Request, stream: bool) -> httpx.Response:
+        backoff = self.backoff
+        return send_with_retries(client, request, stream=stream, max_retries=self.max_retries, policy=backoff.policy,
+                                 sleep=backoff.sleep, rand=backoff.rand, now=backoff.now, secret=self._secret())
+
+    async def _asend(self, client: httpx.AsyncClient, request: httpx.Request, stream: bool) -> httpx.Response:
+        backoff = self.backoff
+        return await asend_with_retries(client, request, stream=stream, max_retries=self.max_retries,
+                                        policy=backoff.policy, asleep=backoff.asleep, rand=backoff.rand,
+                                        now=backoff.now, secret=self._secret())
+
     def _sync_client(self) -> httpx.Client:
         with self._client_lock:
             if self._client is None:
@@ -172,20 +183,17 @@ class ChatOpenAI(BaseChatModel):
     # -- the four paths ---------------------------------------------------------------------
     def _generate(self, messages: list[BaseMessage], stop: Optional[list[str]] = None, **kwargs: Any) -> AIMessage:
         client = self._sync_client()
-        response = send_with_retries(client, self._request(client, messages, stop, False, kwargs), stream=False,
-                                     max_retries=self.max_retries, backoff=self.backoff, secret=self._secret())
+        response = self._send(client, self._request(client, messages, stop, False, kwargs), stream=False)
         return ai_message_from_response(self._json(response))
 
     async def _agenerate(self, messages: list[BaseMessage], stop: Optional[list[str]] = None, **kwargs: Any) -> AIMessage:
         async with self._async_client_scope() as client:
-            response = await asend_with_retries(client, self._request(client, messages, stop, False, kwargs), stream=False,
-                                                max_retries=self.max_retries, backoff=self.backoff, secret=self._secret())
+            response = await self._asend(client, self._request(client, messages, stop, False, kwargs), stream=False)
             return ai_message_from_response(self._json(response))
 
     def _stream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None, **kwargs: Any) -> Iterator[AIMessageChunk]:
         client = self._sync_client()
-        response = send_with_retries(client, self._request(client, messages, stop, True, kwargs), stream=True,
-                                     max_retries=self.max_retries, backoff=self.backoff, secret=self._secret())
+        response = self._send(client, self._request(client, messages, stop, True, kwargs), stream=True)
         decoder = SSEDecoder()
         try:
             try:
@@ -202,8 +210,7 @@ class ChatOpenAI(BaseChatModel):
 
     async def _astream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
         async with self._async_client_scope() as client:
-            response = await asend_with_retries(client, self._request(client, messages, stop, True, kwargs), stream=True,
-                                                max_retries=self.max_retries, backoff=self.backoff, secret=self._secret())
+            response = await self._asend(client, self._request(client, messages, stop, True, kwargs), stream=True)
             decoder = SSEDecoder()
             try:
                 try:
