@@ -219,3 +219,22 @@ def test_retry_after_longer_than_max_backoff_stops_retrying(site: Site) -> None:
     with pytest.raises(FetchError, match="Retry-After 3600 s exceeds max_backoff=60"):
         fetch(site, "/later")
     assert site.paths() == ["/later"]
+
+
+def test_fetching_outside_async_with_is_a_usage_error() -> None:
+    from rag.errors import UsageError
+
+    with pytest.raises(UsageError, match="async with"):
+        asyncio.run(HttpFetcher(HttpSettings()).fetch("http://127.0.0.1:9/"))
+
+
+def test_a_408_is_retried_like_any_transient_status(site: Site) -> None:
+    site.add("/busy", [Response(status=408), html("<p>ok</p>")])
+    clock = FakeClock()
+
+    async def run() -> object:
+        async with HttpFetcher(HttpSettings(), clock=clock) as fetcher:
+            return await fetcher.fetch(site.url("/busy"))
+
+    assert asyncio.run(run()).status_code == 200  # type: ignore[attr-defined]
+    assert clock.sleeps == [0.5]

@@ -202,3 +202,39 @@ def test_bad_arguments_fail_at_construction_showing_the_value(kwargs, shown):
 def test_no_texts_makes_no_request(server, sleeps):
     assert client(server, sleeps).embed_documents([]).shape[0] == 0
     assert server.requests == []
+
+
+def test_embeddings_failures_are_the_chat_clients_error_classes(server, sleeps):
+    from rag.errors import APIError, AuthenticationError
+    from rag.models import AuthenticationError as ChatAuthenticationError
+
+    server.script = [(401, {})]
+    with pytest.raises(AuthenticationError) as info:
+        client(server, sleeps).embed_query("x")
+    assert AuthenticationError is ChatAuthenticationError and EmbeddingServiceError is APIError
+    assert info.value.status_code == 401
+
+
+def test_a_rate_limit_that_persists_is_a_rate_limit_error_with_its_status(server, sleeps):
+    from rag.errors import RateLimitError
+
+    server.script = [(429, {})] * 2
+    with pytest.raises(RateLimitError) as info:
+        client(server, sleeps, max_retries=1).embed_query("x")
+    assert info.value.status_code == 429
+
+
+def test_an_unreachable_embeddings_server_is_an_api_connection_error(sleeps):
+    from rag.errors import APIConnectionError
+
+    emb = OpenAIEmbeddings("m", base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=2, sleep=sleeps.append)
+    with pytest.raises(APIConnectionError, match="127.0.0.1:9") as info:
+        emb.embed_query("x")
+    assert info.value.status_code is None and isinstance(info.value, ConnectionError)
+
+
+def test_a_retry_after_longer_than_a_minute_falls_back_to_the_backoff_as_for_chat(server, sleeps):
+    server.script = [(429, {"Retry-After": "3600"})]
+    client(server, sleeps, retry_policy=RetryPolicy(min_seconds=0.01, max_seconds=0.05, jitter=0)).embed_query("x")
+    assert sleeps == [0.01]
+
