@@ -105,6 +105,9 @@ def draw_chart(results: list[BenchmarkResult], path: Path, title: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from rag.process_defaults import apply_process_defaults
+
+    apply_process_defaults()  # an entry point: set before faiss and onnxruntime load
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR folder (default: SciFact)")
     parser.add_argument("--configs", nargs="+", default=list(CONFIGURATIONS), choices=list(CONFIGURATIONS))

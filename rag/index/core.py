@@ -66,6 +66,7 @@ class Index:
     1
     >>> [pathlib.Path(doc.metadata["source"]).name for doc, score in index.search("purring cats", k=1)]
     ['cats.md']
+    >>> import shutil; shutil.rmtree(folder)
     """
 
     def __init__(self, path: PathLike, state: IndexState) -> None:
