@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Literal, Mapping, Optional
 
+from rag.errors import ValidationError
+
 __all__ = ["Run", "RunKind", "EVENTS", "handlers_of", "start_run", "astart_run", "PARENT_RUN_ID_KEY",
            "ambient_config"]
 
@@ -195,7 +197,7 @@ class Run:
 def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
              tags: Optional[list[str]], metadata: Optional[dict[str, Any]]) -> tuple[Run, dict[str, Any]]:
     if kind not in EVENTS:
-        raise ValueError(f"unknown run kind {kind!r}; expected one of {sorted(EVENTS)}")
+        raise ValidationError(f"unknown run kind {kind!r}; expected one of {sorted(EVENTS)}")
     config = (config if config is not None else _AMBIENT.get()) or {}
     listeners = [h for h in handlers_of(config) if not getattr(h, _IGNORE_ATTR[kind], False)]
     run_tags = list(config.get("tags") or []) + [t for t in (tags or []) if t not in (config.get("tags") or [])]

@@ -1,7 +1,16 @@
 """The ``rag`` command: argument parsing, dispatch, exit codes.
 
-Exit codes: 0 on success, 1 on a user error (one line on stderr, no traceback unless
-``--verbose``), 2 on a usage error (argparse's own).
+Exit codes: 0 on success; 1 on an error; 2 on a usage error (argparse's own); 130 when
+interrupted. An error is reported in one line on stderr, with the traceback only under
+``--verbose``:
+
+- ``rag: error: ...`` for a user error: a :class:`~rag.errors.RagError` (bad input, missing
+  index, model server refused, extra not installed...) or an ``OSError`` (file system,
+  network). The message says what to fix.
+- ``rag: internal error: ValueError: ... (run with --verbose for the traceback)`` for
+  anything else: a bare ``ValueError``, ``KeyError``, ``TypeError``... reaching here is a
+  bug, since every error a user can cause is raised as a ``RagError``. It exits 1 too:
+  scripts test for success, and a bug is no more the caller's to handle than a bad input.
 """
 
 from __future__ import annotations
@@ -291,16 +300,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("rag: interrupted", file=sys.stderr)
         return 130
-    except (RagError, OSError, ValueError, KeyError, ImportError) as exc:
+    except (RagError, OSError) as exc:  # the user's to fix: bad input, a missing file, the network
         if args.verbose:
             traceback.print_exc()
-        # A plain KeyError's str() is the repr of its key; show the message itself.
-        plain_key_error = isinstance(exc, KeyError) and not isinstance(exc, RagError) and exc.args
-        print(f"rag: error: {exc.args[0] if plain_key_error else exc}", file=sys.stderr)
+        print(f"rag: error: {exc}", file=sys.stderr)
         return 1
-    except Exception as exc:  # a bug, not a user error: still one line unless --verbose
+    except Exception as exc:  # anything else is a bug of ours, whatever its class (ValueError too)
         if args.verbose:
             traceback.print_exc()
-        print(f"rag: internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)",
-              file=sys.stderr)
+        hint = "" if args.verbose else " (run with --verbose for the traceback)"
+        print(f"rag: internal error: {type(exc).__name__}: {exc}{hint}", file=sys.stderr)
         return 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from rag.errors import ValidationError
+
 from rag.evaluation.systems import BM25System, CorpusVectors, DenseSystem, HybridSystem, RetrievalSystem
 
 __all__ = ["CONFIGURATIONS", "build_systems", "StoreFactory"]
@@ -37,10 +39,10 @@ def build_systems(
     """
     unknown = [name for name in names if name not in CONFIGURATIONS]
     if unknown:
-        raise ValueError(f"unknown configurations {unknown}; choose from {list(CONFIGURATIONS)}")
+        raise ValidationError(f"unknown configurations {unknown}; choose from {list(CONFIGURATIONS)}")
     missing = sorted({"faiss", "memory"} - set(store_factories))
     if missing:
-        raise ValueError(f"store_factories lacks {missing}; give a factory for each of 'faiss' and 'memory'")
+        raise ValidationError(f"store_factories lacks {missing}; give a factory for each of 'faiss' and 'memory'")
     _faiss, _memory = store_factories["faiss"], store_factories["memory"]
     from rag.embeddings import HashingEmbeddings
 

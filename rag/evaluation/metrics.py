@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
+from rag.errors import ValidationError
+
 __all__ = ["ndcg_at_k", "recall_at_k", "reciprocal_rank_at_k", "average_precision_at_k", "precision_at_k"]
 
 Judgements = Mapping[str, float]
@@ -19,7 +21,7 @@ Judgements = Mapping[str, float]
 
 def _top(ranking: Sequence[str], k: int) -> list[str]:
     if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+        raise ValidationError(f"k must be >= 1, got {k}")
     return list(dict.fromkeys(ranking))[:k]
 
 

@@ -12,6 +12,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from rag.errors import ValidationError
+
 __all__ = ["Graph", "Node", "Edge"]
 
 _BOX_HEIGHT = 3
@@ -59,14 +61,14 @@ class Graph:
     def add_node(self, name: str, data: Any = None, *, id: Optional[str] = None) -> Node:
         node = Node(id or uuid.uuid4().hex, name, data)
         if node.id in self.nodes:
-            raise ValueError(f"node id {node.id!r} is already in the graph")
+            raise ValidationError(f"node id {node.id!r} is already in the graph")
         self.nodes[node.id] = node
         return node
 
     def add_edge(self, source: Node, target: Node, conditional: bool = False) -> Edge:
         for node in (source, target):
             if node.id not in self.nodes:
-                raise ValueError(f"node {node.name!r} ({node.id}) is not in the graph; add it first")
+                raise ValidationError(f"node {node.name!r} ({node.id}) is not in the graph; add it first")
         edge = Edge(source.id, target.id, conditional)
         self.edges.append(edge)
         return edge
@@ -115,7 +117,7 @@ class Graph:
         def depth_of(node_id: str, visiting: frozenset[str] = frozenset()) -> int:
             if node_id not in depth:
                 if node_id in visiting:
-                    raise ValueError("draw_ascii needs a graph without cycles")
+                    raise ValidationError("draw_ascii needs a graph without cycles")
                 parents = incoming[node_id]
                 depth[node_id] = 1 + max((depth_of(p, visiting | {node_id}) for p in parents), default=-1)
             return depth[node_id]
