@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from rag.errors import InvalidTypeError
+
 __all__ = ["Document"]
 
 
@@ -32,14 +34,14 @@ class Document:
 
     def __post_init__(self) -> None:
         if not isinstance(self.page_content, str):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"Document.page_content must be a str, got {type(self.page_content).__name__}: "
                 f"{self.page_content!r:.80}"
             )
         if self.metadata is None:
             self.metadata = {}
         elif not isinstance(self.metadata, dict):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"Document.metadata must be a dict, got {type(self.metadata).__name__}: "
                 f"{self.metadata!r:.80}"
             )
@@ -47,7 +49,7 @@ class Document:
             if isinstance(self.id, (int, float)) and not isinstance(self.id, bool):
                 self.id = str(self.id)
             else:
-                raise TypeError(
+                raise InvalidTypeError(
                     f"Document.id must be a str, a number or None, got "
                     f"{type(self.id).__name__}: {self.id!r:.80}"
                 )

@@ -6,6 +6,7 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     RagError
     ├── ValidationError(ValueError)        bad argument or input value
     │   └── DimensionMismatchError         vector of the wrong length
+    ├── InvalidTypeError(TypeError)        an argument of the wrong type (not a str, not a list...)
     ├── EmbeddingMismatchError(ValueError) index built with another embedding model
     ├── NotFoundError(KeyError)            a name or id that is required but absent
     ├── UsageError(RuntimeError)           an object used out of order (fetch() outside ``async with``)
@@ -44,6 +45,7 @@ __all__ = [
     "RagError",
     "ValidationError",
     "DimensionMismatchError",
+    "InvalidTypeError",
     "EmbeddingMismatchError",
     "NotFoundError",
     "UsageError",
@@ -79,6 +81,10 @@ class ValidationError(RagError, ValueError):
 
 class DimensionMismatchError(ValidationError):
     """A vector's length differs from the dimension the store or model uses."""
+
+
+class InvalidTypeError(RagError, TypeError):
+    """An argument is of the wrong type; the message shows what it was."""
 
 
 class EmbeddingMismatchError(RagError, ValueError):

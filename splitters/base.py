@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 from rag.documents import Document
-from rag.errors import ValidationError
+from rag.errors import InvalidTypeError, ValidationError
 from splitters._length import CachedLength
 from splitters._merge import merge_windows, prefix_sums
 from splitters._separators import KeepSeparator, normalize_keep_separator
@@ -20,14 +20,14 @@ SplitterT = TypeVar("SplitterT", bound="TextSplitter")
 
 def _check_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+        raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
     return value
 
 
 def check_text(text: object) -> str:
-    """Return ``text`` if it is a ``str``; otherwise raise TypeError showing what it was."""
+    """Return ``text`` if it is a ``str``; otherwise raise InvalidTypeError (a TypeError) showing what it was."""
     if not isinstance(text, str):
-        raise TypeError(
+        raise InvalidTypeError(
             f"text to split must be a str, got {type(text).__name__}: {text!r:.80}"
         )
     return text
@@ -98,7 +98,7 @@ class TextSplitter(ABC):
                 f"({chunk_size}), should be smaller."
             )
         if not callable(length_function):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"length_function must be callable, got {type(length_function).__name__}: "
                 f"{length_function!r}"
             )
@@ -132,7 +132,7 @@ class TextSplitter(ABC):
         each chunk's metadata also gets ``start_index`` (its offset in its text).
         """
         if isinstance(texts, str) or not isinstance(texts, Sequence):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"texts must be a list of str, got {type(texts).__name__}: {texts!r:.80}"
             )
         if metadatas is None:

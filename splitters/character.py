@@ -6,6 +6,7 @@ from collections.abc import Callable
 from operator import sub
 from typing import Any, Literal
 
+from rag.errors import InvalidTypeError
 from splitters._length import CachedLength
 from splitters._merge import merge_windows, prefix_sums
 from splitters._scan import scan_merge
@@ -206,7 +207,7 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
         if separators is not None and (
             isinstance(separators, str) or not all(isinstance(s, str) for s in separators)
         ):
-            raise TypeError(f"separators must be a list of str, got {separators!r:.80}")
+            raise InvalidTypeError(f"separators must be a list of str, got {separators!r:.80}")
         # An empty list means the default, as in LangChain.
         self._separators = list(separators or ["\n\n", "\n", " ", ""])
         self._is_separator_regex = bool(is_separator_regex)

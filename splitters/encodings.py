@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from rag.errors import MissingDependencyError, StorageError, ValidationError
+from rag.errors import InvalidTypeError, MissingDependencyError, StorageError, ValidationError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -252,7 +252,7 @@ def get_encoding(encoding_name: str) -> tiktoken.Encoding:
     [15339, 1917]
     """
     if not isinstance(encoding_name, str):
-        raise TypeError(
+        raise InvalidTypeError(
             f"encoding_name must be a str, got {type(encoding_name).__name__}: {encoding_name!r}"
         )
     tiktoken = _import_tiktoken()

@@ -7,7 +7,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import Iterator, Union
 
 from rag.documents import Document
 from rag.errors import ValidationError
@@ -37,14 +37,22 @@ class BeirDataset:
         return [Document(p, {"title": t}, i) for p, t, i in zip(self.passages(), self.titles, self.doc_ids)]
 
 
+def _utf8_lines(path: Union[str, os.PathLike], newline: Union[str, None] = None) -> Iterator[str]:
+    """The lines of a UTF-8 file, streamed; ValidationError naming the file when it is not UTF-8."""
+    with open(path, encoding="utf-8", newline=newline) as handle:
+        try:
+            yield from handle
+        except UnicodeDecodeError as exc:
+            raise ValidationError(f"{path} is not UTF-8 text ({exc.reason})") from exc
+
+
 def _read_jsonl(path: Path) -> list[dict]:
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/")
-    with open(path, encoding="utf-8") as handle:
-        try:
-            return [json.loads(line) for line in handle if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise ValidationError(f"{path} is not JSON lines: {exc}") from exc
+    try:
+        return [json.loads(line) for line in _utf8_lines(path) if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"{path} is not JSON lines: {exc}") from exc
 
 
 def read_corpus(path: Union[str, os.PathLike]) -> tuple[list[tuple[str, str, str]], list[tuple[int, str]]]:
@@ -52,15 +60,14 @@ def read_corpus(path: Union[str, os.PathLike]) -> tuple[list[tuple[str, str, str
     and ``(line number, reason)`` for each line that is not a JSON object with an ``_id``."""
     rows: list[tuple[str, str, str]] = []
     failed: list[tuple[int, str]] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                rows.append((str(row["_id"]), row.get("title") or "", row.get("text") or ""))
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-                failed.append((number, f"not a BEIR corpus line ({type(exc).__name__}: {exc})"))
+    for number, line in enumerate(_utf8_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            rows.append((str(row["_id"]), row.get("title") or "", row.get("text") or ""))
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+            failed.append((number, f"not a BEIR corpus line ({type(exc).__name__}: {exc})"))
     return rows, failed
 
 
@@ -83,15 +90,20 @@ def load_beir(folder: Union[str, os.PathLike], split: str = "test") -> BeirDatas
     if not qrels_path.is_file():
         raise FileNotFoundError(f"{qrels_path} is missing (split={split!r})")
     qrels: dict[str, dict[str, int]] = {}
-    with open(qrels_path, encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        for row_number, row in enumerate(reader, 1):
-            if row_number == 1 and row and not row[-1].lstrip("-").isdigit():
-                continue  # the header: query-id, corpus-id, score
-            if len(row) != 3:
-                raise ValidationError(f"{qrels_path}:{row_number}: expected 3 tab-separated columns, got {row!r}")
+    for row_number, row in enumerate(csv.reader(_utf8_lines(qrels_path, newline=""), delimiter="\t"), 1):
+        if row_number == 1 and row and not row[-1].lstrip("-").isdigit():
+            continue  # the header: query-id, corpus-id, score
+        if len(row) != 3:
+            raise ValidationError(f"{qrels_path}:{row_number}: expected 3 tab-separated columns, got {row!r}")
+        try:
             qrels.setdefault(row[0], {})[row[1]] = int(row[2])
-    all_queries = {str(row["_id"]): row["text"] for row in query_rows}
+        except ValueError:
+            raise ValidationError(f"{qrels_path}:{row_number}: the score {row[2]!r} is not an integer") from None
+    try:
+        all_queries = {str(row["_id"]): row["text"] for row in query_rows}
+    except (KeyError, TypeError) as exc:
+        raise ValidationError(f"{root / 'queries.jsonl'}: each line must be a JSON object with '_id' and 'text' "
+                              f"({type(exc).__name__}: {exc})") from exc
     missing = sorted(set(qrels) - set(all_queries))
     if missing:
         raise ValidationError(f"{qrels_path} judges queries absent from queries.jsonl: {missing[:5]}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rag.errors import InvalidTypeError
+
 __all__ = ["SecretStr"]
 
 
@@ -17,7 +19,7 @@ class SecretStr:
 
     def __init__(self, value: str) -> None:
         if not isinstance(value, str):
-            raise TypeError(f"a secret must be a str, got {type(value).__name__}")
+            raise InvalidTypeError(f"a secret must be a str, got {type(value).__name__}")
         self._value = value
 
     def get_secret_value(self) -> str:

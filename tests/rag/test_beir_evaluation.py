@@ -79,3 +79,22 @@ def test_dense_systems_share_one_embedding_of_the_corpus(beir):
 def test_unknown_configurations_are_refused():
     with pytest.raises(ValueError, match="bm99"):
         build_systems(["bm99"], store_factories=evaluation_store_factories())
+
+
+def test_a_score_that_is_not_an_integer_is_refused_naming_the_line(beir):
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\thigh\n")
+    with pytest.raises(ValidationError, match=r"test.tsv:2: the score 'high' is not an integer"):
+        load_beir(beir)
+
+
+@pytest.mark.parametrize("line", ['{"_id": "q1"}', '["q1", "sunlight"]'])
+def test_a_query_line_without_id_and_text_is_refused_naming_the_file(beir, line):
+    (beir / "queries.jsonl").write_text(line + "\n")
+    with pytest.raises(ValidationError, match="queries.jsonl: each line must be a JSON object with '_id' and 'text'"):
+        load_beir(beir)
+
+
+def test_a_corpus_that_is_not_utf8_is_refused_naming_the_file(beir):
+    (beir / "corpus.jsonl").write_bytes(b'{"_id": "d1", "text": "caf\xe9"}\n')
+    with pytest.raises(ValidationError, match="corpus.jsonl is not UTF-8 text"):
+        load_beir(beir)

@@ -32,6 +32,7 @@ def test_not_found_error_prints_its_message_without_quotes():
     "cls, builtin",
     [
         (errors.UsageError, RuntimeError),
+        (errors.InvalidTypeError, TypeError),
         (errors.RequestRefusedError, OSError),
         (errors.APIError, RuntimeError),
         (errors.APIConnectionError, ConnectionError),
@@ -39,7 +40,7 @@ def test_not_found_error_prints_its_message_without_quotes():
         (errors.BadRequestError, ValueError),
     ],
 )
-def test_the_usage_fetch_and_api_errors_derive_from_rag_error_and_their_builtin(cls, builtin):
+def test_the_usage_type_fetch_and_api_errors_derive_from_rag_error_and_their_builtin(cls, builtin):
     assert issubclass(cls, errors.RagError) and issubclass(cls, builtin)
 
 
