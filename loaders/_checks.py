@@ -7,7 +7,8 @@ from typing import Any
 
 from bs4.builder import builder_registry
 
-from rag.errors import MissingDependencyError, ValidationError
+from rag._optional import missing_dependency
+from rag.errors import ValidationError
 
 __all__ = ["positive_int", "optional_positive", "non_negative_int", "parser_name", "http_options"]
 
@@ -44,9 +45,8 @@ def parser_name(name: str, value: object) -> str:
     if builder_registry.lookup(value) is None:
         package = _PARSER_INSTALL.get(value)
         if package is not None:
-            raise MissingDependencyError(
-                f"{name}={value!r} needs the {package!r} package, which is not installed. "
-                f"Install it with: pip install {package} (or use 'html.parser')"
+            raise missing_dependency(
+                f"{name}={value!r}", [package], alternative="or use 'html.parser'"
             )
         raise ValidationError(
             f"Unknown {name} {value!r}: expected 'html.parser', 'lxml', 'xml', 'lxml-xml' or "

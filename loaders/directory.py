@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from loaders._files import SNIFF_BYTES, looks_binary
-from loaders._optional import require
 from loaders.base import LoadReport, ReportingLoader
 from loaders.csv_loader import CSVLoader
 from loaders.html import BSHTMLLoader
@@ -23,6 +22,7 @@ from loaders.markdown import MarkdownLoader
 from loaders.pdf import PyPDFLoader
 from loaders.text import TextLoader
 from rag import Document
+from rag._optional import require
 from rag.errors import ValidationError
 
 __all__ = ["DirectoryLoader", "DEFAULT_SUFFIX_LOADERS", "LoaderFactory"]
@@ -157,7 +157,7 @@ class DirectoryLoader(ReportingLoader):
                 f"sample_size must be an int >= 0 (0 loads every file), got {sample_size!r}"
             )
         if show_progress:
-            require("tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress")
+            require("tqdm", feature="show_progress", extra="progress")
         self.silent_errors = silent_errors
         self.load_hidden = load_hidden
         self.loader_cls = loader_cls
@@ -240,9 +240,7 @@ class DirectoryLoader(ReportingLoader):
     def _progress_bar(self, total: int) -> Any:
         if not self.show_progress:
             return None
-        tqdm = require(
-            "tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress"
-        )
+        tqdm = require("tqdm", feature="show_progress", extra="progress")
         return tqdm.tqdm(total=total, unit="file")
 
     def _outcomes(

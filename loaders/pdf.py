@@ -9,14 +9,13 @@ from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from loaders._files import read_bytes
-from loaders._optional import require
 from loaders.base import BaseLoader
 from rag import Document
+from rag._optional import require
 from rag.errors import ValidationError
 
 __all__ = ["PyPDFLoader"]
 
-PDF_INSTALL = 'pip install "rag-toolkit[pdf]"'
 _MODES = ("page", "single")
 _EXTRACTION_MODES = ("plain", "layout")
 
@@ -85,7 +84,7 @@ class PyPDFLoader(BaseLoader):
             raise ValidationError(
                 f"extraction_mode must be one of {_EXTRACTION_MODES}, got {extraction_mode!r}"
             )
-        self._pypdf = require("pypdf", install=PDF_INSTALL, feature="PyPDFLoader")
+        self._pypdf = require("pypdf", feature="PyPDFLoader", extra="pdf")
         self.file_path = file_path
         self.password = password
         self.mode = mode

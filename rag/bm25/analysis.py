@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Optional, Sequence
 
-from rag.errors import MissingDependencyError, ValidationError
+from rag._optional import require
+from rag.errors import ValidationError
 
 __all__ = ["ENGLISH_STOPWORDS", "Analyzer", "DEFAULT_TOKEN_PATTERN"]
 
@@ -30,13 +31,9 @@ def _load_stemmer(language: str) -> Callable[[list[str]], list[str]]:
     stemmers = _per_thread.__dict__.setdefault("stemmers", {})
     if language in stemmers:
         return stemmers[language]
-    try:
-        import Stemmer  # PyStemmer: the Snowball stemmers compiled from C
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"stemmer={language!r} needs PyStemmer: pip install PyStemmer "
-            "(or pass stemmer=None to index without stemming)"
-        ) from exc
+    # PyStemmer: the Snowball stemmers compiled from C.
+    Stemmer = require("Stemmer", feature=f"stemmer={language!r}", packages=["PyStemmer"],
+                      alternative="or pass stemmer=None to index without stemming")
     try:
         stemmers[language] = Stemmer.Stemmer(language).stemWords
     except KeyError as exc:

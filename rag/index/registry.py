@@ -33,10 +33,10 @@ def _installed(modules: tuple[str, ...]) -> bool:
 
 
 def _require(what: str, modules: tuple[str, ...], extra: Optional[str]) -> None:
-    missing = [name for name in modules if importlib.util.find_spec(name) is None]
-    if missing:
-        fix = f'pip install "rag-toolkit[{extra}]"' if extra else f"pip install {' '.join(missing)}"
-        raise MissingDependencyError(f"{what} needs {', '.join(missing)}, which is not installed; run: {fix}")
+    # Imported here to keep this change to this one function; it can join the imports above.
+    from rag._optional import require_installed
+
+    require_installed(modules, feature=what, extra=extra)
 
 
 @dataclass(frozen=True)
