@@ -111,8 +111,9 @@ class WebBaseLoader(ReportingLoader):
         bs_kwargs: extra ``BeautifulSoup`` arguments.
         timeout: seconds per connect/read, None for none. Default 10.
         max_bytes: a larger body is a failure. Default 10_000_000; None for no cap.
-        max_retries: retries after connection errors, timeouts, 429 and 5xx, waiting
-            0.5, 1, 2... seconds or the server's ``Retry-After``. Default 3.
+        max_retries: retries after connection errors, timeouts, 408, 409, 429 and 5xx
+            (but 501 and 505), waiting 0.5, 1, 2... seconds or the server's
+            ``Retry-After`` (the toolkit's one ``rag._retry.RetryPolicy``). Default 3.
         show_progress: a tqdm bar (``pip install "rag-toolkit[progress]"``). Default False.
         trust_env: read proxy settings from the environment. Default False.
         drop_chrome: leave out nav, aside and page-level header/footer. Default True.
