@@ -497,7 +497,7 @@ class VectorStoreConformance:
             self.load(type(vector_store), tmp_path / "nothing-here", vector_store.embeddings)
 
     def test_an_interrupted_save_leaves_the_previous_index_loadable(self, vector_store, tmp_path, monkeypatch):
-        import rag.persistence as persistence
+        import rag.persistence.atomic as persistence
 
         self.save(vector_store, tmp_path / "index")
         vector_store.delete(["0"])

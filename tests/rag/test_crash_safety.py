@@ -27,7 +27,7 @@ CRASH_PRELUDE = textwrap.dedent(
     import os
     import sys
 
-    from rag import persistence
+    from rag.persistence import atomic as persistence
 
     point = sys.argv[1]
     real_write_file, real_fsync_dir = persistence._write_file, persistence._fsync_dir

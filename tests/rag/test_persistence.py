@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-import rag.persistence as persistence
+import rag.persistence.atomic as persistence
 from rag.errors import CorruptIndexError, EmbeddingMismatchError, StorageError, ValidationError
 from rag.persistence import Manifest, read_index_folder, write_index_folder
 
@@ -175,3 +175,16 @@ def test_a_crashed_saves_staging_folder_is_removed(tmp_path):
     leftover.mkdir()
     write_index_folder(tmp_path / "ix", manifest(), {"docs": [1]})
     assert not leftover.exists()
+
+
+def test_writing_leaves_the_callers_manifest_unchanged(tmp_path):
+    given = manifest()
+    write_index_folder(tmp_path / "ix", given, {"docs": [1]})
+    assert given.sections == {} and given == manifest()
+    assert read_index_folder(tmp_path / "ix").manifest.sections["docs"]["file"] == "docs.json"
+
+
+def test_a_section_that_would_overwrite_the_manifest_is_refused(tmp_path):
+    with pytest.raises(ValidationError, match="overwrite manifest.json"):
+        write_index_folder(tmp_path / "ix", manifest(), {"manifest": {"a": 1}})
+    assert not (tmp_path / "ix").exists()

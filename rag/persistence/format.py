@@ -10,31 +10,25 @@ Every index (vector stores, later BM25 and the record of what was indexed) is on
                                                     "sha256": ..., "bytes": ...}, ...}}
       documents.json    one file per named section: .npy (numpy, pickle off), .json or .bin
 
-Saving writes a complete new folder beside the old one, fsyncs it, then swaps it in with
-one atomic rename (``renameat2(RENAME_EXCHANGE)`` on Linux); an interrupted save leaves the
-previous index loadable. Loading checks the format version, every file's size and sha256,
-and refuses pickled arrays.
+Saving replaces the whole folder atomically (:mod:`rag.persistence.atomic`): an
+interrupted save leaves the previous index loadable. Loading checks the format version,
+every file's size and sha256, and refuses pickled arrays.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import errno
 import hashlib
 import io
 import json
 import os
-import shutil
-import time
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Union
 
 import numpy as np
 
 from rag.errors import CorruptIndexError, EmbeddingMismatchError, StorageError, ValidationError
+from rag.persistence.atomic import Payload, folder_exists, read_folder, write_folder
 
 __all__ = [
     "FORMAT",
@@ -94,6 +88,8 @@ class Manifest:
             for name, info in sections.items():
                 if not {"file", "sha256", "bytes"} <= set(info):
                     raise KeyError(f"section {name!r} lacks file, sha256 or bytes")
+                if Path(info["file"]).name != info["file"]:
+                    raise CorruptIndexError(f"{path}: section {name!r} names a file outside the folder: {info['file']!r}")
             return cls(
                 store_class=data["store_class"],
                 model_id=embedding["model_id"],
@@ -126,142 +122,26 @@ def _encode(name: str, data: SectionData) -> tuple[str, bytes]:
     return f"{name}.json", text.encode("utf-8")
 
 
-def _write_file(path: Path, payload: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # some platforms cannot open directories; the rename is still atomic
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
-        return False
-    libc = ctypes.CDLL(libc_name, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
-    if result == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-        return False
-    raise StorageError(code, f"could not swap {a} into place: {os.strerror(code)}", str(b))
-
-
-def _backup_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.previous")
-
-
 def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sections: Mapping[str, SectionData]) -> Path:
     """Write ``sections`` and ``manifest`` to the folder ``path``, atomically replacing it.
 
     Section values: numpy arrays (saved as .npy without pickle), bytes (.bin) or JSON data.
-    Returns the folder's path. Raises ValidationError for unsavable data (before touching
-    disk) and StorageError for I/O failures (the previous folder stays intact).
+    The manifest written lists every section's file, size and sha256; ``manifest`` itself
+    is left as it was. Returns the folder's path. Raises ValidationError for unsavable data
+    (before touching disk) and StorageError for I/O failures (the previous folder stays
+    intact; see :mod:`rag.persistence.atomic`).
     """
-    target = Path(path)
-    encoded = {name: _encode(name, data) for name, data in sections.items()}
-    if target.exists() and not target.is_dir():
-        raise StorageError(errno.ENOTDIR, f"{target} exists and is not a folder", str(target))
-    if target.is_dir() and not (target / MANIFEST).exists() and any(target.iterdir()):
-        # The swap below deletes what the folder held: never do that to someone's files.
-        raise StorageError(
-            errno.EEXIST,
-            f"{target} is a folder with other files in it, not an index folder (no {MANIFEST}); "
-            "choose a new or empty folder for the index",
-            str(target),
-        )
-    parent = target.parent
-    # The writer's pid is in the name, so a later save can tell a crashed save's leftovers
-    # from one still running in another process.
-    staging = parent / f".{target.name}.saving-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        staging.mkdir()
-        manifest.sections = {}
-        for name, (filename, payload) in encoded.items():
-            _write_file(staging / filename, payload)
-            manifest.sections[name] = {
-                "file": filename,
-                "sha256": hashlib.sha256(payload).hexdigest(),
-                "bytes": len(payload),
-            }
-        manifest_bytes = json.dumps(manifest.to_json(), indent=2, ensure_ascii=False).encode("utf-8")
-        _write_file(staging / MANIFEST, manifest_bytes)
-        _fsync_dir(staging)
-        if target.exists():
-            if not _exchange(staging, target):
-                # Portable fallback: two renames. Between them the old folder waits under
-                # the backup name, which read_index_folder falls back to.
-                backup = _backup_path(target)
-                if backup.exists():
-                    shutil.rmtree(backup)
-                os.rename(target, backup)
-                os.rename(staging, target)
-                staging = backup
-        else:
-            os.rename(staging, target)
-            # A crash between the fallback's two renames left the old index as the backup;
-            # the new save supersedes it.
-            shutil.rmtree(_backup_path(target), ignore_errors=True)
-        _fsync_dir(parent)
-        _remove_stale_staging(parent, target.name, keep=staging)
-    except OSError as exc:
-        if isinstance(exc, StorageError):
-            raise
-        raise StorageError(exc.errno, f"could not save index to {target}: {exc.strerror or exc}", str(target)) from exc
-    finally:
-        # After an exchange, staging holds the old index: remove it. After a failure, it
-        # holds a partial write: remove it too.
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
-STALE_STAGING_SECONDS = 3600
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # exists but not ours, or cannot tell: assume alive
-    return True
-
-
-def _remove_stale_staging(parent: Path, name: str, keep: Path) -> None:
-    """Delete half-written folders left by saves that crashed (best effort): those whose
-    writer process is gone, or untouched for an hour. Another live save's folder stays."""
-    now = time.time()
-    for leftover in parent.glob(f".{name}.saving-*"):
-        if leftover == keep:
-            continue
-        pid_text = leftover.name.rsplit(".saving-", 1)[1].split("-", 1)[0]
-        try:
-            stale = now - leftover.stat().st_mtime > STALE_STAGING_SECONDS
-        except OSError:
-            continue
-        if stale or (pid_text.isdigit() and not _process_alive(int(pid_text))):
-            shutil.rmtree(leftover, ignore_errors=True)
+    files: dict[str, bytes] = {}
+    listing: dict[str, dict[str, Any]] = {}
+    for name, data in sections.items():
+        filename, payload = _encode(name, data)
+        if filename == MANIFEST:
+            raise ValidationError(f"section {name!r} would overwrite {MANIFEST}; choose another section name")
+        files[filename] = payload
+        listing[name] = {"file": filename, "sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
+    written = replace(manifest, sections=listing)
+    files[MANIFEST] = json.dumps(written.to_json(), indent=2, ensure_ascii=False).encode("utf-8")
+    return write_folder(path, files, marker=MANIFEST)
 
 
 class IndexFolder:
@@ -272,7 +152,8 @@ class IndexFolder:
     sha256 when it is asked for.
     """
 
-    def __init__(self, path: Path, manifest: Manifest, payloads: Mapping[str, Union[bytes, OSError, None]]) -> None:
+    def __init__(self, path: Path, manifest: Manifest, payloads: Mapping[str, Payload]) -> None:
+        """``payloads``: file name -> its bytes (None: missing; an OSError: unreadable)."""
         self.path = path
         self.manifest = manifest
         self._payloads = payloads
@@ -282,7 +163,7 @@ class IndexFolder:
         if info is None:
             raise CorruptIndexError(f"{self.path} has no section {name!r} (it lists {sorted(self.manifest.sections)})")
         file = self.path / info["file"]
-        payload = self._payloads.get(name)
+        payload = self._payloads.get(info["file"])
         if payload is None:
             raise CorruptIndexError(f"{file} is missing; the index folder is incomplete")
         if isinstance(payload, OSError):
@@ -334,29 +215,7 @@ class IndexFolder:
 def index_folder_exists(path: Union[str, os.PathLike]) -> bool:
     """True when :func:`read_index_folder` would find an index at ``path`` (including the
     previous folder an interrupted save left under its backup name)."""
-    folder = Path(path)
-    if (folder / MANIFEST).exists():
-        return True
-    return not folder.exists() and (_backup_path(folder) / MANIFEST).exists()
-
-
-def _read_files(folder: Path, manifest: Manifest) -> dict[str, Union[bytes, OSError, None]]:
-    payloads: dict[str, Union[bytes, OSError, None]] = {}
-    for name, info in manifest.sections.items():
-        if Path(info["file"]).name != info["file"]:
-            raise CorruptIndexError(f"{folder}: section {name!r} names a file outside the folder: {info['file']!r}")
-        try:
-            payloads[name] = (folder / info["file"]).read_bytes()
-        except FileNotFoundError:
-            payloads[name] = None
-        except OSError as exc:
-            payloads[name] = exc
-    return payloads
-
-
-def _identity(folder: Path) -> tuple[int, int]:
-    stat = os.stat(folder)
-    return stat.st_dev, stat.st_ino
+    return folder_exists(path, marker=MANIFEST)
 
 
 def read_index_folder(path: Union[str, os.PathLike], *, store_class: str | None = None) -> IndexFolder:
@@ -369,23 +228,18 @@ def read_index_folder(path: Union[str, os.PathLike], *, store_class: str | None 
     exists, CorruptIndexError for a bad manifest or a ``store_class`` other than the one
     asked for (the files' sizes and hashes are checked as sections are read).
     """
-    folder = Path(path)
-    if not (folder / MANIFEST).exists() and (_backup_path(folder) / MANIFEST).exists() and not folder.exists():
-        folder = _backup_path(folder)
-    if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, f"no index folder at {folder}", str(folder))
-    for _attempt in range(5):
-        before = _identity(folder)
+
+    def describe(folder: Path) -> tuple[Manifest, list[str]]:
         manifest = _read_manifest(folder)
         if store_class is not None and manifest.store_class != store_class:
             raise CorruptIndexError(
                 f"{folder} holds a {manifest.store_class} index, not a {store_class}; "
                 f"load it with {manifest.store_class}"
             )
-        payloads = _read_files(folder, manifest)
-        if _identity(folder) == before:
-            return IndexFolder(folder, manifest, payloads)
-    raise StorageError(errno.EBUSY, f"{folder} kept changing while it was read (saves in progress); try again", str(folder))
+        return manifest, [info["file"] for info in manifest.sections.values()]
+
+    folder, manifest, payloads = read_folder(path, marker=MANIFEST, describe=describe)
+    return IndexFolder(folder, manifest, payloads)
 
 
 def _read_manifest(folder: Path) -> Manifest:
