@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -91,7 +92,7 @@ class TiktokenLength(CachedLength):
         self, parent: str, parent_length: int, offset: int, max_steps: int = 16
     ) -> int | None:
         """Tokens in ``parent[offset:]`` given ``parent`` has ``parent_length``; None if unsure."""
-        if self._pretokens is None:
+        if self._pretokens is None or (not parent.isascii() and _has_unassigned(parent)):
             return None
         piece_tokens = self._piece_tokens
         parent_matches = self._pretokens(parent)
@@ -116,6 +117,16 @@ class TiktokenLength(CachedLength):
                 child_end = match.end()
                 child_tokens += piece_tokens[match.group()]
         return None
+
+
+def _has_unassigned(text: str) -> bool:
+    """True when ``text`` holds a code point unassigned in Python's Unicode database.
+
+    The pre-tokenizer (the ``regex`` module) may know such a character as a letter while
+    the encoder does not, so their piece boundaries can differ around it: the suffix
+    count is then not derived. Each distinct character is checked once (``set`` is C-fast).
+    """
+    return any(unicodedata.category(char) == "Cn" for char in set(text) if char > "\x7f")
 
 
 def tiktoken_length(

@@ -245,3 +245,10 @@ def test_word_sums_still_refuse_special_tokens():
     lengths = tiktoken_length()
     with pytest.raises(ValueError):
         lengths("a long enough text " * 20 + "with <|endoftext|> inside it " * 5)
+
+
+def test_suffix_token_count_is_not_derived_across_a_character_unknown_to_the_encoder():
+    lengths = tiktoken_length()
+    text = "\U000323b0:A"  # unassigned in Python's Unicode 14 database, a letter to newer ones
+    derived = lengths.suffix_length(text, lengths(text), 1)
+    assert derived is None or derived == lengths(text[1:])
