@@ -21,7 +21,7 @@ from typing import Optional
 
 from rag.errors import MissingDependencyError
 
-__all__ = ["require", "require_installed", "missing_dependency", "install_command", "DISTRIBUTION"]
+__all__ = ["require", "require_installed", "installed", "missing_dependency", "install_command", "DISTRIBUTION"]
 
 #: The name this toolkit is installed under (``pip install "rag-toolkit[extra]"``).
 DISTRIBUTION = "rag-toolkit"
@@ -79,6 +79,11 @@ def require_installed(modules: Sequence[str], *, feature: str, extra: Optional[s
     missing = [name for name in modules if not _findable(name)]
     if missing:
         raise missing_dependency(feature, packages or missing, extra=extra)
+
+
+def installed(modules: Sequence[str]) -> bool:
+    """True when every one of ``modules`` can be imported (none is imported)."""
+    return all(_findable(module) for module in modules)
 
 
 def _findable(module: str) -> bool:

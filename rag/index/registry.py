@@ -10,10 +10,10 @@ process defaults before those load).
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from rag._optional import installed, require_installed
 from rag.errors import MissingDependencyError, ValidationError
 
 __all__ = [
@@ -28,15 +28,6 @@ def _resolve(path: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
-def _installed(modules: tuple[str, ...]) -> bool:
-    return all(importlib.util.find_spec(name) is not None for name in modules)
-
-
-def _require(what: str, modules: tuple[str, ...], extra: Optional[str]) -> None:
-    # Imported here to keep this change to this one function; it can join the imports above.
-    from rag._optional import require_installed
-
-    require_installed(modules, feature=what, extra=extra)
 
 
 @dataclass(frozen=True)
@@ -57,7 +48,7 @@ class StoreBackend:
     description: str = ""
 
     def cls(self) -> Any:
-        _require(f"the {self.name!r} store", self.modules, self.extra)
+        require_installed(self.modules, feature=f"the {self.name!r} store", extra=self.extra)
         return _resolve(self.store_class)
 
     def create(self, embeddings: Any) -> Any:
@@ -83,10 +74,10 @@ class EmbeddingModel:
     description: str = ""
 
     def available(self) -> bool:
-        return _installed(self.modules)
+        return installed(self.modules)
 
     def create(self, model: Optional[str] = None, **options: Any) -> Any:
-        _require(f"--embeddings {self.name}", self.modules, self.extra)
+        require_installed(self.modules, feature=f"--embeddings {self.name}", extra=self.extra)
         factory = _resolve(self.factory)
         return factory(model=model, **options) if self.takes_model else factory(**options)
 

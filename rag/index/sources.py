@@ -41,7 +41,10 @@ class Loaded:
 
 
 def _is_url(text: str) -> bool:
-    return urlsplit(text).scheme in ("http", "https")
+    try:
+        return urlsplit(text).scheme in ("http", "https")
+    except ValueError as exc:  # e.g. "Invalid IPv6 URL"
+        raise ValidationError(f"{text!r} is not a valid URL: {exc}") from None
 
 
 def parse_root(source: str, *, crawl: Optional[int] = None, sitemap: bool = False, beir: bool = False) -> Root:

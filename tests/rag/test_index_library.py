@@ -206,3 +206,8 @@ def test_a_folder_holding_another_kind_of_index_is_refused_and_left_alone(tmp_pa
     with pytest.raises(StorageError, match="not an index folder"):
         Index.open_or_create(tmp_path / "store", embeddings="hashing")
     assert sorted((p.relative_to(tmp_path), p.read_bytes()) for p in (tmp_path / "store").rglob("*") if p.is_file()) == before
+
+
+def test_a_malformed_url_source_is_a_validation_error_naming_it(index):
+    with pytest.raises(ValidationError, match=r"'http://\[::1/x' is not a valid URL"):
+        index.update(["http://[::1/x"])
