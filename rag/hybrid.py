@@ -8,6 +8,7 @@ entry point runs the same system.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -45,12 +46,13 @@ class HybridConfig:
         if isinstance(self.fetch_k, bool) or not isinstance(self.fetch_k, int) or self.fetch_k < 1:
             raise ValidationError(f"fetch_k must be a positive int, got {self.fetch_k!r}")
         weights = tuple(self.weights)
-        if len(weights) != 2 or any(isinstance(w, bool) or not isinstance(w, (int, float)) or not w >= 0 for w in weights):
-            raise ValidationError(f"weights must be (dense, lexical), two numbers >= 0, got {self.weights!r}")
+        if len(weights) != 2 or any(isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w < math.inf
+                                    for w in weights):
+            raise ValidationError(f"weights must be (dense, lexical), two finite numbers >= 0, got {self.weights!r}")
         if not any(weights):
             raise ValidationError(f"at least one weight must be greater than 0, got {self.weights!r}")
-        if isinstance(self.c, bool) or not isinstance(self.c, (int, float)) or not self.c >= 0:
-            raise ValidationError(f"c must be a number >= 0, got {self.c!r}")
+        if isinstance(self.c, bool) or not isinstance(self.c, (int, float)) or not 0 <= self.c < math.inf:
+            raise ValidationError(f"c must be a finite number >= 0, got {self.c!r}")
         object.__setattr__(self, "weights", (float(weights[0]), float(weights[1])))
         object.__setattr__(self, "c", float(self.c))
 

@@ -90,7 +90,25 @@ def parse_roots(sources: Sequence[str], *, crawl: Optional[int], sitemap: bool, 
         raise ValidationError(f"sources must be a list of files, folders or URLs, got the single value {sources!r}")
     if not sources:
         raise ValidationError("an update needs at least one source (a file, a folder or a URL)")
-    return [parse_root(str(source), crawl=crawl, sitemap=sitemap, beir=beir) for source in sources]
+    if crawl is not None and (isinstance(crawl, bool) or not isinstance(crawl, int) or crawl < 0):
+        raise ValidationError(f"crawl must be a number of link hops, an integer >= 0, got {crawl!r}")
+    roots: dict[str, Root] = {}
+    for source in sources:
+        root = parse_root(str(source), crawl=crawl, sitemap=sitemap, beir=beir)
+        roots.setdefault(root.key, root)  # "docs" and "./docs/" are one root
+    return list(roots.values())
+
+
+def _under(root: Root, source: str, record: SourceRecord) -> bool:
+    """Whether ``source`` belongs to ``root``, so that its absence means it was deleted:
+    recorded under that root, or (for a folder) a file inside it that no longer exists
+    (recorded under another root, e.g. a subfolder named on its own before)."""
+    if record.root == root.key:
+        return True
+    if root.kind != "folder":
+        return False
+    path = Path(source)
+    return path.is_absolute() and path.is_relative_to(root.key) and not path.exists()
 
 
 def plan_update(
@@ -112,9 +130,10 @@ def plan_update(
         summary.failed.extend(loaded.failed)
         summary.skipped_files.extend(loaded.skipped)
         failed_sources.update(source for source, _ in loaded.failed)
-        if loaded.failed and (root.kind in ("crawl", "sitemap") or not loaded.documents):
-            # A failed page (or nested sitemap) hides the pages reachable only through
-            # it: what was not seen may still exist, so nothing under this root is deleted.
+        if loaded.failed and (root.kind in ("crawl", "sitemap", "beir") or not loaded.documents):
+            # A failed page (or nested sitemap, or unreadable corpus line) hides sources
+            # reachable only through it: what was not seen may still exist, so nothing
+            # under this root is deleted.
             unreachable_roots.add(root.key)
         for source, documents in sorted(loaded.documents.items()):
             if source in seen:
@@ -136,12 +155,14 @@ def plan_update(
         if progress is not None:
             progress("load", done, len(roots))
 
+    deleted: dict[str, None] = {}  # ordered, each source once however many roots hold it
     for root in roots:
         if root.key in unreachable_roots:
             continue  # not everything could be read: never take that as "the rest was deleted"
         for source, record in state.record.items():
-            if record.root == root.key and source not in seen and source not in failed_sources:
-                plan.delete.append(source)
+            if source not in seen and source not in failed_sources and _under(root, source, record):
+                deleted.setdefault(source, None)
+    plan.delete = list(deleted)
 
     texts = [chunk.page_content for _, _, chunks in plan.replace for chunk in chunks]
     plan.vectors = embed_in_batches(state.embeddings, texts, state.store.dimension, progress)

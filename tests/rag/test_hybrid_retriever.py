@@ -59,7 +59,7 @@ def test_the_config_is_plain_json_data_and_round_trips():
     ({"fetch_k": 0}, "fetch_k must be a positive int, got 0"),
     ({"weights": (1.0,)}, "dense, lexical"),
     ({"weights": (0, 0)}, "greater than 0"),
-    ({"c": -1}, "c must be a number >= 0"),
+    ({"c": -1}, "c must be a finite number >= 0"),
 ])
 def test_bad_configs_are_refused(kwargs, shown):
     with pytest.raises(ValidationError, match=shown):
@@ -79,3 +79,9 @@ def test_an_unknown_saved_setting_is_refused():
 def test_docstring_examples_run(module):
     failed, attempted = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert attempted > 0 and failed == 0
+
+
+@pytest.mark.parametrize("kwargs", [{"weights": (float("inf"), 1.0)}, {"weights": (float("nan"), 1.0)}, {"c": float("inf")}])
+def test_infinite_or_undefined_fusion_settings_are_refused(kwargs):
+    with pytest.raises(ValidationError, match="finite"):
+        HybridConfig(**kwargs)

@@ -211,3 +211,36 @@ def test_a_folder_holding_another_kind_of_index_is_refused_and_left_alone(tmp_pa
 def test_a_malformed_url_source_is_a_validation_error_naming_it(index):
     with pytest.raises(ValidationError, match=r"'http://\[::1/x' is not a valid URL"):
         index.update(["http://[::1/x"])
+
+
+def test_a_root_named_twice_counts_each_deletion_once(index, corpus):
+    (corpus / "dogs.txt").unlink()
+    summary = index.update([str(corpus), str(corpus) + "/"])
+    assert summary.deleted == 1 and len(index.sources()) == 2
+
+
+def test_a_deleted_file_first_indexed_through_a_subfolder_is_removed_by_its_parent_folder(tmp_path, corpus):
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    index.update([str(corpus / "sub"), str(corpus)])  # fish.md is recorded under the subfolder
+    (corpus / "sub" / "fish.md").unlink()
+    summary = index.update([str(corpus)])
+    assert summary.deleted == 1 and not any("fish" in s for s in index.sources())
+
+
+def test_a_bad_crawl_depth_is_refused_before_anything_is_loaded(index):
+    with pytest.raises(ValidationError, match="crawl must be a number of link hops, an integer >= 0, got -1"):
+        index.update(["http://127.0.0.1:9/"], crawl=-1)
+
+
+def test_an_unreadable_beir_corpus_line_deletes_nothing(tmp_path):
+    import json
+
+    corpus = tmp_path / "beir" / "corpus.jsonl"
+    corpus.parent.mkdir()
+    rows = [{"_id": f"d{n}", "title": "", "text": f"document number {n} about topic {n}"} for n in range(4)]
+    corpus.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    assert index.update([str(corpus.parent)], beir=True).added == 4
+    corpus.write_text("{not json\n" + "".join(json.dumps(row) + "\n" for row in rows[1:]))
+    summary = index.update([str(corpus.parent)], beir=True)
+    assert len(summary.failed) == 1 and summary.deleted == 0 and len(index.sources()) == 4
