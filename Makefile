@@ -21,7 +21,8 @@ $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 
 # The main job, offline: index the documentation shipped in the repository (README and the
 # sample documents), then answer a question from it with numbered sources.
-DEMO_INDEX ?= .rag/demo
+# Not .rag/demo: the former `rag demo` left a bare store there, which no command replaces.
+DEMO_INDEX ?= .rag/readme
 DEMO_QUESTION ?= What happens to the previous index if the machine crashes during a save?
 
 demo: $(VENV)/.demo-installed

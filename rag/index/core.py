@@ -17,8 +17,8 @@ from rag.index.config import IndexConfig, check_k
 from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
 from rag.index.search import search_state
-from rag.index.state import IndexState, saved_version, write_lock
-from rag.index.update import Progress, UpdateSummary, apply_plan, parse_roots, plan_update
+from rag.index.state import KIND, IndexState, saved_version, write_lock
+from rag.index.update import Progress, UpdateSummary, apply_plan, check_rechunking, parse_roots, plan_update
 from rag.persistence import index_folder_exists
 
 __all__ = ["Index", "IndexInfo"]
@@ -90,6 +90,7 @@ class Index:
         path = Path(path)
         if not cls.exists(path):
             raise IndexNotFoundError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
+        _check_kind(path)
         if embeddings is not None:
             _check_spec_matches(path, embeddings)
         return cls(path, IndexState.load(path))
@@ -223,7 +224,7 @@ class Index:
         ``sitemap``: URLs are sitemaps; ``glob``: files to take from folders (default every
         visible file); ``beir``: each source is a BEIR dataset (each corpus document its
         own source, ``metadata["doc_id"]``). New ``chunk_size``/``chunk_overlap`` re-chunk
-        everything. ``progress(stage, done, total)`` reports loading and embedding;
+        every source, so the update must then name every root the index holds. ``progress(stage, done, total)`` reports loading and embedding;
         ``on_wait()`` is called if another process holds the index's write lock.
 
         Every argument is checked before anything is loaded. If the save fails, the index
@@ -237,6 +238,7 @@ class Index:
             state = self._state
             previous = state.config
             config = previous.with_chunking(chunk_size, chunk_overlap)
+            check_rechunking(state, roots, config)
             plan = plan_update(state, roots, config=config, glob=glob, exclude=self.path, progress=progress)
             with self._rw.writing():
                 try:
@@ -276,6 +278,22 @@ class Index:
         return IndexState.load(self.path, embeddings=state.embeddings)
 
 
+def _check_kind(path: Path) -> None:
+    """Refuse a folder saved by a bare store (``FAISS.save_local``, ``dump``, the former
+    ``rag demo``), saying how to get on, before anything reads or replaces it."""
+    import json
+
+    try:
+        kind = json.loads((path / "manifest.json").read_text(encoding="utf-8")).get("store_class")
+    except (OSError, ValueError, AttributeError):
+        return  # loading reports what is wrong with the folder
+    if isinstance(kind, str) and kind != KIND:
+        raise StorageError(
+            f"{path} holds a {kind} index, not a RagIndex (a store saved on its own, e.g. by {kind}.save_local or "
+            f"the former rag demo); choose another --index folder, or delete {path} if you no longer need it"
+        )
+
+
 def _check_spec_matches(path: Path, spec: str) -> None:
     """Refuse ``spec`` unless it is the embeddings spec the index at ``path`` was built with."""
     import json
@@ -287,6 +305,6 @@ def _check_spec_matches(path: Path, spec: str) -> None:
         return  # loading reports what is wrong with the folder
     if saved != spec:
         raise EmbeddingMismatchError(
-            f"the index at {path} was built with --embeddings {saved}, not {spec}; open it without choosing "
-            f"embeddings to use {saved}, or rebuild it: delete {path} (or choose a new --index folder) and index again"
+            f"the index at {path} was built with --embeddings {saved}, not {spec}; drop --embeddings (embeddings=) "
+            f"to use {saved}, or rebuild it: delete {path} (or choose a new --index folder) and index again"
         )

@@ -20,7 +20,7 @@ from rag.index.sources import Root, load_root, parse_root
 from rag.index.state import IndexState, SourceRecord
 from splitters import RecursiveCharacterTextSplitter
 
-__all__ = ["UpdateSummary", "UpdatePlan", "Progress", "plan_update", "apply_plan", "EMBED_BATCH"]
+__all__ = ["UpdateSummary", "UpdatePlan", "Progress", "plan_update", "apply_plan", "check_rechunking", "EMBED_BATCH"]
 
 #: Texts per embedding call (the embeddings object batches further inside).
 EMBED_BATCH = 64
@@ -97,6 +97,21 @@ def parse_roots(sources: Sequence[str], *, crawl: Optional[int], sitemap: bool, 
         root = parse_root(str(source), crawl=crawl, sitemap=sitemap, beir=beir)
         roots.setdefault(root.key, root)  # "docs" and "./docs/" are one root
     return list(roots.values())
+
+
+def check_rechunking(state: IndexState, roots: Sequence[Root], config: IndexConfig) -> None:
+    """New chunk settings re-chunk every source, so an update that changes them must name
+    every root the index holds (else some sources would keep chunks of the old size)."""
+    if config.chunking == state.config.chunking:
+        return
+    missing = sorted({record.root for record in state.record.values()} - {root.key for root in roots})
+    if missing:
+        raise ValidationError(
+            f"chunk_size/chunk_overlap {config.chunk_size}/{config.chunk_overlap} differ from the index's "
+            f"{state.config.chunk_size}/{state.config.chunk_overlap}, which re-chunks every source: name all of "
+            f"the index's roots in this update (missing: {', '.join(missing[:3])}"
+            f"{' ...' if len(missing) > 3 else ''}), or build a new index"
+        )
 
 
 def _under(root: Root, source: str, record: SourceRecord) -> bool:

@@ -34,3 +34,15 @@ def test_the_make_demo_commands_work_after_other_commands_on_the_same_index(tmp_
         asked = rag("ask", "What happens to the previous index if the machine crashes during a save?", "--index", index)
         assert asked.returncode == 0, asked.stderr
         assert "Sources:" in asked.stdout
+
+
+def test_indexing_into_a_folder_saved_by_a_bare_store_is_refused_with_the_way_out(tmp_path):
+    from rag.embeddings import HashingEmbeddings
+    from stores import InMemoryVectorStore
+
+    InMemoryVectorStore.from_texts(["an old demo"], HashingEmbeddings()).dump(tmp_path / "demo")
+    before = sorted(p.name for p in (tmp_path / "demo").iterdir())
+    result = rag("index", "README.md", "--index", str(tmp_path / "demo"), "--embeddings", "hashing")
+    assert result.returncode == 1
+    assert "holds a InMemoryVectorStore index, not a RagIndex" in result.stderr and "choose another --index" in result.stderr
+    assert sorted(p.name for p in (tmp_path / "demo").iterdir()) == before

@@ -244,3 +244,11 @@ def test_an_unreadable_beir_corpus_line_deletes_nothing(tmp_path):
     corpus.write_text("{not json\n" + "".join(json.dumps(row) + "\n" for row in rows[1:]))
     summary = index.update([str(corpus.parent)], beir=True)
     assert len(summary.failed) == 1 and summary.deleted == 0 and len(index.sources()) == 4
+
+
+def test_new_chunk_settings_must_name_every_root_of_the_index(tmp_path, corpus):
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    index.update([str(corpus / "cats.md"), str(corpus / "sub")])
+    with pytest.raises(ValidationError, match=r"re-chunks every source: name all .*missing: .*sub"):
+        index.update([str(corpus / "cats.md")], chunk_size=40, chunk_overlap=5)
+    assert index.config.chunk_size == 1000 and len(index.sources()) == 2
