@@ -10,6 +10,7 @@ from rag import _callbacks
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.runnables import Runnable, RunnableConfig
+from rag.search_types import VECTOR_STORE_SEARCH_TYPES, asearch_store, check_search_kwargs, search_store
 
 __all__ = ["BaseRetriever", "VectorStoreRetriever", "SearchableStore", "BM25Retriever", "EnsembleRetriever"]
 
@@ -24,14 +25,6 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-# The keyword arguments each search type accepts, so a typo fails when the retriever is
-# built rather than being silently ignored (LangChain ignores unknown search_kwargs).
-_ALLOWED_KWARGS: dict[str, frozenset[str]] = {
-    "similarity": frozenset({"k", "filter", "fetch_k"}),
-    "similarity_score_threshold": frozenset({"k", "filter", "fetch_k", "score_threshold"}),
-    "mmr": frozenset({"k", "filter", "fetch_k", "lambda_mult"}),
-}
 
 
 class BaseRetriever(Runnable[str, list[Document]]):
@@ -94,32 +87,6 @@ class SearchableStore(Protocol):
     def max_marginal_relevance_search(self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, filter: Any = None) -> list[Document]: ...
 
 
-def _check_search_kwargs(search_type: str, search_kwargs: dict[str, Any]) -> None:
-    unknown = sorted(set(search_kwargs) - _ALLOWED_KWARGS[search_type])
-    if unknown:
-        raise ValidationError(
-            f"search_kwargs {unknown} are not used by search_type={search_type!r}; "
-            f"it accepts {sorted(_ALLOWED_KWARGS[search_type])}"
-        )
-    if "k" in search_kwargs:
-        k = search_kwargs["k"]
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValidationError(f"search_kwargs['k'] must be a positive int, got {k!r}")
-    if search_type == "similarity_score_threshold":
-        if "score_threshold" not in search_kwargs:
-            raise ValidationError(
-                "search_type='similarity_score_threshold' needs search_kwargs['score_threshold'], "
-                "a number between 0 and 1"
-            )
-        threshold = search_kwargs["score_threshold"]
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-            raise ValidationError(f"search_kwargs['score_threshold'] must be a number between 0 and 1, got {threshold!r}")
-    if search_type == "mmr" and "lambda_mult" in search_kwargs:
-        lam = search_kwargs["lambda_mult"]
-        if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
-            raise ValidationError(f"search_kwargs['lambda_mult'] must be a number between 0 and 1, got {lam!r}")
-
-
 class VectorStoreRetriever(BaseRetriever):
     """Retrieves from a vector store with one of three search types.
 
@@ -146,18 +113,15 @@ class VectorStoreRetriever(BaseRetriever):
         tags: Optional[list[str]] = None,
         metadata: Optional[dict[str, Any]] = None,
     ) -> None:
-        if search_type not in _ALLOWED_KWARGS:
-            raise ValidationError(
-                f"search_type must be one of {', '.join(map(repr, _ALLOWED_KWARGS))}, got {search_type!r}"
-            )
+        member = VECTOR_STORE_SEARCH_TYPES.check(search_type)
         if search_kwargs is not None and not isinstance(search_kwargs, dict):
             raise ValidationError(f"search_kwargs must be a dict, got {type(search_kwargs).__name__}")
         search_kwargs = dict(search_kwargs or {})
-        _check_search_kwargs(search_type, search_kwargs)
+        check_search_kwargs(member, search_kwargs)
         if not isinstance(vectorstore, SearchableStore):
             raise ValidationError(f"vectorstore must be a vector store, got {type(vectorstore).__name__}")
         self.vectorstore = vectorstore
-        self.search_type = search_type
+        self.search_type = member.value  # LangChain's name, even when given as "threshold"
         self.search_kwargs = search_kwargs
         self.tags = list(tags) if tags else [type(vectorstore).__name__]
         self.metadata = metadata
@@ -165,27 +129,14 @@ class VectorStoreRetriever(BaseRetriever):
     def _kwargs(self, overrides: dict[str, Any]) -> dict[str, Any]:
         merged = {**self.search_kwargs, **overrides}
         if overrides:
-            _check_search_kwargs(self.search_type, merged)
+            check_search_kwargs(VECTOR_STORE_SEARCH_TYPES.check(self.search_type), merged)
         return merged
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        merged = self._kwargs(kwargs)
-        if self.search_type == "similarity":
-            return self.vectorstore.similarity_search(query, **merged)
-        if self.search_type == "similarity_score_threshold":
-            return [doc for doc, _ in self.vectorstore.similarity_search_with_relevance_scores(query, **merged)]
-        return self.vectorstore.max_marginal_relevance_search(query, **merged)
+        return search_store(self.vectorstore, query, self.search_type, self._kwargs(kwargs))
 
     async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        merged = self._kwargs(kwargs)
-        store = self.vectorstore
-        if self.search_type == "similarity" and hasattr(store, "asimilarity_search"):
-            return await store.asimilarity_search(query, **merged)
-        if self.search_type == "similarity_score_threshold" and hasattr(store, "asimilarity_search_with_relevance_scores"):
-            return [doc for doc, _ in await store.asimilarity_search_with_relevance_scores(query, **merged)]
-        if self.search_type == "mmr" and hasattr(store, "amax_marginal_relevance_search"):
-            return await store.amax_marginal_relevance_search(query, **merged)
-        return await asyncio.to_thread(self._get_relevant_documents, query, **kwargs)
+        return await asearch_store(self.vectorstore, query, self.search_type, self._kwargs(kwargs))
 
     def get_name(self) -> str:
         return f"{type(self.vectorstore).__name__}Retriever"

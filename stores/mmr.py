@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from rag.errors import ValidationError
+from rag.search_types import check_fraction
 
 __all__ = ["maximal_marginal_relevance", "check_lambda_mult"]
 
 
 def check_lambda_mult(lambda_mult: float) -> float:
     """``lambda_mult`` as a float in [0, 1] (0 = most diverse, 1 = most relevant)."""
-    if isinstance(lambda_mult, bool) or not isinstance(lambda_mult, (int, float)) or not 0 <= lambda_mult <= 1:
-        raise ValidationError(f"lambda_mult must be a number between 0 and 1, got {lambda_mult!r}")
-    return float(lambda_mult)
+    return check_fraction(lambda_mult, "lambda_mult")
 
 
 def maximal_marginal_relevance(

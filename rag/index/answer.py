@@ -10,6 +10,7 @@ from rag.chains import ExtractiveAnswerer, create_retrieval_chain, create_stuff_
 from rag.documents import Document
 from rag.prompts import ChatPromptTemplate, PromptTemplate
 from rag.retrievers import BaseRetriever
+from rag.search_types import INDEX_SEARCH_TYPES
 
 __all__ = ["IndexRetriever", "Answer", "Source", "answer_chain", "SYSTEM_PROMPT"]
 
@@ -31,10 +32,10 @@ class IndexRetriever(BaseRetriever):
 
     def __init__(self, index: Any, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
                  threshold: Optional[float] = None) -> None:
-        from rag.index.config import check_k, check_search_type
+        from rag.index.config import check_k
 
         self.index, self.k = index, check_k(k)
-        self.search_type = check_search_type(search_type)
+        self.search_type = INDEX_SEARCH_TYPES.check(search_type)
         self.filter, self.threshold = filter, threshold
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:

@@ -3,29 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from rag.errors import ValidationError
 from rag.hybrid import HybridConfig
 from rag.index.registry import check_embedding_spec, store_backend
+from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction
 
-__all__ = ["IndexConfig", "SearchType", "SEARCH_TYPES", "check_search_type", "check_k"]
+__all__ = ["IndexConfig", "SearchType", "SEARCH_TYPES", "check_k"]
 
-#: What :meth:`rag.index.Index.search` can do. ``hybrid``: dense + BM25 fused by reciprocal
-#: rank; ``similarity``: dense only; ``mmr``: dense, diversified; ``threshold``: dense with
-#: a minimum relevance; ``bm25``: lexical only.
-SearchType = Literal["hybrid", "similarity", "mmr", "threshold", "bm25"]
-SEARCH_TYPES: tuple[str, ...] = ("hybrid", "similarity", "mmr", "threshold", "bm25")
-# LangChain's names for the same searches stay valid.
-_ALIASES = {"similarity_score_threshold": "threshold"}
-
-
-def check_search_type(search_type: Any) -> str:
-    """The canonical search type for ``search_type`` (LangChain's names accepted)."""
-    canonical = _ALIASES.get(search_type, search_type)
-    if canonical not in SEARCH_TYPES:
-        raise ValidationError(f"search type {search_type!r} is not one of {', '.join(SEARCH_TYPES)}")
-    return canonical
+#: What :meth:`rag.index.Index.search` can do (the ``rag search --type`` choices; see
+#: :data:`rag.search_types.INDEX_SEARCH_TYPES`, which also accepts LangChain's
+#: ``similarity_score_threshold``). ``hybrid``: dense + BM25 fused by reciprocal rank;
+#: ``similarity``: dense only; ``mmr``: dense, diversified; ``threshold``: dense with a
+#: minimum relevance; ``bm25``: lexical only.
+SEARCH_TYPES: tuple[str, ...] = INDEX_SEARCH_TYPES.names
 
 
 def check_k(k: Any, name: str = "k") -> int:
@@ -66,8 +58,7 @@ class IndexConfig:
         store_backend(self.store)
         _check_chunking(self.chunk_size, self.chunk_overlap)
         check_k(self.mmr_fetch_k, "mmr_fetch_k")
-        if isinstance(self.lambda_mult, bool) or not isinstance(self.lambda_mult, (int, float)) or not 0 <= self.lambda_mult <= 1:
-            raise ValidationError(f"lambda_mult must be a number between 0 and 1, got {self.lambda_mult!r}")
+        check_fraction(self.lambda_mult, "lambda_mult")
 
     @property
     def chunking(self) -> dict[str, int]:

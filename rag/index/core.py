@@ -20,8 +20,12 @@ from rag.index.search import search_state
 from rag.index.state import KIND, IndexState, saved_version, write_lock
 from rag.index.update import Progress, UpdateSummary, apply_plan, check_rechunking, parse_roots, plan_update
 from rag.persistence import index_folder_exists
+from rag.search_types import INDEX_SEARCH_TYPES, check_search_kwargs
 
 __all__ = ["Index", "IndexInfo"]
+
+#: The search_kwargs an index retriever takes: what Index.search sets per call.
+_PER_SEARCH_KWARGS = frozenset({"k", "filter", "score_threshold"})
 
 PathLike = Union[str, Path]
 
@@ -187,11 +191,11 @@ class Index:
     def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None) -> IndexRetriever:
         """A retriever Runnable over this index, as LangChain's ``as_retriever``:
         ``search_kwargs`` may hold ``k``, ``filter`` and (for ``threshold`` /
-        ``similarity_score_threshold``) ``score_threshold``."""
+        ``similarity_score_threshold``) ``score_threshold``, checked now."""
         kwargs = dict(search_kwargs or {})
-        unknown = sorted(set(kwargs) - {"k", "filter", "score_threshold"})
-        if unknown:
-            raise ValidationError(f"unknown search_kwargs {unknown}; expected k, filter or score_threshold")
+        # The index sets k, filter and the threshold per search; MMR's fetch_k and
+        # lambda_mult are the index's saved settings.
+        check_search_kwargs(INDEX_SEARCH_TYPES.check(search_type), kwargs, accepted=_PER_SEARCH_KWARGS)
         return IndexRetriever(self, k=kwargs.get("k", 4), search_type=search_type, filter=kwargs.get("filter"),
                               threshold=kwargs.get("score_threshold"))
 

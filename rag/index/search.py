@@ -7,8 +7,9 @@ from typing import Any, Optional
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.hybrid import hybrid_search, lexical_ranking
-from rag.index.config import check_k, check_search_type
+from rag.index.config import check_k
 from rag.index.state import IndexState
+from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction
 
 __all__ = ["search_state", "score_name"]
 
@@ -16,8 +17,7 @@ __all__ = ["search_state", "score_name"]
 def score_name(search_type: str) -> str:
     """What the score of a search type measures: ``rrf`` (hybrid fusion), ``bm25`` or
     ``relevance`` (in [0, 1])."""
-    canonical = check_search_type(search_type)
-    return {"hybrid": "rrf", "bm25": "bm25"}.get(canonical, "relevance")
+    return {SearchType.HYBRID: "rrf", SearchType.BM25: "bm25"}.get(INDEX_SEARCH_TYPES.check(search_type), "relevance")
 
 
 def _compile(filter: Any) -> Any:
@@ -41,30 +41,30 @@ def search_state(
     """
     if not isinstance(query, str):
         raise ValidationError(f"query must be a string, got {type(query).__name__}: {query!r:.60}")
-    search_type = check_search_type(search_type)
+    search_type = INDEX_SEARCH_TYPES.check(search_type)
     check_k(k)
-    if threshold is not None and search_type != "threshold":
-        raise ValidationError(f"threshold applies to search type 'threshold' only, not {search_type!r}")
-    if search_type == "threshold":
+    thresholded = search_type is SearchType.SIMILARITY_SCORE_THRESHOLD
+    if threshold is not None and not thresholded:
+        raise ValidationError(f"threshold applies to search type 'threshold' only, not {search_type.value!r}")
+    if thresholded:
         if threshold is None:
             raise ValidationError("search type 'threshold' needs threshold=X, a number between 0 and 1")
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-            raise ValidationError(f"threshold must be a number between 0 and 1, got {threshold!r}")
+        check_fraction(threshold, "threshold")
     predicate = _compile(filter)  # validates the filter even when the index is empty
     store = state.store
     if len(store) == 0:
         return []
-    if search_type == "similarity":
+    if search_type is SearchType.SIMILARITY:
         return store.similarity_search_with_relevance_scores(query, k=k, filter=filter)
-    if search_type == "threshold":
+    if thresholded:
         return store.similarity_search_with_relevance_scores(query, k=k, filter=filter, score_threshold=threshold)
-    if search_type == "mmr":
+    if search_type is SearchType.MMR:
         fetch_k = max(state.config.mmr_fetch_k, k)
         picked = store.max_marginal_relevance_search(query, k=k, fetch_k=fetch_k,
                                                      lambda_mult=state.config.lambda_mult, filter=filter)
         relevance = {d.id: s for d, s in store.similarity_search_with_relevance_scores(query, k=fetch_k, filter=filter)}
         return [(d, relevance.get(d.id, 0.0)) for d in picked]
     lexical = state.lexical()
-    if search_type == "bm25":
+    if search_type is SearchType.BM25:
         return lexical_ranking(lexical, query, k, predicate)
     return hybrid_search(store, lexical, query, k, config=state.config.hybrid, filter=filter, predicate=predicate)
