@@ -36,14 +36,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Literal, Optional, Sequence, Union
+from typing import Any, Callable, ClassVar, Literal, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from rag.embeddings.base import model_id_of
 from rag.errors import CorruptIndexError, ValidationError
-from rag.persistence import read_index_folder, write_index_folder
+from rag.persistence import IndexFolder
 from rag.vectors import MatrixLike, VectorLike, as_matrix
+from stores import _faiss_index as faiss_index
 from stores._lazy_faiss import load_faiss
 from stores.base import VectorStore
 from stores.scoring import (
@@ -82,38 +82,6 @@ def _check_strategy(value: Any) -> DistanceStrategy:
     return strategy
 
 
-def _strip_idmap(factory: str) -> str:
-    # We add the id map ourselves (IndexIDMap2, which can reconstruct by id).
-    for prefix in ("IDMap2,", "IDMap,"):
-        if factory.startswith(prefix):
-            return factory[len(prefix):]
-    return factory
-
-
-def _ivf_of(index: Any) -> Any:
-    """The IVF part of ``index`` (through wrappers), or None. Owned by ``index``: keep it alive."""
-    return load_faiss().try_extract_index_ivf(index)
-
-
-def _training_minimum(index: Any) -> int:
-    """Fewest training vectors this index accepts (k-means needs one per centroid)."""
-    faiss = load_faiss()
-    needed = 1
-    ivf = _ivf_of(index)
-    if ivf is not None:
-        needed = max(needed, int(ivf.nlist))
-        ivf = faiss.downcast_index(ivf)
-    probe = faiss.downcast_index(index)
-    if isinstance(probe, (faiss.IndexIDMap, faiss.IndexIDMap2)):
-        probe = faiss.downcast_index(probe.index)
-    storage = getattr(probe, "storage", None)  # HNSW keeps its vectors in a storage index
-    for part in (ivf, probe, faiss.downcast_index(storage) if storage is not None else None):
-        pq = getattr(part, "pq", None)
-        if pq is not None:
-            needed = max(needed, int(pq.ksub))
-    return needed
-
-
 class FAISS(VectorStore):
     """A vector store on a faiss index, with LangChain's ``FAISS`` API.
 
@@ -132,6 +100,9 @@ class FAISS(VectorStore):
     """
 
     callable_filter_receives: ClassVar[Literal["metadata", "document"]] = "metadata"
+    load_options: ClassVar[frozenset[str]] = frozenset(
+        {"relevance_score_fn", "nprobe", "efSearch", "normalize_L2", "distance_strategy"}
+    )
 
     def __init__(
         self,
@@ -158,7 +129,7 @@ class FAISS(VectorStore):
         self.override_relevance_score_fn = relevance_score_fn
         if not isinstance(index_factory, str) or not index_factory.strip():
             raise ValidationError(f"index_factory must be a faiss factory string such as 'Flat' or 'HNSW32', got {index_factory!r}")
-        self.index_factory = _strip_idmap(index_factory.strip())
+        self.index_factory = faiss_index.strip_idmap(index_factory.strip())
         self._nprobe = _check_positive(nprobe, "nprobe")
         self._ef_search = _check_positive(efSearch, "efSearch")
         if docstore is not None and len(getattr(docstore, "_dict", {}) or {}) > 0 or index_to_docstore_id:
@@ -167,7 +138,7 @@ class FAISS(VectorStore):
                 "store with FAISS.from_embeddings(...) or load one with FAISS.load_local(...)"
             )
         self.index: Any = None
-        self._keepalive: list[Any] = []
+        self._keepalive: list[Any] = []  # owners of the faiss proxies in self.index (see _faiss_index)
         self._removable = True
         self._tombstones: set[int] = set()
         self._all_unit = True
@@ -185,60 +156,23 @@ class FAISS(VectorStore):
             return faiss.METRIC_L2
         return faiss.METRIC_INNER_PRODUCT
 
-    def _wrap(self, index: Any) -> tuple[Any, list[Any]]:
-        """``(searchable index, objects to keep alive)`` for an empty faiss index: an id map
-        around it unless it keeps ids itself (IVF). Changes nothing on the store."""
-        faiss = load_faiss()
-        # downcast_index returns a proxy that does not own the C++ object: the original
-        # Python object must stay referenced or faiss frees the index under us.
-        probe = faiss.downcast_index(index)
-        if isinstance(probe, (faiss.IndexIDMap, faiss.IndexIDMap2)):
-            probe = faiss.downcast_index(probe.index)
-        if probe.metric_type != self._metric:
-            raise ValidationError(
-                f"the faiss index uses metric {probe.metric_type}, but distance_strategy "
-                f"{self.distance_strategy.value} needs {self._metric}"
-            )
-        ivf = _ivf_of(probe)
-        if ivf is not None:
-            # A hash table direct map lets IVF reconstruct and remove by arbitrary id.
-            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
-            return probe, [index]
-        return faiss.IndexIDMap2(probe), [index]
-
     def _adopt(self, index: Any) -> None:
         """Make the empty faiss ``index`` this store's index."""
-        self.index, self._keepalive = self._wrap(index)
+        self._use(*faiss_index.wrap(index, self._metric, self.distance_strategy.value))
+
+    def _use(self, index: Any, keepalive: list[Any]) -> None:
+        """Make ``index`` (holding no tombstones) this store's index."""
+        self.index, self._keepalive = index, keepalive
+        self._tombstones = set()
         self._removable = True
         self._apply_search_parameters()
 
     def _new_index(self, dimension: int) -> Any:
-        faiss = load_faiss()
-        try:
-            return faiss.index_factory(dimension, self.index_factory, self._metric)
-        except RuntimeError as exc:
-            reason = str(exc).strip().splitlines()[-1]
-            raise ValidationError(
-                f"index_factory {self.index_factory!r} is not a faiss factory string faiss accepts "
-                f"for dimension {dimension} ({reason}); examples: 'Flat', 'HNSW32', 'IVF256,Flat', 'IVF256,PQ32'"
-            ) from exc
-
-    @property
-    def _inner(self) -> Any:
-        faiss = load_faiss()
-        if isinstance(self.index, faiss.IndexIDMap2):
-            return faiss.downcast_index(self.index.index)
-        return faiss.downcast_index(self.index)
+        return faiss_index.new_index(dimension, self.index_factory, self._metric)
 
     def _apply_search_parameters(self) -> None:
-        if self.index is None:
-            return
-        ivf = _ivf_of(self.index)
-        if ivf is not None and self._nprobe is not None:
-            ivf.nprobe = self._nprobe
-        hnsw = getattr(self._inner, "hnsw", None)
-        if hnsw is not None and self._ef_search is not None:
-            hnsw.efSearch = self._ef_search
+        if self.index is not None:
+            faiss_index.set_search_parameters(self.index, self._nprobe, self._ef_search)
 
     @property
     def nprobe(self) -> Optional[int]:
@@ -262,13 +196,13 @@ class FAISS(VectorStore):
 
     @property
     def exact_filtering(self) -> bool:
-        return self.index is None or isinstance(self._inner, load_faiss().IndexFlat)
+        return self.index is None or isinstance(faiss_index.inner(self.index), load_faiss().IndexFlat)
 
     @property
     def index_to_docstore_id(self) -> dict[int, str]:
         """faiss id -> document id (a copy; faiss ids are this store's internal labels)."""
         with self._lock:
-            return dict(self._id_by_label)
+            return dict(self._columns.id_by_label)
 
     def _prepare(self, vectors: np.ndarray) -> np.ndarray:
         if not self._normalize_L2:
@@ -287,23 +221,7 @@ class FAISS(VectorStore):
             if self.index is None:
                 self._adopt(self._new_index(matrix.shape[1]))
                 self._dimension = int(matrix.shape[1])
-            self._train(self._prepare(matrix))
-
-    def _train(self, prepared: np.ndarray, index: Any = None) -> None:
-        index = self.index if index is None else index
-        if index.is_trained:
-            return
-        needed = _training_minimum(index)
-        if prepared.shape[0] < needed:
-            raise ValidationError(
-                f"index {self.index_factory!r} needs at least {needed} training vectors, got "
-                f"{prepared.shape[0]}; add more vectors in the first call, call train(...) with a "
-                f"sample, or use a smaller index (fewer IVF lists)"
-            )
-        try:
-            index.train(prepared)
-        except RuntimeError as exc:
-            raise ValidationError(f"training index {self.index_factory!r} failed: {str(exc).strip().splitlines()[-1]}") from exc
+            faiss_index.train(self.index, self._prepare(matrix), self.index_factory)
 
     # ------------------------------------------------------------------ primitives
 
@@ -313,7 +231,7 @@ class FAISS(VectorStore):
             self._adopt(self._new_index(prepared.shape[1]))
         elif self.index.d != prepared.shape[1]:
             raise ValidationError(f"vectors have dimension {prepared.shape[1]}, the index expects {self.index.d}")
-        self._train(prepared)
+        faiss_index.train(self.index, prepared, self.index_factory)
         self.index.add_with_ids(prepared, labels)
         self._all_unit = self._all_unit and rows_are_unit(prepared)
 
@@ -379,21 +297,9 @@ class FAISS(VectorStore):
         with self._lock:
             if not self._tombstones:
                 return
-            faiss = load_faiss()
-            # Live = what the index holds minus the dead, read from the index itself: during
-            # an add-or-replace the base has not yet recorded the labels just added.
-            present = faiss.vector_to_array(self.index.id_map)
             dead = np.fromiter(self._tombstones, dtype=np.int64, count=len(self._tombstones))
-            live = np.sort(present[~np.isin(present, dead)])
-            fresh, keepalive = self._wrap(self._new_index(self.index.d))
-            if live.size:
-                vectors = self._get_vectors(live)
-                self._train(vectors, fresh)
-                fresh.add_with_ids(vectors, live)
-            self.index, self._keepalive = fresh, keepalive
-            self._tombstones = set()
-            self._removable = True
-            self._apply_search_parameters()
+            self._use(*faiss_index.rebuild_without(
+                self.index, dead, self.index_factory, self._metric, self.distance_strategy.value))
 
     def merge_from(self, target: "FAISS") -> None:
         """Add every document and vector of ``target`` (another FAISS store) to this one.
@@ -409,12 +315,11 @@ class FAISS(VectorStore):
                 f"into one using {self.distance_strategy.value} (normalize_L2={self._normalize_L2})"
             )
         with target._lock:
-            labels = np.asarray(sorted(target._id_by_label), dtype=np.int64)
+            labels, ids = target._columns.in_label_order()
             if not labels.size:
                 return
-            ids = [target._id_by_label[label] for label in labels.tolist()]
-            texts = [target._texts[i] for i in ids]
-            metadatas = [dict(target._metadatas[i]) for i in ids]
+            texts = [target._columns.texts[i] for i in ids]
+            metadatas = [dict(target._columns.metadatas[i]) for i in ids]
             vectors = target._get_vectors(labels)
         self._store(texts, metadatas, as_matrix(vectors, dimension=self._dimension, name="vectors"), ids)
 
@@ -434,63 +339,67 @@ class FAISS(VectorStore):
         store.add_embeddings(text_embeddings, metadatas, ids=ids)
         return store
 
-    # ------------------------------------------------------------------ persistence
+    # ------------------------------------------------------------------ persistence (hooks of stores._persisting)
 
-    def to_sections(self, prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
-        """Compacts tombstones away, then describes the store (see VectorStore.to_sections)."""
-        faiss = load_faiss()
-        with self._lock:
-            self.compact()
-            labels, documents = self._document_sections()
-            sections: dict[str, Any] = {f"{prefix}documents": documents, f"{prefix}labels": labels}
-            if self.index is not None:
-                sections[f"{prefix}index"] = faiss.serialize_index(self.index).tobytes()
-            config = {
-                "store_class": type(self).__name__,
-                "distance_strategy": self.distance_strategy.value,
-                "index_factory": self.index_factory,
-                "normalize_L2": self._normalize_L2,
-                "nprobe": self._nprobe,
-                "efSearch": self._ef_search,
-                "all_unit": self._all_unit,
-                "faiss_version": faiss.__version__,
-            }
-        return config, sections
+    def _vector_sections(self, labels: np.ndarray) -> dict[str, Any]:
+        # Tombstoned vectors are compacted away first: the saved index holds exactly `labels`.
+        self.compact()
+        sections: dict[str, Any] = {"labels": labels}
+        if self.index is not None:
+            sections["index"] = faiss_index.serialize(self.index)
+        return sections
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "distance_strategy": self.distance_strategy.value,
+            "index_factory": self.index_factory,
+            "normalize_L2": self._normalize_L2,
+            "nprobe": self._nprobe,
+            "efSearch": self._ef_search,
+            "all_unit": self._all_unit,
+            "faiss_version": load_faiss().__version__,
+        }
 
     @classmethod
-    def from_sections(
-        cls, folder: Any, embedding: Any, config: dict[str, Any], prefix: str = "", **overrides: Any
-    ) -> "FAISS":
-        """Rebuild from an index folder; ``overrides``: relevance_score_fn, nprobe, efSearch."""
+    def _from_config(cls, embedding: Any, config: Mapping[str, Any], options: Mapping[str, Any], where: Any) -> "FAISS":
+        # normalize_L2 and distance_strategy shape the saved vectors: a load may repeat them, not change them.
+        for name in ("normalize_L2", "distance_strategy"):
+            if name in options:
+                given = options[name].value if isinstance(options[name], DistanceStrategy) else options[name]
+                if given != config.get(name):
+                    raise ValidationError(
+                        f"{name}={options[name]!r} differs from the saved index's {config.get(name)!r}; rebuild the index to change it"
+                    )
         try:
             store = cls(
                 embedding=embedding,
                 distance_strategy=config["distance_strategy"],
                 normalize_L2=bool(config["normalize_L2"]),
                 index_factory=config["index_factory"],
-                nprobe=overrides.get("nprobe", config.get("nprobe")),
-                efSearch=overrides.get("efSearch", config.get("efSearch")),
-                relevance_score_fn=overrides.get("relevance_score_fn"),
+                nprobe=options.get("nprobe", config.get("nprobe")),
+                efSearch=options.get("efSearch", config.get("efSearch")),
+                relevance_score_fn=options.get("relevance_score_fn"),
             )
         except KeyError as exc:
-            raise CorruptIndexError(f"{folder.path}: the FAISS configuration lacks {exc}") from exc
+            raise CorruptIndexError(f"{where}: the FAISS configuration lacks {exc}") from exc
+        store._all_unit = bool(config.get("all_unit", False))
+        return store
+
+    def _restore_vectors(self, folder: IndexFolder, prefix: str) -> np.ndarray:
         labels = folder.array(f"{prefix}labels")
         if labels.dtype != np.int64 or labels.ndim != 1:
             raise CorruptIndexError(f"{folder.path}: labels must be a 1-D int64 array, got {labels.dtype} {labels.shape}")
-        store._restore_documents(folder, labels, prefix)
         if folder.has(f"{prefix}index"):
-            store._restore_index(folder, labels, prefix)
-        store._all_unit = bool(config.get("all_unit", False))
-        return store
+            payload = folder.bytes(f"{prefix}index")
+            self._use(*faiss_index.deserialize(payload, labels, folder.manifest.dimension, folder.path))
+        return labels
 
     def save_local(self, folder_path: Union[str, os.PathLike], index_name: str = "index") -> None:
         """Save to ``folder_path/index_name/`` atomically: manifest, faiss index file, JSON, .npy.
 
         Tombstoned vectors are compacted away first.
         """
-        config, sections = self.to_sections()
-        manifest = self._manifest(distance_strategy=self.distance_strategy.value, config=config)
-        write_index_folder(Path(folder_path) / index_name, manifest, sections)
+        self._save_folder(Path(folder_path) / index_name)
 
     @classmethod
     def load_local(
@@ -511,44 +420,4 @@ class FAISS(VectorStore):
         EmbeddingMismatchError.
         """
         del allow_dangerous_deserialization  # no pickle anywhere: nothing dangerous to allow
-        allowed = {"relevance_score_fn", "nprobe", "efSearch", "normalize_L2", "distance_strategy"}
-        unknown = sorted(set(kwargs) - allowed)
-        if unknown:
-            raise ValidationError(f"load_local got unexpected arguments {unknown}; it accepts {sorted(allowed)}")
-        folder = read_index_folder(Path(folder_path) / index_name, store_class=cls.__name__)
-        if embeddings is not None:
-            folder.check_embedding(model_id_of(embeddings), getattr(embeddings, "dimension", None))
-        config = folder.manifest.config
-        saved = {"normalize_L2": config.get("normalize_L2"), "distance_strategy": config.get("distance_strategy")}
-        for name, value in saved.items():
-            if name in kwargs:
-                given = kwargs[name].value if isinstance(kwargs[name], DistanceStrategy) else kwargs[name]
-                if given != value:
-                    raise ValidationError(f"{name}={kwargs[name]!r} differs from the saved index's {value!r}; rebuild the index to change it")
-        overrides = {name: kwargs[name] for name in ("relevance_score_fn", "nprobe", "efSearch") if name in kwargs}
-        return cls.from_sections(folder, embeddings, config, **overrides)
-
-    def _restore_index(self, folder: Any, labels: np.ndarray, prefix: str = "") -> None:
-        faiss = load_faiss()
-        try:
-            index = faiss.deserialize_index(np.frombuffer(folder.bytes(f"{prefix}index"), dtype=np.uint8))
-        except RuntimeError as exc:
-            raise CorruptIndexError(f"{folder.path}: the faiss index file cannot be read: {str(exc).strip().splitlines()[-1]}") from exc
-        self._keepalive = [index]  # see _adopt: the downcast proxy does not own the index
-        index = faiss.downcast_index(index)
-        if index.ntotal != labels.shape[0] or (self._dimension is not None and index.d != self._dimension):
-            raise CorruptIndexError(
-                f"{folder.path}: the faiss index holds {index.ntotal} vectors of dimension {index.d}, "
-                f"the documents say {labels.shape[0]} of dimension {self._dimension}"
-            )
-        if isinstance(index, faiss.IndexIDMap2):
-            if not np.array_equal(np.sort(faiss.vector_to_array(index.id_map)), np.sort(labels)):
-                raise CorruptIndexError(f"{folder.path}: the faiss index's ids do not match the documents' ids")
-            self.index = index
-        else:
-            ivf = _ivf_of(index)
-            if ivf is None:
-                raise CorruptIndexError(f"{folder.path}: the faiss index has no id map")
-            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
-            self.index = index
-        self._apply_search_parameters()
+        return cls._load_folder(Path(folder_path) / index_name, embeddings, **kwargs)

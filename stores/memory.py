@@ -8,10 +8,9 @@ from typing import Any, ClassVar, Literal, Optional, Union
 import numpy as np
 
 from rag.errors import CorruptIndexError
-from rag.persistence import read_index_folder, write_index_folder
-from rag.embeddings.base import model_id_of
+from rag.persistence import IndexFolder
 from stores.base import VectorStore
-from stores.scoring import relevance_from_cosine, row_norms, top_k
+from stores.scoring import DistanceStrategy, relevance_from_cosine, row_norms, top_k
 
 __all__ = ["InMemoryVectorStore"]
 
@@ -36,6 +35,7 @@ class InMemoryVectorStore(VectorStore):
     """
 
     callable_filter_receives: ClassVar[Literal["metadata", "document"]] = "document"
+    distance_strategy: ClassVar[DistanceStrategy] = DistanceStrategy.COSINE
 
     def __init__(self, embedding: Any = None) -> None:
         super().__init__(embedding)
@@ -124,31 +124,26 @@ class InMemoryVectorStore(VectorStore):
 
     # ------------------------------------------------------------------ persistence
 
-    def to_sections(self, prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
-        with self._lock:
-            labels, documents = self._document_sections()
-            vectors = self._get_vectors(labels) if labels.size else np.empty((0, self._dimension or 0), np.float32)
-        return {"store_class": type(self).__name__}, {f"{prefix}documents": documents, f"{prefix}vectors": vectors}
+    def _vector_sections(self, labels: np.ndarray) -> dict[str, np.ndarray]:
+        vectors = self._get_vectors(labels) if labels.size else np.empty((0, self._dimension or 0), np.float32)
+        return {"vectors": vectors}
 
-    @classmethod
-    def from_sections(cls, folder: Any, embedding: Any, config: dict[str, Any], prefix: str = "") -> "InMemoryVectorStore":
+    def _restore_vectors(self, folder: IndexFolder, prefix: str) -> np.ndarray:
         vectors = folder.array(f"{prefix}vectors")
         dimension = folder.manifest.dimension
         if vectors.dtype != np.float32 or vectors.ndim != 2:
             raise CorruptIndexError(f"{folder.path}: vectors must be a 2-D float32 array, got {vectors.dtype} {vectors.shape}")
         if vectors.shape[0] and vectors.shape[1] != dimension:
             raise CorruptIndexError(f"{folder.path}: vectors have dimension {vectors.shape[1]}, the manifest says {dimension}")
-        store = cls(embedding)
+        # Saved in label order, so the labels are their row numbers.
         labels = np.arange(vectors.shape[0], dtype=np.int64)
-        store._restore_documents(folder, labels, prefix)
         if vectors.shape[0]:
-            store._add_vectors(labels, np.ascontiguousarray(vectors))
-        return store
+            self._add_vectors(labels, np.ascontiguousarray(vectors))
+        return labels
 
     def dump(self, path: Union[str, os.PathLike]) -> None:
         """Save to the index folder ``path`` atomically (vectors .npy, documents JSON)."""
-        config, sections = self.to_sections()
-        write_index_folder(path, self._manifest(distance_strategy="COSINE", config=config), sections)
+        self._save_folder(path)
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike], embedding: Any) -> "InMemoryVectorStore":
@@ -157,7 +152,4 @@ class InMemoryVectorStore(VectorStore):
         Raises FileNotFoundError for a missing folder, CorruptIndexError for a damaged one
         and EmbeddingMismatchError for another ``model_id`` or dimension.
         """
-        folder = read_index_folder(path, store_class=cls.__name__)
-        if embedding is not None:
-            folder.check_embedding(model_id_of(embedding), getattr(embedding, "dimension", None))
-        return cls.from_sections(folder, embedding, folder.manifest.config)
+        return cls._load_folder(path, embedding)
