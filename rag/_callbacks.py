@@ -179,6 +179,10 @@ class Run:
             await anotify(self.handlers, EVENTS[self.kind][1], output, **self._ids(), **extra)
 
     async def aerror(self, exc: BaseException, **extra: Any) -> None:
+        if isinstance(exc, GeneratorExit):
+            # An async generator being closed must not suspend: the sync path, no awaiting.
+            self.error(exc, **extra)
+            return
         if self.handlers:
             await anotify(self.handlers, EVENTS[self.kind][2], exc, **self._ids(), **extra)
 

@@ -193,10 +193,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                 total = chunk if total is None else total + chunk
                 yield chunk
         except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
-            if isinstance(exc, GeneratorExit):
-                run.error(exc)  # no awaiting inside a closing async generator
-            else:
-                await run.aerror(exc)
+            await run.aerror(exc)  # the sync path for GeneratorExit: see Run.aerror
             raise
         await run.aend(LLMResult([[ChatGeneration(message_chunk_to_message(total or AIMessageChunk("")))]]))
 

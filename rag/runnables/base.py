@@ -303,10 +303,7 @@ class Runnable(ABC, Generic[Input, Output]):
                 total = add_chunks(total, chunk) if run.handlers else total
                 yield chunk
         except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
-            if isinstance(exc, GeneratorExit):
-                run.error(exc)  # no awaiting inside a closing async generator
-            else:
-                await run.aerror(exc)
+            await run.aerror(exc)  # the sync path for GeneratorExit: see Run.aerror
             raise
         await run.aend(None if total is NOTHING else total)
 
