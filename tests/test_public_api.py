@@ -17,8 +17,11 @@ PACKAGES = [
     "rag.evaluation",
     "rag.cli",
     "rag.index",
+    "rag.persistence",
+    "rag.search_types",
     "stores",
     "stores.faiss",
+    "stores.testing",
     "loaders",
     "splitters",
 ]

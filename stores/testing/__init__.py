@@ -18,7 +18,7 @@ test mixins): :class:`AddingTests`, :class:`InputValidationTests`, :class:`Searc
 capabilities combines :class:`StoreFixtures` with those it has.
 """
 
-from stores.testing._support import StoreFixtures, brute_force_cosine, unit_rows
+from stores.testing._support import DIM, StoreFixtures, brute_force_cosine, unit_rows
 from stores.testing.adding import AddingTests, InputValidationTests
 from stores.testing.concurrency import AsyncTests, ConcurrencyTests
 from stores.testing.filtering import FilteringTests
@@ -41,6 +41,7 @@ __all__ = [
     "PersistenceTests",
     "unit_rows",
     "brute_force_cosine",
+    "DIM",
 ]
 
 
