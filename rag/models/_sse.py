@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional
+from typing import AsyncIterable, AsyncIterator, Iterable, Iterator, Optional
 
-__all__ = ["SSEDecoder", "iter_sse_data"]
+__all__ = ["SSEDecoder", "iter_sse_data", "aiter_sse_data"]
 
 
 class SSEDecoder:
@@ -43,6 +43,18 @@ def iter_sse_data(lines: Iterable[str]) -> Iterator[str]:
     """Every event's data in a stream of lines."""
     decoder = SSEDecoder()
     for line in lines:
+        data = decoder.feed(line)
+        if data is not None:
+            yield data
+    tail = decoder.flush()
+    if tail is not None:
+        yield tail
+
+
+async def aiter_sse_data(lines: AsyncIterable[str]) -> AsyncIterator[str]:
+    """Every event's data in an async stream of lines (as :func:`iter_sse_data`)."""
+    decoder = SSEDecoder()
+    async for line in lines:
         data = decoder.feed(line)
         if data is not None:
             yield data

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import threading
@@ -16,7 +15,7 @@ from rag.messages import AIMessage, AIMessageChunk, BaseMessage
 from rag.models._http import Backoff
 from rag.models._openai_format import ai_message_from_response, chunk_from_stream_event, message_to_openai
 from rag.models._secret import SecretStr
-from rag.models._sse import SSEDecoder
+from rag.models._sse import aiter_sse_data, iter_sse_data
 from rag.models.base import BaseChatModel
 
 __all__ = ["ChatOpenAI"]
@@ -194,13 +193,10 @@ class ChatOpenAI(BaseChatModel):
     def _stream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None, **kwargs: Any) -> Iterator[AIMessageChunk]:
         client = self._sync_client()
         response = self._send(client, self._request(client, messages, stop, True, kwargs), stream=True)
-        decoder = SSEDecoder()
         try:
             try:
-                for line in itertools.chain(response.iter_lines(), [None]):
-                    # None marks the end: an event without a final blank line still counts.
-                    data = decoder.flush() if line is None else decoder.feed(line)
-                    chunk = self._event_chunk(data) if data is not None else None
+                for data in iter_sse_data(response.iter_lines()):
+                    chunk = self._event_chunk(data)
                     if chunk is not None:
                         yield chunk
             except httpx.TransportError as exc:  # mid-stream: the same error tree as on send
@@ -211,18 +207,12 @@ class ChatOpenAI(BaseChatModel):
     async def _astream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
         async with self._async_client_scope() as client:
             response = await self._asend(client, self._request(client, messages, stop, True, kwargs), stream=True)
-            decoder = SSEDecoder()
             try:
                 try:
-                    async for line in response.aiter_lines():
-                        data = decoder.feed(line)
-                        chunk = self._event_chunk(data) if data is not None else None
+                    async for data in aiter_sse_data(response.aiter_lines()):
+                        chunk = self._event_chunk(data)
                         if chunk is not None:
                             yield chunk
-                    data = decoder.flush()  # an event without a final blank line still counts
-                    chunk = self._event_chunk(data) if data is not None else None
-                    if chunk is not None:
-                        yield chunk
                 except httpx.TransportError as exc:  # mid-stream: the same error tree as on send
                     raise transport_error(exc, response.request.url, self._secret()) from exc
             finally:

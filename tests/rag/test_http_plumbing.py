@@ -1,11 +1,12 @@
 """The pure pieces under ChatOpenAI and the runnables: SSE decoding, backoff, config merging."""
 
+import asyncio
 import email.utils
 
 import httpx
 
 from rag.models import Backoff, SecretStr
-from rag.models._sse import iter_sse_data
+from rag.models._sse import aiter_sse_data, iter_sse_data
 from rag.runnables.config import merge_configs
 
 
@@ -16,6 +17,19 @@ def test_sse_data_lines_join_and_comments_are_skipped():
 
 def test_sse_data_without_a_final_blank_line_is_still_delivered():
     assert list(iter_sse_data(["data: last"])) == ["last"]
+
+
+def test_async_sse_data_matches_the_sync_decoding():
+    lines = [": keep-alive", "data: {\"a\":", "data: 1}", "", "data: last"]
+
+    async def collect():
+        async def stream():
+            for line in lines:
+                yield line
+
+        return [data async for data in aiter_sse_data(stream())]
+
+    assert asyncio.run(collect()) == list(iter_sse_data(lines)) == ['{"a":\n1}', "last"]
 
 
 def test_backoff_doubles_from_initial_and_caps_at_maximum():
