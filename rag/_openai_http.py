@@ -1,5 +1,6 @@
 """HTTP to an OpenAI-compatible server, shared by ``ChatOpenAI`` and ``OpenAIEmbeddings``:
-one send loop retried under a :class:`~rag._retry.RetryPolicy`, and failures mapped to the
+which server (:func:`resolve_base_url`), one send loop retried under a
+:class:`~rag._retry.RetryPolicy`, and failures mapped to the
 :class:`~rag.errors.APIError` family with the server's own message (the key masked).
 
 The sync and async loops differ only in ``await``; every decision is in
@@ -12,6 +13,7 @@ import functools
 import itertools
 import json
 import logging
+import os
 import random
 import time
 from typing import Any, Awaitable, Callable, Optional, Union
@@ -19,11 +21,28 @@ from typing import Any, Awaitable, Callable, Optional, Union
 import httpx
 
 from rag._retry import RetryPolicy, retry_after_from_headers
-from rag.errors import APIConnectionError, APIError, APITimeoutError, status_error_class
+from rag.errors import APIConnectionError, APIError, APITimeoutError, ValidationError, status_error_class
 
-__all__ = ["send_with_retries", "asend_with_retries", "status_error", "transport_error", "redact"]
+__all__ = ["send_with_retries", "asend_with_retries", "status_error", "transport_error", "redact",
+           "resolve_base_url", "OPENAI_BASE_URL"]
 
 logger = logging.getLogger("rag.models.http")
+
+#: OpenAI's own API: the server when neither ``base_url`` nor ``$OPENAI_BASE_URL`` names one.
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def resolve_base_url(base_url: Optional[str]) -> str:
+    """``base_url``, else ``$OPENAI_BASE_URL``, else :data:`OPENAI_BASE_URL`, without a
+    trailing slash; ValidationError unless it is an http(s) URL.
+
+    >>> resolve_base_url("http://localhost:11434/v1/")
+    'http://localhost:11434/v1'
+    """
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValidationError(f"base_url must start with http:// or https://, got {url!r}")
+    return url.rstrip("/")
 
 
 def redact(text: str, secret: Optional[str]) -> str:

@@ -9,14 +9,13 @@ from typing import Any, Callable, Optional, Sequence
 import httpx
 import numpy as np
 
-from rag._openai_http import send_with_retries
+from rag._openai_http import OPENAI_BASE_URL, resolve_base_url, send_with_retries
 from rag._retry import RetryPolicy, retry_after_seconds
 from rag.embeddings.base import Embeddings, _check_texts
 from rag.errors import APIResponseValidationError, DimensionMismatchError, EmbeddingServiceError, ValidationError
 
 __all__ = ["OpenAIEmbeddings", "EmbeddingServiceError", "RetryPolicy", "retry_delay"]
 
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Vector lengths of OpenAI's own models, so `dimension` is known before the first request.
 _KNOWN_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
 
@@ -92,17 +91,15 @@ class OpenAIEmbeddings(Embeddings):
             raise ValidationError(f"max_retries must be an int >= 0, got {max_retries!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValidationError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-        if not base_url.startswith(("http://", "https://")):
-            raise ValidationError(f"base_url must start with http:// or https://, got {base_url!r}")
+        base_url = resolve_base_url(base_url)
         api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        if not api_key and base_url.rstrip("/") == OPENAI_BASE_URL:
+        if not api_key and base_url == OPENAI_BASE_URL:
             raise ValidationError(
                 "OpenAI's API needs a key: pass api_key=... or set OPENAI_API_KEY "
                 "(for a local server, pass its base_url)"
             )
         self.model = model
-        self.base_url = base_url.rstrip("/")
+        self.base_url = base_url
         self.dimensions = dimensions
         self.chunk_size = chunk_size
         self.timeout = float(timeout)

@@ -9,7 +9,8 @@ from typing import Any, AsyncIterator, Iterator, Optional
 
 import httpx
 
-from rag._openai_http import asend_with_retries, redact, send_with_retries, transport_error
+from rag._openai_http import (OPENAI_BASE_URL, asend_with_retries, redact, resolve_base_url, send_with_retries,
+                              transport_error)
 from rag.errors import APIResponseValidationError, ValidationError
 from rag.messages import AIMessage, AIMessageChunk, BaseMessage
 from rag.models._http import Backoff
@@ -20,7 +21,7 @@ from rag.models.base import BaseChatModel
 
 __all__ = ["ChatOpenAI"]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = OPENAI_BASE_URL
 
 
 def _number(name: str, value: Any, low: float, high: Optional[float] = None, *, integer: bool = False) -> None:
@@ -73,9 +74,7 @@ class ChatOpenAI(BaseChatModel):
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValidationError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ValidationError(f"base_url must start with http:// or https://, got {base_url!r}")
+        base_url = resolve_base_url(base_url)
         if temperature is not None:
             _number("temperature", temperature, 0, 2)
         if max_tokens is not None:
@@ -89,7 +88,7 @@ class ChatOpenAI(BaseChatModel):
         if key is not None and (not isinstance(key, str) or not key):
             raise ValidationError("api_key must be a non-empty str or None (for servers that need no key)")
         self.model_name = model
-        self.openai_api_base = base_url.rstrip("/")
+        self.openai_api_base = base_url
         self.openai_api_key: Optional[SecretStr] = SecretStr(key) if key else None
         self.temperature = temperature
         self.max_tokens = max_tokens
