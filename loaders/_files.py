@@ -91,9 +91,10 @@ def decode(
 
 
 def read_text(file_path: str | os.PathLike[str], *, encoding: str | None, autodetect_encoding: bool) -> str:
-    """A text file's content, decoded as :func:`decode` does (newlines untouched)."""
-    return decode(read_bytes(file_path), source=str(file_path), encoding=encoding,
-                  autodetect_encoding=autodetect_encoding)
+    """A text file's content, decoded as :func:`decode` does, with ``\n`` newlines
+    (:func:`normalize_newlines`)."""
+    return normalize_newlines(decode(read_bytes(file_path), source=str(file_path), encoding=encoding,
+                                     autodetect_encoding=autodetect_encoding))
 
 
 def normalize_newlines(text: str) -> str:

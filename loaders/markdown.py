@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from loaders._files import normalize_newlines, read_text
+from loaders._files import read_text
 from loaders.base import BaseLoader
 from rag import Document
 
@@ -133,7 +133,7 @@ class MarkdownLoader(BaseLoader):
         """Yield the single document."""
         source = str(self.file_path)
         raw = read_text(self.file_path, encoding=self.encoding, autodetect_encoding=self.autodetect_encoding)
-        parsed = markdown_to_text(normalize_newlines(raw))
+        parsed = markdown_to_text(raw)
         metadata = {"source": source, "title": parsed.title}
         if parsed.front_matter is not None:
             metadata["front_matter"] = parsed.front_matter

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from loaders._files import normalize_newlines, read_text
+from loaders._files import read_text
 from loaders.base import BaseLoader
 from rag import Document
 
@@ -46,4 +46,4 @@ class TextLoader(BaseLoader):
         """Yield the single document."""
         source = str(self.file_path)
         text = read_text(self.file_path, encoding=self.encoding, autodetect_encoding=self.autodetect_encoding)
-        yield Document(normalize_newlines(text), {"source": source})
+        yield Document(text, {"source": source})
