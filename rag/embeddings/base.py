@@ -53,6 +53,16 @@ def model_id_of(embedding: Any) -> str:
     return str(model_id) if model_id else type(embedding).__name__
 
 
+def _check_int(name: str, value: Any, *, low: int = 1, high: int | None = None, allow_none: bool = False) -> None:
+    """ValidationError, showing ``value``, unless it is an int (not a bool) in
+    [``low``, ``high``] (no upper bound when ``high`` is None), or None when ``allow_none``."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        limit = f"between {low} and {high}" if high is not None else f">= {low}"
+        raise ValidationError(f"{name} must be an int {limit}{' or None' if allow_none else ''}, got {value!r}")
+
+
 def _check_texts(texts: Any) -> list[str]:
     if isinstance(texts, str):
         raise ValidationError(

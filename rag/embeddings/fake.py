@@ -7,8 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from rag.embeddings.base import Embeddings, _check_texts
-from rag.errors import ValidationError
+from rag.embeddings.base import Embeddings, _check_int, _check_texts
 
 __all__ = ["DeterministicFakeEmbedding"]
 
@@ -25,8 +24,7 @@ class DeterministicFakeEmbedding(Embeddings):
     """
 
     def __init__(self, size: int) -> None:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValidationError(f"size must be an int >= 1, got {size!r}")
+        _check_int("size", size)
         self.size = size
         self.dimension = size
 

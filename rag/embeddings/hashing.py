@@ -11,8 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from rag.embeddings.base import Embeddings, _check_texts
-from rag.errors import ValidationError
+from rag.embeddings.base import Embeddings, _check_int, _check_texts
 
 __all__ = ["HashingEmbeddings"]
 
@@ -43,8 +42,7 @@ class HashingEmbeddings(Embeddings):
     """
 
     def __init__(self, dim: int = 1024) -> None:
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
-            raise ValidationError(f"dim must be an int >= 2, got {dim!r}")
+        _check_int("dim", dim, low=2)
         self.dim = dim
         self.dimension = dim
 

@@ -16,8 +16,8 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from rag._optional import install_command, require
-from rag.embeddings.base import Embeddings, _check_texts
-from rag.errors import StorageError, ValidationError
+from rag.embeddings.base import Embeddings, _check_int, _check_texts
+from rag.errors import StorageError
 
 __all__ = ["LocalEmbeddings", "MODEL_SHA256", "TOKENIZER_SHA256", "INSTALL_HINT"]
 
@@ -110,12 +110,9 @@ class LocalEmbeddings(Embeddings):
         threads: Optional[int] = None,
         model_path: Optional[_PathLike] = None,
     ) -> None:
-        for name, value, high in (("batch_size", batch_size, None), ("max_length", max_length, 512)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (high and value > high):
-                limit = f"between 1 and {high}" if high else ">= 1"
-                raise ValidationError(f"{name} must be an int {limit}, got {value!r}")
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise ValidationError(f"threads must be None or an int >= 1, got {threads!r}")
+        _check_int("batch_size", batch_size)
+        _check_int("max_length", max_length, high=512)
+        _check_int("threads", threads, allow_none=True)
         self._onnxruntime, self._tokenizers = _require("onnxruntime"), _require("tokenizers")
         self.model_path = Path(model_path) if model_path is not None else _default_model_path()
         self.batch_size = batch_size

@@ -11,7 +11,7 @@ import numpy as np
 
 from rag._openai_http import OPENAI_BASE_URL, resolve_base_url, send_with_retries
 from rag._retry import RetryPolicy, retry_after_seconds
-from rag.embeddings.base import Embeddings, _check_texts
+from rag.embeddings.base import Embeddings, _check_int, _check_texts
 from rag.errors import APIResponseValidationError, DimensionMismatchError, EmbeddingServiceError, ValidationError
 
 __all__ = ["OpenAIEmbeddings", "EmbeddingServiceError", "RetryPolicy", "retry_delay"]
@@ -31,14 +31,6 @@ def retry_delay(policy: RetryPolicy, attempt: int, retry_after: Optional[str], j
     backoff = policy.delay(attempt + 1, None, lambda: jitter)
     asked = retry_after_seconds(retry_after, now=time.time()) or 0.0
     return min(max(backoff, asked), policy.max_seconds)
-
-
-def _check_positive_int(name: str, value: Any, *, high: Optional[int] = None, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (high is not None and value > high):
-        limit = f"between 1 and {high}" if high is not None else ">= 1"
-        raise ValidationError(f"{name} must be an int {limit}{' or None' if allow_none else ''}, got {value!r}")
 
 
 class OpenAIEmbeddings(Embeddings):
@@ -85,10 +77,9 @@ class OpenAIEmbeddings(Embeddings):
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValidationError(f"model must be a non-empty model name, got {model!r}")
-        _check_positive_int("dimensions", dimensions, allow_none=True)
-        _check_positive_int("chunk_size", chunk_size, high=2048)
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValidationError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        _check_int("dimensions", dimensions, allow_none=True)
+        _check_int("chunk_size", chunk_size, high=2048)
+        _check_int("max_retries", max_retries, low=0)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValidationError(f"timeout must be a positive number of seconds, got {timeout!r}")
         base_url = resolve_base_url(base_url)
