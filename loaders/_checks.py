@@ -1,4 +1,4 @@
-"""Argument checks shared by the web loaders: fail in ``__init__``, showing the value."""
+"""Argument checks shared by the loaders: fail in ``__init__``, showing the value."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from loaders._checks import positive_int
 from loaders._files import SNIFF_BYTES, looks_binary
 from loaders.base import LoadReport, ReportingLoader
 from loaders.csv_loader import CSVLoader
@@ -146,12 +147,7 @@ class DirectoryLoader(ReportingLoader):
                 "loader chosen for a suffix, pass suffix_loaders={'.txt': "
                 "functools.partial(TextLoader, encoding='latin-1')}"
             )
-        if (
-            isinstance(max_concurrency, bool)
-            or not isinstance(max_concurrency, int)
-            or (max_concurrency < 1)
-        ):
-            raise ValidationError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
+        positive_int("max_concurrency", max_concurrency)
         if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 0:
             raise ValidationError(
                 f"sample_size must be an int >= 0 (0 loads every file), got {sample_size!r}"
