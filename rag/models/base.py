@@ -43,6 +43,13 @@ class LLMResult:
     llm_output: dict[str, Any] = field(default_factory=dict)
 
 
+def _as_one_chunk(message: AIMessage) -> AIMessageChunk:
+    """A whole answer as the single chunk streamed by a model that cannot stream."""
+    return AIMessageChunk(message.content, tool_calls=message.tool_calls, id=message.id,
+                          invalid_tool_calls=message.invalid_tool_calls, usage_metadata=message.usage_metadata,
+                          response_metadata=message.response_metadata)
+
+
 def to_messages(input: Any) -> list[BaseMessage]:
     """A model's input as messages: a string is one human message; a prompt value gives its
     messages; a list may mix messages, strings, ``(role, content)`` pairs and role dicts."""
@@ -157,9 +164,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                stop: Optional[list[str]] = None, **kwargs: Any) -> Iterator[AIMessageChunk]:
         if not self._can_stream():
             message = self.invoke(input, config, stop=stop, **kwargs)
-            yield AIMessageChunk(message.content, tool_calls=message.tool_calls, id=message.id,
-                                 invalid_tool_calls=message.invalid_tool_calls, usage_metadata=message.usage_metadata,
-                                 response_metadata=message.response_metadata)
+            yield _as_one_chunk(message)
             return
         messages = to_messages(input)
         run = _callbacks.start_run(config, "chat_model", self.get_name(), [messages], **self._start(config, messages, stop, kwargs))
@@ -179,9 +184,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
                       stop: Optional[list[str]] = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
         if not self._can_astream():
             message = await self.ainvoke(input, config, stop=stop, **kwargs)
-            yield AIMessageChunk(message.content, tool_calls=message.tool_calls, id=message.id,
-                                 invalid_tool_calls=message.invalid_tool_calls, usage_metadata=message.usage_metadata,
-                                 response_metadata=message.response_metadata)
+            yield _as_one_chunk(message)
             return
         messages = to_messages(input)
         run = await _callbacks.astart_run(config, "chat_model", self.get_name(), [messages], **self._start(config, messages, stop, kwargs))
