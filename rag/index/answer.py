@@ -31,12 +31,14 @@ class IndexRetriever(BaseRetriever):
     """
 
     def __init__(self, index: Any, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
-                 threshold: Optional[float] = None) -> None:
+                 threshold: Optional[float] = None, fetch_k: Optional[int] = None,
+                 lambda_mult: Optional[float] = None) -> None:
         from rag.index.config import check_k
 
         self.index, self.k = index, check_k(k)
         self.search_type = INDEX_SEARCH_TYPES.check(search_type)
         self.filter, self.threshold = filter, threshold
+        self.fetch_k, self.lambda_mult = fetch_k, lambda_mult
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         k = kwargs.pop("k", self.k)
@@ -45,7 +47,8 @@ class IndexRetriever(BaseRetriever):
             from rag.errors import ValidationError
 
             raise ValidationError(f"unknown search argument(s) {sorted(kwargs)}; expected k or filter")
-        found = self.index.search(query, k=k, search_type=self.search_type, filter=filter, threshold=self.threshold)
+        found = self.index.search(query, k=k, search_type=self.search_type, filter=filter, threshold=self.threshold,
+                                  fetch_k=self.fetch_k, lambda_mult=self.lambda_mult)
         for rank, (document, _) in enumerate(found, start=1):
             document.metadata["n"] = rank
         return [document for document, _ in found]

@@ -30,9 +30,15 @@ def _doc_id(source: str) -> Optional[str]:
 
 
 def holds_dataset(index: Index, dataset: BeirDataset) -> bool:
-    """True when ``index`` holds documents of ``dataset`` (indexed with ``beir=True``)."""
-    ids = set(dataset.doc_ids)
-    return any(_doc_id(source) in ids for source in index.sources())
+    """True when ``index`` holds every document of ``dataset`` (indexed with
+    ``beir=True``); False when it holds none. Holding only some is an error: the
+    measurement would be of another corpus."""
+    wanted = set(dataset.doc_ids)
+    held = wanted.intersection(_doc_id(source) for source in index.sources())
+    if held and held != wanted:
+        raise ValidationError(f"the index at {index.path} holds {len(held)} of the {len(wanted)} documents of "
+                              f"{dataset.name}; index the whole corpus with: rag index DATASET --beir --index {index.path}")
+    return bool(held)
 
 
 def chunks_per_query(index: Index, k: int) -> int:

@@ -59,6 +59,8 @@ class IndexConfig:
         _check_chunking(self.chunk_size, self.chunk_overlap)
         check_k(self.mmr_fetch_k, "mmr_fetch_k")
         check_fraction(self.lambda_mult, "lambda_mult")
+        if not isinstance(self.hybrid, HybridConfig):
+            raise ValidationError(f"hybrid must be a HybridConfig (e.g. HybridConfig(fetch_k=50)), got {self.hybrid!r}")
 
     @property
     def chunking(self) -> dict[str, int]:

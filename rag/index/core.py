@@ -25,7 +25,7 @@ from rag.search_types import INDEX_SEARCH_TYPES, check_search_kwargs
 __all__ = ["Index", "IndexInfo"]
 
 #: The search_kwargs an index retriever takes: what Index.search sets per call.
-_PER_SEARCH_KWARGS = frozenset({"k", "filter", "score_threshold"})
+_PER_SEARCH_KWARGS = frozenset({"k", "filter", "score_threshold", "fetch_k", "lambda_mult"})
 
 PathLike = Union[str, Path]
 
@@ -79,6 +79,7 @@ class Index:
         self._state = state
         self._rw = ReadWriteLock()
         self._updating = threading.Lock()  # one update at a time in this process
+        self._broken: Optional[StorageError] = None
 
     # ------------------------------------------------------------------ opening
 
@@ -156,7 +157,7 @@ class Index:
         from rag.embeddings.base import model_id_of
 
         with self._rw.reading():
-            state = self._state
+            state = self._current()
             size = sum(p.stat().st_size for p in self.path.iterdir() if p.is_file()) if self.path.is_dir() else 0
             return IndexInfo(
                 index=str(self.path), embeddings=state.config.embeddings, model_id=model_id_of(state.embeddings),
@@ -170,12 +171,13 @@ class Index:
     def sources(self) -> dict[str, list[str]]:
         """Every indexed source and the ids of its chunks."""
         with self._rw.reading():
-            return {source: list(record.chunk_ids) for source, record in self._state.record.items()}
+            return {source: list(record.chunk_ids) for source, record in self._current().record.items()}
 
     # ------------------------------------------------------------------ searching
 
     def search(self, query: str, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
-               threshold: Optional[float] = None) -> list[tuple[Document, float]]:
+               threshold: Optional[float] = None, fetch_k: Optional[int] = None,
+               lambda_mult: Optional[float] = None) -> list[tuple[Document, float]]:
         """``(chunk, score)`` pairs, best first, at most ``k`` (>= 1, default 4).
 
         ``search_type``: ``hybrid`` (default; dense + BM25 fused by reciprocal rank with
@@ -184,20 +186,23 @@ class Index:
         ``threshold``, 0 to 1; LangChain's ``similarity_score_threshold`` also accepted) or
         ``bm25`` (BM25 score). ``filter``: a metadata filter (``{"source": {"$ne": ...}}``)
         applied before ranking, so ``k`` results come back whenever ``k`` match.
+        ``fetch_k``/``lambda_mult``: MMR's candidates and balance for this search (default:
+        the index's saved settings; ``fetch_k`` also taken by similarity and threshold).
         """
         with self._rw.reading():
-            return search_state(self._state, query, k=k, search_type=search_type, filter=filter, threshold=threshold)
+            return search_state(self._current(), query, k=k, search_type=search_type, filter=filter, threshold=threshold,
+                                fetch_k=fetch_k, lambda_mult=lambda_mult)
 
     def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None) -> IndexRetriever:
         """A retriever Runnable over this index, as LangChain's ``as_retriever``:
-        ``search_kwargs`` may hold ``k``, ``filter`` and (for ``threshold`` /
-        ``similarity_score_threshold``) ``score_threshold``, checked now."""
+        ``search_kwargs`` may hold ``k`` and ``filter``, ``score_threshold`` (threshold /
+        ``similarity_score_threshold``), ``fetch_k`` (similarity, threshold, mmr) and
+        ``lambda_mult`` (mmr), checked now."""
         kwargs = dict(search_kwargs or {})
-        # The index sets k, filter and the threshold per search; MMR's fetch_k and
-        # lambda_mult are the index's saved settings.
         check_search_kwargs(INDEX_SEARCH_TYPES.check(search_type), kwargs, accepted=_PER_SEARCH_KWARGS)
         return IndexRetriever(self, k=kwargs.get("k", 4), search_type=search_type, filter=kwargs.get("filter"),
-                              threshold=kwargs.get("score_threshold"))
+                              threshold=kwargs.get("score_threshold"), fetch_k=kwargs.get("fetch_k"),
+                              lambda_mult=kwargs.get("lambda_mult"))
 
     def chain(self, *, k: int = 4, llm: Any = None, search_type: str = "hybrid", filter: Any = None) -> Any:
         """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``:
@@ -238,6 +243,7 @@ class Index:
         roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
         self.config.with_chunking(chunk_size, chunk_overlap)  # checked before anything is loaded
         with self._updating, write_lock(self.path, on_wait):
+            self._current()
             self._refresh()
             state = self._state
             previous = state.config
@@ -252,7 +258,7 @@ class Index:
                         state.save(self.path)
                 except BaseException:
                     # Searches must never see changes that were not saved: back to the last save.
-                    self._state = self._load_saved(state, previous)
+                    self._restore(state, previous)
                     raise
         plan.summary.seconds = time.perf_counter() - began
         return plan.summary
@@ -276,10 +282,23 @@ class Index:
             self._state = fresh
         return True
 
-    def _load_saved(self, state: IndexState, config: IndexConfig) -> IndexState:
-        if state.version is None:
-            return IndexState.empty(config, state.embeddings)
-        return IndexState.load(self.path, embeddings=state.embeddings)
+    def _restore(self, state: IndexState, config: IndexConfig) -> None:
+        """Back to the last save after a failed commit; if even that cannot be read, this
+        object refuses further use rather than serve changes that were never saved."""
+        try:
+            if state.version is None:
+                self._state = IndexState.empty(config, state.embeddings)
+            else:
+                self._state = IndexState.load(self.path, embeddings=state.embeddings)
+        except BaseException as exc:
+            self._broken = StorageError(
+                f"the index at {self.path} could not be read back after a failed update ({type(exc).__name__}: {exc}); "
+                f"open it again with Index.open({str(self.path)!r})")
+
+    def _current(self) -> IndexState:
+        if self._broken is not None:
+            raise self._broken
+        return self._state
 
 
 def _check_kind(path: Path) -> None:

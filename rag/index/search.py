@@ -9,7 +9,7 @@ from rag.errors import ValidationError
 from rag.hybrid import hybrid_search, lexical_ranking
 from rag.index.config import check_k
 from rag.index.state import IndexState
-from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction
+from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction, check_search_kwargs
 
 __all__ = ["search_state", "score_name"]
 
@@ -29,9 +29,13 @@ def _compile(filter: Any) -> Any:
 
 def search_state(
     state: IndexState, query: str, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
-    threshold: Optional[float] = None,
+    threshold: Optional[float] = None, fetch_k: Optional[int] = None, lambda_mult: Optional[float] = None,
 ) -> list[tuple[Document, float]]:
     """``(chunk, score)`` pairs, best first, at most ``k``.
+
+    ``fetch_k`` (similarity, threshold, mmr: candidates considered, as LangChain's) and
+    ``lambda_mult`` (mmr: 1 = relevance only, 0 = diversity only) override the index's
+    saved MMR settings for this search.
 
     Scores: the fusion score for ``hybrid`` (dense and BM25 ranks with the index's
     :class:`~rag.hybrid.HybridConfig`); relevance in [0, 1] for ``similarity``,
@@ -50,18 +54,23 @@ def search_state(
         if threshold is None:
             raise ValidationError("search type 'threshold' needs threshold=X, a number between 0 and 1")
         check_fraction(threshold, "threshold")
+    given = {name: value for name, value in (("fetch_k", fetch_k), ("lambda_mult", lambda_mult)) if value is not None}
+    if given:  # the threshold was checked above; the shared check wants it alongside
+        check_search_kwargs(search_type, {**given, **({"score_threshold": threshold} if thresholded else {})})
     predicate = _compile(filter)  # validates the filter even when the index is empty
     store = state.store
     if len(store) == 0:
         return []
     if search_type is SearchType.SIMILARITY:
-        return store.similarity_search_with_relevance_scores(query, k=k, filter=filter)
+        return store.similarity_search_with_relevance_scores(query, k=k, filter=filter, fetch_k=fetch_k)
     if thresholded:
-        return store.similarity_search_with_relevance_scores(query, k=k, filter=filter, score_threshold=threshold)
+        return store.similarity_search_with_relevance_scores(query, k=k, filter=filter, score_threshold=threshold,
+                                                             fetch_k=fetch_k)
     if search_type is SearchType.MMR:
-        fetch_k = max(state.config.mmr_fetch_k, k)
-        picked = store.max_marginal_relevance_search(query, k=k, fetch_k=fetch_k,
-                                                     lambda_mult=state.config.lambda_mult, filter=filter)
+        fetch_k = max(state.config.mmr_fetch_k if fetch_k is None else fetch_k, k)
+        lambda_mult = state.config.lambda_mult if lambda_mult is None else lambda_mult
+        picked = store.max_marginal_relevance_search(query, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult,
+                                                     filter=filter)
         relevance = {d.id: s for d, s in store.similarity_search_with_relevance_scores(query, k=fetch_k, filter=filter)}
         return [(d, relevance.get(d.id, 0.0)) for d in picked]
     lexical = state.lexical()

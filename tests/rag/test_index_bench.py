@@ -87,3 +87,14 @@ def test_an_index_that_does_not_hold_the_dataset_is_measured_on_a_copy_built_ali
     assert result.returncode == 0, result.stderr
     [row] = json.loads(result.stdout)
     assert row["queries"] == len(QUERIES) and row["mrr_at_10"] > 0.5
+
+
+def test_an_index_holding_part_of_the_dataset_is_refused(beir, tmp_path):
+    partial = tmp_path / "partial"
+    (partial / "qrels").mkdir(parents=True)
+    lines = (beir / "corpus.jsonl").read_text().splitlines(keepends=True)
+    (partial / "corpus.jsonl").write_text("".join(lines[:3]))
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    index.update([str(partial)], beir=True)
+    with pytest.raises(ValueError, match="holds 3 of the 6 documents"):
+        bench_index(index, load_beir(beir))

@@ -252,3 +252,43 @@ def test_new_chunk_settings_must_name_every_root_of_the_index(tmp_path, corpus):
     with pytest.raises(ValidationError, match=r"re-chunks every source: name all .*missing: .*sub"):
         index.update([str(corpus / "cats.md")], chunk_size=40, chunk_overlap=5)
     assert index.config.chunk_size == 1000 and len(index.sources()) == 2
+
+
+def test_langchains_mmr_search_kwargs_reach_the_search(index):
+    retriever = index.as_retriever(search_type="mmr", search_kwargs={"k": 2, "fetch_k": 3, "lambda_mult": 1.0})
+    by_relevance = [d.id for d, _ in index.search("goldfish bowls", k=2, search_type="similarity")]
+    assert [d.id for d in retriever.invoke("goldfish bowls")] == by_relevance
+
+
+def test_a_search_setting_the_search_type_does_not_take_is_refused(index):
+    with pytest.raises(ValidationError, match="lambda_mult"):
+        index.search("cats", search_type="hybrid", lambda_mult=0.3)
+    with pytest.raises(ValidationError, match="fetch_k"):
+        index.search("cats", search_type="similarity", fetch_k=0)
+
+
+def test_a_threshold_search_takes_fetch_k(index):
+    kept = index.search("goldfish", k=3, search_type="threshold", threshold=0.1, fetch_k=10)
+    assert all(score >= 0.1 for _, score in kept)
+
+
+def test_an_index_that_cannot_be_read_back_after_a_failed_save_refuses_further_use(index, corpus, monkeypatch):
+    import rag.index.state
+    from rag.index.state import IndexState
+
+    (corpus / "owls.txt").write_text("Owls hunt mice at night.\n")
+
+    def fail(*args, **kwargs):
+        raise StorageError(5, "Input/output error")
+
+    monkeypatch.setattr(rag.index.state, "write_index_folder", fail)
+    monkeypatch.setattr(IndexState, "load", classmethod(lambda cls, *a, **k: fail()))
+    with pytest.raises(StorageError, match="Input/output"):
+        index.update([str(corpus)])
+    with pytest.raises(StorageError, match="could not be read back after a failed update.*Index.open"):
+        index.search("owls")
+
+
+def test_a_hybrid_setting_that_is_not_a_hybrid_config_is_refused_at_creation(tmp_path):
+    with pytest.raises(ValidationError, match="hybrid must be a HybridConfig"):
+        Index.create(tmp_path / "ix", embeddings="hashing", hybrid={"fetch_k": 5})
