@@ -15,6 +15,7 @@ from typing import Any
 
 from loaders._checks import positive_int
 from loaders._files import SNIFF_BYTES, looks_binary
+from loaders._progress import check_show_progress, progress_bar
 from loaders.base import LoadReport, ReportingLoader
 from loaders.csv_loader import CSVLoader
 from loaders.html import BSHTMLLoader
@@ -23,7 +24,6 @@ from loaders.markdown import MarkdownLoader
 from loaders.pdf import PyPDFLoader
 from loaders.text import TextLoader
 from rag import Document
-from rag._optional import require
 from rag.errors import ValidationError
 
 __all__ = ["DirectoryLoader", "DEFAULT_SUFFIX_LOADERS", "LoaderFactory"]
@@ -152,14 +152,12 @@ class DirectoryLoader(ReportingLoader):
             raise ValidationError(
                 f"sample_size must be an int >= 0 (0 loads every file), got {sample_size!r}"
             )
-        if show_progress:
-            require("tqdm", feature="show_progress", extra="progress")
         self.silent_errors = silent_errors
         self.load_hidden = load_hidden
         self.loader_cls = loader_cls
         self.loader_kwargs = dict(loader_kwargs or {})
         self.recursive = recursive
-        self.show_progress = show_progress
+        self.show_progress = check_show_progress(show_progress)
         self.use_multithreading = use_multithreading
         self.max_concurrency = max_concurrency
         self.sample_size = sample_size
@@ -212,18 +210,13 @@ class DirectoryLoader(ReportingLoader):
         """Yield the documents of every file, file by file in sorted path order."""
         self.report = LoadReport(logger=logger)
         paths = self._sample(self.file_paths())
-        progress = self._progress_bar(len(paths))
-        try:
+        with progress_bar(self.show_progress, total=len(paths), unit="file") as advance:
             for path, outcome in self._outcomes(paths):
-                if progress is not None:
-                    progress.update(1)
+                advance()
                 if isinstance(outcome, Exception):
                     self._fail(path, outcome)
                 elif outcome is not None:  # None: skipped, already in the report
                     yield from outcome
-        finally:
-            if progress is not None:
-                progress.close()
 
     def _sample(self, paths: list[Path]) -> list[Path]:
         if not self.sample_size:
@@ -232,12 +225,6 @@ class DirectoryLoader(ReportingLoader):
             paths = list(paths)
             random.Random(self.sample_seed).shuffle(paths)
         return sorted(paths[: self.sample_size], key=lambda path: path.parts)
-
-    def _progress_bar(self, total: int) -> Any:
-        if not self.show_progress:
-            return None
-        tqdm = require("tqdm", feature="show_progress", extra="progress")
-        return tqdm.tqdm(total=total, unit="file")
 
     def _outcomes(
         self, paths: list[Path]

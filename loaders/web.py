@@ -35,10 +35,10 @@ from loaders._http import (
     HttpSettings,
     PageNotFoundError,
 )
+from loaders._progress import check_show_progress, progress_bar
 from loaders._urls import validate_http_url
 from loaders.base import LoadReport, ReportingLoader
 from rag import Document
-from rag._optional import require
 from rag.errors import ValidationError
 
 __all__ = ["WebBaseLoader", "FetchError", "PageNotFoundError"]
@@ -192,9 +192,7 @@ class WebBaseLoader(ReportingLoader):
             positive_int("max_bytes", max_bytes)
         self.max_bytes = max_bytes
         self.max_retries = non_negative_int("max_retries", max_retries)
-        if show_progress:
-            require("tqdm", feature="show_progress", extra="progress")
-        self.show_progress = show_progress
+        self.show_progress = check_show_progress(show_progress)
         self.trust_env = trust_env
         self.drop_chrome = drop_chrome
         self.clock = clock
@@ -223,16 +221,11 @@ class WebBaseLoader(ReportingLoader):
     async def alazy_load(self) -> AsyncIterator[Document]:
         """Yield one document per URL, in input order, without blocking the event loop."""
         self.report = LoadReport(logger=logger)
-        progress = self._progress(len(self.web_paths))
-        try:
+        with progress_bar(self.show_progress, total=len(self.web_paths), unit="page") as advance:
             async with self.fetcher() as fetcher:
                 async for parsed in self.fetch_soups(fetcher, self.web_paths):
-                    if progress is not None:
-                        progress.update(1)
+                    advance()
                     yield Document(self.page_text(parsed), self.page_metadata(parsed))
-        finally:
-            if progress is not None:
-                progress.close()
 
     async def aload(self) -> list[Document]:
         """All documents, fetched concurrently, in input order."""
@@ -355,9 +348,3 @@ class WebBaseLoader(ReportingLoader):
             metadata["final_url"] = parsed.response.final_url
         metadata.update(parsed.scan.metadata if parsed.streamable else page_metadata(parsed.soup))
         return metadata
-
-    def _progress(self, total: int) -> Any:
-        if not self.show_progress:
-            return None
-        tqdm = require("tqdm", feature="show_progress", extra="progress")
-        return tqdm.tqdm(total=total, unit="page")
