@@ -84,10 +84,12 @@ class HTMLHeaderTextSplitter:
         def headers() -> dict[str, str]:
             return {name: value[0] for name, value in in_force.items()}
 
-        def close_section() -> Document | None:
+        def close_section() -> Iterator[Document]:
+            """The section gathered so far, if it holds text; starts a new one."""
             text = "  \n".join(line for line in section if line.strip())
             section.clear()
-            return Document(text, headers()) if text.strip() else None
+            if text.strip():
+                yield Document(text, headers())
 
         # Depth-first, in document order, without recursion (deep pages are fine).
         stack = [root]
@@ -104,9 +106,7 @@ class HTMLHeaderTextSplitter:
             depth = len(list(node.parents))
             if tag in self.header_mapping:
                 if not self.return_each_element:
-                    document = close_section()
-                    if document is not None:
-                        yield document
+                    yield from close_section()
                 level = int(tag[1:])
                 for name in [n for n, (_, lvl, _) in in_force.items() if lvl >= level]:
                     del in_force[name]
@@ -120,6 +120,4 @@ class HTMLHeaderTextSplitter:
             else:
                 section.append(node_text)
         if not self.return_each_element:
-            document = close_section()
-            if document is not None:
-                yield document
+            yield from close_section()
