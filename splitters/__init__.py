@@ -6,6 +6,7 @@ from splitters.encodings import available_encodings, encoding_for_model, get_enc
 from splitters.html import HTMLHeaderTextSplitter
 from splitters.languages import LANGUAGE_SEPARATORS, Language, get_separators_for_language
 from splitters.markdown import MarkdownHeaderTextSplitter
+from splitters.markdown_syntax import ExperimentalMarkdownSyntaxTextSplitter
 from splitters.tokens import TokenTextSplitter, tiktoken_length
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "RecursiveCharacterTextSplitter",
     "TokenTextSplitter",
     "MarkdownHeaderTextSplitter",
+    "ExperimentalMarkdownSyntaxTextSplitter",
     "HTMLHeaderTextSplitter",
     "Language",
     "LANGUAGE_SEPARATORS",
