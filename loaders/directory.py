@@ -218,6 +218,16 @@ class DirectoryLoader(ReportingLoader):
                 elif outcome is not None:  # None: skipped, already in the report
                     yield from outcome
 
+    def load_path(self, path: str | os.PathLike[str]) -> list[Document] | None:
+        """The documents of one file, as :meth:`lazy_load` would give them (its loader
+        chosen by suffix): None when the file is skipped (binary, broken link; the reason
+        is in ``skipped``). The loader's error is raised, not recorded."""
+        path = str(path)
+        factory = self.loader_for(path)
+        if self._should_skip(path, factory):
+            return None
+        return _load_file(factory, self.loader_kwargs, path)
+
     def _sample(self, paths: list[Path]) -> list[Path]:
         if not self.sample_size:
             return paths

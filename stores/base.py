@@ -227,6 +227,18 @@ class VectorStore(SearchMethods, AsyncMethods, Persistence, ABC):
             wanted = [str(i) for i in ids]
             return [self._columns.document(i) for i in wanted if i in self._columns]
 
+    def get_vectors_by_ids(self, ids: Sequence[str], /) -> np.ndarray:
+        """float32 (n, d) stored vectors of the documents with these ids, in the order
+        asked; missing ids are skipped. (A store that normalises, such as cosine FAISS,
+        returns the normalised vectors.)"""
+        if isinstance(ids, str):
+            raise ValidationError(f"ids must be a list of ids, got the single string {ids!r:.60}; wrap it in a list")
+        with self._lock:
+            labels = self._columns.labels_of(str(i) for i in ids)
+            if labels.size == 0:
+                return np.empty((0, self._dimension or 0), dtype=np.float32)
+            return np.asarray(self._get_vectors(labels), dtype=np.float32)
+
     # ------------------------------------------------------------------ construction
 
     @classmethod

@@ -18,7 +18,8 @@ from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
 from rag.index.search import search_state
 from rag.index.state import KIND, IndexState, saved_version, write_lock
-from rag.index.update import Progress, UpdateSummary, apply_plan, check_rechunking, parse_roots, plan_update
+from rag.index.segments import Batch
+from rag.index.update import Progress, Updater, UpdateSummary, apply_batch, check_rechunking, parse_roots
 from rag.persistence import index_folder_exists
 from rag.search_types import INDEX_SEARCH_TYPES, check_search_kwargs
 
@@ -80,6 +81,8 @@ class Index:
         self._rw = ReadWriteLock()
         self._updating = threading.Lock()  # one update at a time in this process
         self._broken: Optional[StorageError] = None
+        #: Commit after this many newly embedded chunks, or this many seconds (see Updater).
+        self.checkpoint_chunks, self.checkpoint_seconds = 512, 30.0
 
     # ------------------------------------------------------------------ opening
 
@@ -158,7 +161,7 @@ class Index:
 
         with self._rw.reading():
             state = self._current()
-            size = sum(p.stat().st_size for p in self.path.iterdir() if p.is_file()) if self.path.is_dir() else 0
+            size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file()) if self.path.is_dir() else 0
             return IndexInfo(
                 index=str(self.path), embeddings=state.config.embeddings, model_id=model_id_of(state.embeddings),
                 dimension=state.store.dimension, store=type(state.store).__name__, sources=len(state.record),
@@ -246,22 +249,32 @@ class Index:
             self._current()
             self._refresh()
             state = self._state
-            previous = state.config
-            config = previous.with_chunking(chunk_size, chunk_overlap)
+            config = state.config.with_chunking(chunk_size, chunk_overlap)
             check_rechunking(state, roots, config)
-            plan = plan_update(state, roots, config=config, glob=glob, exclude=self.path, progress=progress)
-            with self._rw.writing():
-                try:
-                    changed = apply_plan(state, plan)
-                    state.config = config
-                    if changed or config != previous or state.version is None:
-                        state.save(self.path)
-                except BaseException:
-                    # Searches must never see changes that were not saved: back to the last save.
-                    self._restore(state, previous)
-                    raise
-        plan.summary.seconds = time.perf_counter() - began
-        return plan.summary
+
+            def commit(batch: Batch, final: bool) -> None:
+                self._commit(state, config, batch, final)
+
+            updater = Updater(state, config, commit, glob=glob, exclude=self.path, progress=progress,
+                              checkpoint_chunks=self.checkpoint_chunks, checkpoint_seconds=self.checkpoint_seconds)
+            summary = updater.run(roots)
+        summary.seconds = time.perf_counter() - began
+        return summary
+
+    def _commit(self, state: IndexState, config: IndexConfig, batch: Batch, final: bool) -> None:
+        """Apply ``batch`` and make it durable, as one step for searches (write lock)."""
+        committed_config = state.config
+        if not batch and config == committed_config and state.version is not None:
+            return  # nothing changed: no write at all
+        with self._rw.writing():
+            try:
+                apply_batch(state, batch)
+                state.config = config
+                state.commit(self.path, batch, final=final)
+            except BaseException:
+                # Searches must never see changes that were not saved: back to the last save.
+                self._restore(state, committed_config)
+                raise
 
     def refresh(self) -> bool:
         """Reload the index if another process saved a newer version; True if it did."""

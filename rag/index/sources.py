@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Iterator, Optional
 from urllib.parse import urlsplit
 
 from loaders import DirectoryLoader, RecursiveUrlLoader, SitemapLoader, WebBaseLoader
 from rag.documents import Document
 from rag.errors import ValidationError
 
-__all__ = ["Root", "Loaded", "parse_root", "load_root"]
+__all__ = ["Root", "Loaded", "SourceItem", "parse_root", "iter_root", "beir_corpus_path", "SAME_SECOND"]
 
 DEFAULT_GLOB = "**/[!.]*"
 
@@ -70,53 +70,106 @@ def parse_root(source: str, *, crawl: Optional[int] = None, sitemap: bool = Fals
     return Root("folder" if path.is_dir() else "file", str(path.resolve()))
 
 
-def load_root(root: Root, *, glob: Optional[str], exclude: Optional[Path] = None) -> Loaded:
-    """Load every document under ``root``; failures are collected, not raised.
+@dataclass
+class SourceItem:
+    """One source met while walking a root: its ``documents`` (None when its file is
+    unchanged since it was last read, judged by ``stat``), or the reason it ``failed`` or
+    was ``skipped``. ``stat``: (size, mtime_ns, inode) of a file, None for other sources."""
 
-    ``exclude``: a folder whose files are never loaded (the index itself, when it lies
-    inside an indexed folder: its own files would be indexed again on every run).
+    source: str
+    documents: Optional[list[Document]] = None
+    stat: Optional[tuple[int, int, int]] = None
+    failed: Optional[str] = None
+    skipped: Optional[str] = None
+
+
+#: A source's previous read: ``(stat, read_at)`` or None (see :class:`SourceRecord`).
+PreviousRead = Callable[[str], Optional[tuple[Optional[tuple[int, int, int]], Optional[float]]]]
+
+#: A file modified this many seconds or less before the update that read it is read again
+#: (mtime granularity: an edit in the same second as that read must not be missed).
+SAME_SECOND = 2.0
+
+
+def _stat(path: Path) -> tuple[int, int, int]:
+    info = path.stat()
+    return info.st_size, info.st_mtime_ns, info.st_ino
+
+
+def _unchanged(stat: tuple[int, int, int], previous: Any) -> bool:
+    if previous is None or previous[0] is None or previous[1] is None:
+        return False
+    old_stat, read_at = tuple(previous[0]), previous[1]
+    return old_stat == stat and stat[1] < (read_at - SAME_SECOND) * 1e9
+
+
+def iter_root(root: Root, *, glob: Optional[str], exclude: Optional[Path] = None,
+              previous: PreviousRead = lambda source: None,
+              progress: Optional[Callable[[str, int, int], None]] = None) -> Iterator[SourceItem]:
+    """The sources under ``root``, one at a time (memory holds one file's documents).
+
+    A file whose size, mtime and inode equal those of its ``previous`` read, and which was
+    not modified within :data:`SAME_SECOND` before that read, is not read again.
+    ``exclude``: a folder never loaded (the index itself, inside an indexed folder).
+    ``progress("load", files done, files)`` for folders.
     """
+    if root.kind in ("file", "folder"):
+        yield from _iter_files(root, glob, exclude, previous, progress)
+    elif root.kind == "beir":
+        loaded = _load_beir(Path(root.key))
+        yield from _items(loaded)
+    else:
+        yield from _items(_load_web(root))
+
+
+def _items(loaded: Loaded) -> Iterator[SourceItem]:
+    for source, reason in loaded.failed:
+        yield SourceItem(source, failed=reason)
+    for source, reason in loaded.skipped:
+        yield SourceItem(source, skipped=reason)
+    for source, documents in sorted(loaded.documents.items()):
+        yield SourceItem(source, documents)
+
+
+def _iter_files(root: Root, glob: Optional[str], exclude: Optional[Path], previous: PreviousRead,
+                progress: Optional[Callable[[str, int, int], None]]) -> Iterator[SourceItem]:
     if root.kind == "file":
-        return _load_file(Path(root.key))
-    if root.kind == "folder":
-        return _load_folder(root, glob, exclude)
-    if root.kind == "beir":
-        return _load_beir(Path(root.key))
-    return _load_web(root)
+        path = Path(root.key)
+        loader = DirectoryLoader(str(path.parent), silent_errors=True)
+        paths = [path]
+    else:
+        loader = DirectoryLoader(root.key, glob=glob or DEFAULT_GLOB, recursive=True, silent_errors=True)
+        excluded = exclude.resolve() if exclude is not None else None
+        paths = [p for p in loader.file_paths() if excluded is None or not p.resolve().is_relative_to(excluded)]
+    for done, path in enumerate(paths, 1):
+        if progress is not None and root.kind == "folder":
+            progress("load", done, len(paths))
+        # Absolute paths: the record must recognise a file whatever the working directory.
+        source = str(path if root.kind == "file" else path.resolve())
+        try:
+            stat = _stat(path)
+            if _unchanged(stat, previous(source)):
+                yield SourceItem(source, None, stat)
+                continue
+            # The file's own loader, chosen by suffix; never a glob (a name such as
+            # "notes[1].md" would be read as a pattern).
+            documents = loader.load_path(path)
+        except Exception as exc:  # reported in the summary, and never taken as a deletion
+            yield SourceItem(source, failed=f"{type(exc).__name__}: {exc}")
+            continue
+        if documents is None:
+            reason = loader.skipped[-1][1] if loader.skipped else "skipped"
+            yield SourceItem(source, skipped=reason)
+            continue
+        for document in documents:
+            document.metadata["source"] = source
+        yield SourceItem(source, documents, stat)
 
 
 def _group(documents: list[Document], loaded: Loaded) -> Loaded:
     for document in documents:
         loaded.documents.setdefault(str(document.metadata.get("source", "")), []).append(document)
     return loaded
-
-
-def _load_file(path: Path) -> Loaded:
-    # The file's own loader, chosen by suffix; never a glob (a name such as "notes[1].md"
-    # would be read as a pattern).
-    try:
-        documents = DirectoryLoader(str(path.parent)).loader_for(path)(str(path)).load()
-    except Exception as exc:  # reported in the summary, and never taken as a deletion
-        return Loaded(failed=[(str(path), f"{type(exc).__name__}: {exc}")])
-    for document in documents:
-        document.metadata["source"] = str(path)
-    return _group(documents, Loaded())
-
-
-def _load_folder(root: Root, glob: Optional[str], exclude: Optional[Path]) -> Loaded:
-    loader = DirectoryLoader(root.key, glob=glob or DEFAULT_GLOB, recursive=True, silent_errors=True)
-    excluded = exclude.resolve() if exclude is not None else None
-
-    def kept(source: str) -> bool:
-        return excluded is None or not Path(source).resolve().is_relative_to(excluded)
-
-    documents = [d for d in loader.load() if kept(str(d.metadata["source"]))]
-    for document in documents:
-        # Absolute paths: the record must recognise a file whatever the working directory.
-        document.metadata["source"] = str(Path(document.metadata["source"]).resolve())
-    loaded = Loaded(failed=[(str(Path(s).resolve()), m) for s, m in loader.failed if kept(s)],
-                    skipped=[(str(Path(s).resolve()), m) for s, m in loader.skipped if kept(s)])
-    return _group(documents, loaded)
 
 
 def _load_web(root: Root) -> Loaded:

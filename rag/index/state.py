@@ -1,16 +1,14 @@
 """What an index folder holds, in memory: a vector store, a BM25 index and the record of
-what was indexed, read and written as one atomic save (so the three never disagree).
+what was indexed, committed together (so the three never disagree).
 
-Folder layout (``store_class`` "RagIndex" in the manifest): the store's sections prefixed
-``store_``, the BM25 arrays prefixed ``bm25_``, ``bm25_ids`` (chunk id of each BM25 row)
-and ``record`` (per source: its root, content hash, chunk ids and title). The manifest's
-``config`` holds :meth:`IndexConfig.to_json` plus the store's and BM25's own settings.
+On disk (see :mod:`rag.index.segments`): append-only segments of chunks and vectors, the
+BM25 arrays, and one manifest replaced atomically at each checkpoint. Folders of format
+version 1 (one snapshot of store sections, ``bm25_*`` and ``record``) still open; their
+first commit rewrites them as segments.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import threading
 import time
@@ -19,20 +17,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
+import numpy as np
+
 from rag.bm25 import BM25Retriever
 from rag.bm25.analysis import Analyzer
 from rag.bm25.index import BM25Index
+from rag.documents import Document
 from rag.embeddings.base import model_id_of
 from rag.errors import CorruptIndexError, RagError
 from rag.index.config import IndexConfig
 from rag.index.registry import make_embeddings, store_backend
-from rag.persistence import IndexFolder, Manifest, read_index_folder, write_index_folder
+from rag.index.segments import FORMAT_VERSION, Batch, SegmentFolder, manifest_version, read_manifest
+from rag.persistence import FORMAT, read_index_folder
+from rag.persistence.format import check_model
 
 __all__ = ["KIND", "SourceRecord", "IndexState", "write_lock", "saved_version", "default_index_path"]
 
 KIND = "RagIndex"
 #: BM25 retrieves this many by default when used as a plain retriever (searches pass k).
 _BM25_K = 20
+#: Compact when the segments hold more than this many rows per live chunk.
+_COMPACT_RATIO = 2.0
 
 
 @dataclass
@@ -43,27 +48,30 @@ class SourceRecord:
     content_hash: str
     chunk_ids: list[str]
     title: str = ""
+    #: For a file: (size in bytes, mtime in ns, inode) when it was read, and the wall-clock
+    #: time (s) the update that read it started; lets a later update skip reading it.
+    stat: Optional[tuple[int, int, int]] = None
+    read_at: Optional[float] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"root": self.root, "hash": self.content_hash, "chunks": self.chunk_ids, "title": self.title}
+        row = {"root": self.root, "hash": self.content_hash, "chunks": self.chunk_ids, "title": self.title}
+        if self.stat is not None:
+            row.update(stat=list(self.stat), read_at=self.read_at)
+        return row
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SourceRecord":
-        return cls(data["root"], data["hash"], list(data["chunks"]), data.get("title", ""))
-
-
-def _version(manifest_json: dict[str, Any]) -> str:
-    # Every file's sha256 plus the save time: equal versions mean the same saved index.
-    saved = {"sections": manifest_json.get("sections"), "saved_at": (manifest_json.get("config") or {}).get("saved_at")}
-    return hashlib.sha256(json.dumps(saved, sort_keys=True).encode()).hexdigest()
+        stat = data.get("stat")
+        return cls(data["root"], data["hash"], list(data["chunks"]), data.get("title", ""),
+                   tuple(stat) if stat else None, data.get("read_at"))
 
 
 def saved_version(path: Path) -> Optional[str]:
     """The version of the index saved at ``path`` now; None when there is none (or it
     cannot be read: loading it will say why)."""
     try:
-        return _version(json.loads((Path(path) / "manifest.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError, AttributeError):
+        return manifest_version(read_manifest(Path(path)))
+    except (OSError, RagError):
         return None
 
 
@@ -80,6 +88,8 @@ class IndexState:
     bm25: Optional[BM25Retriever] = None
     version: Optional[str] = None
     saved_at: Optional[str] = None
+    #: The segments on disk (None: nothing in format 2 yet, so the next commit writes all).
+    segments: Optional[list[dict[str, Any]]] = None
     _bm25_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -91,15 +101,62 @@ class IndexState:
     def load(cls, path: Path, embeddings: Any = None) -> "IndexState":
         """Read the index at ``path`` (checks every file, and that ``embeddings``, when
         given, is the model the index was built with)."""
+        for _attempt in range(5):
+            data = read_manifest(Path(path))
+            if data.get("format_version") != FORMAT_VERSION:
+                return cls._load_snapshot(Path(path), embeddings)
+            try:
+                return cls._load_segments(Path(path), data, embeddings)
+            except CorruptIndexError:
+                # A commit may have replaced the manifest (and dropped files it no longer
+                # names) while this one was read: read again unless nothing changed.
+                if saved_version(Path(path)) == manifest_version(data):
+                    raise
+        raise CorruptIndexError(f"{path} kept changing while it was read (commits in progress); try again")
+
+    @classmethod
+    def _settings(cls, path: Path, data: dict[str, Any], embeddings: Any) -> tuple[IndexConfig, Any]:
+        if data.get("store_class") != KIND:
+            raise CorruptIndexError(f"{path} holds a {data.get('store_class')} index, not a {KIND}")
+        config_data = data.get("config") or {}
+        if not isinstance(config_data.get("embedding_spec"), str):
+            raise CorruptIndexError(f"{path}: the manifest does not say which embeddings built it")
+        try:
+            config = IndexConfig.from_json(config_data)
+        except (RagError, KeyError, TypeError, ValueError) as exc:
+            raise CorruptIndexError(f"{path}: unreadable index settings: {exc}") from exc
+        return config, embeddings if embeddings is not None else make_embeddings(config.embeddings)
+
+    @classmethod
+    def _load_segments(cls, path: Path, data: dict[str, Any], embeddings: Any) -> "IndexState":
+        config, embeddings = cls._settings(path, data, embeddings)
+        embedding = data.get("embedding") or {}
+        check_model(path, embedding.get("model_id"), embedding.get("dimension"),
+                                model_id_of(embeddings), getattr(embeddings, "dimension", None))
+        folder = SegmentFolder(path)
+        segments = list(data.get("segments") or [])
+        try:
+            vectors, chunks, record_rows = folder.live_rows(segments)
+            record = {source: SourceRecord.from_json(row) for source, row in record_rows.items()}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CorruptIndexError(f"{path}: a segment is malformed: {exc}") from exc
+        store = store_backend(config.store).create(embeddings)
+        if chunks["ids"]:
+            documents = [Document(text, metadata, chunk_id)
+                         for chunk_id, text, metadata in zip(chunks["ids"], chunks["texts"], chunks["metadatas"])]
+            store.add_vectors(vectors, documents, ids=chunks["ids"])
+        state = cls(config, embeddings, store, record, saved_at=(data.get("config") or {}).get("saved_at"),
+                    segments=segments)
+        state.bm25 = _load_bm25(_Bm25Part(folder, data["bm25"]), data["bm25"]["config"], store) if data.get("bm25") else None
+        state.version = manifest_version(data)
+        return state
+
+    @classmethod
+    def _load_snapshot(cls, path: Path, embeddings: Any) -> "IndexState":
+        """A format-1 folder: one snapshot written by ``write_index_folder``."""
         folder = read_index_folder(path, store_class=KIND)
         data = folder.manifest.config
-        if not isinstance(data.get("embedding_spec"), str):
-            raise CorruptIndexError(f"{folder.path}: the manifest does not say which embeddings built it")
-        try:
-            config = IndexConfig.from_json(data)
-        except (RagError, KeyError, TypeError, ValueError) as exc:
-            raise CorruptIndexError(f"{folder.path}: unreadable index settings: {exc}") from exc
-        embeddings = embeddings if embeddings is not None else make_embeddings(config.embeddings)
+        config, embeddings = cls._settings(path, {"store_class": KIND, "config": data}, embeddings)
         folder.check_embedding(model_id_of(embeddings), getattr(embeddings, "dimension", None))
         store = store_backend(config.store).load(folder, embeddings, data.get("store") or {}, "store_")
         try:
@@ -108,7 +165,7 @@ class IndexState:
             raise CorruptIndexError(f"{folder.path}: malformed record of indexed sources: {exc}") from exc
         state = cls(config, embeddings, store, record, saved_at=data.get("saved_at"))
         state.bm25 = _load_bm25(folder, data.get("bm25"), store)
-        state.version = _version(folder.manifest.to_json())
+        state.version = saved_version(path)
         return state
 
     def lexical(self) -> Optional[BM25Retriever]:
@@ -121,33 +178,72 @@ class IndexState:
                     self.bm25 = BM25Retriever.from_documents(self.store.get_by_ids(chunk_ids), k=_BM25_K)
         return self.bm25
 
-    def save(self, path: Path) -> None:
-        """Write store, BM25 and record in one atomic save (the previous index survives a crash)."""
-        store_config, sections = self.store.to_sections(prefix="store_")
-        bm25_config = None
-        lexical = self.lexical()
+    def commit(self, path: Path, batch: Batch, *, final: bool) -> None:
+        """Make ``batch`` (already applied to this state) durable: one new segment and an
+        atomic manifest swap. The first commit in format 2 writes everything live instead;
+        a ``final`` commit also writes the BM25 arrays, and compacts the segments when
+        replaced rows outnumber live ones. Callers hold the index's write lock."""
+        folder = SegmentFolder(path)
+        path.mkdir(parents=True, exist_ok=True)
+        dimension = self.store.dimension or getattr(self.embeddings, "dimension", None) or 0
+        stored_rows = sum(part["rows"] for part in self.segments or [])
+        if self.segments is None or (final and stored_rows + len(batch.ids) > _COMPACT_RATIO * len(self.store) + 1000):
+            self.segments = [folder.write_segment(self._everything(), dimension)]
+        elif batch:
+            self.segments = [*self.segments, folder.write_segment(batch, dimension)]
+        bm25 = None
+        lexical = self.lexical() if final else None
         if lexical is not None:
-            sections.update(lexical.index.sections("bm25"))
-            sections["bm25_ids"] = [d.id for d in lexical.docs]
-            bm25_config = {"index": lexical.index.config(), "analyzer": lexical.analyzer.to_json(), "k": lexical.k}
-        sections["record"] = {source: rec.to_json() for source, rec in sorted(self.record.items())}
+            sections = {**lexical.index.sections("bm25"), "bm25_ids": [d.id for d in lexical.docs]}
+            config = {"index": lexical.index.config(), "analyzer": lexical.analyzer.to_json(), "k": lexical.k}
+            bm25 = folder.write_bm25(sections, config)
         self.saved_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        manifest = Manifest(
-            store_class=KIND,
-            model_id=model_id_of(self.embeddings),
-            dimension=self.store.dimension or getattr(self.embeddings, "dimension", None),
-            distance_strategy=store_config.get("distance_strategy", "COSINE"),
-            config={**self.config.to_json(), "store": store_config, "bm25": bm25_config, "saved_at": self.saved_at},
-        )
-        write_index_folder(path, manifest, sections)
-        self.version = saved_version(path)  # callers hold the write lock: this is our save
+        data = {
+            "format": FORMAT, "format_version": FORMAT_VERSION, "store_class": KIND,
+            "embedding": {"model_id": model_id_of(self.embeddings), "dimension": dimension or None},
+            "config": {**self.config.to_json(), "saved_at": self.saved_at},
+            "segments": self.segments, "bm25": bm25,
+        }
+        if self.version is not None and not final and not batch and self.segments:
+            return  # nothing new to say
+        folder.write_manifest(data)
+        self._drop_snapshot_files(path)
+        self.version = manifest_version(data)
+
+    def _everything(self) -> Batch:
+        ids = [chunk_id for record in self.record.values() for chunk_id in record.chunk_ids]
+        documents = self.store.get_by_ids(ids)
+        return Batch(ids=[d.id for d in documents], texts=[d.page_content for d in documents],
+                     metadatas=[d.metadata for d in documents],
+                     vectors=self.store.get_vectors_by_ids([d.id for d in documents]),
+                     record_set={source: rec.to_json() for source, rec in self.record.items()})
+
+    @staticmethod
+    def _drop_snapshot_files(path: Path) -> None:
+        # A format-1 folder's section files, no longer named by the manifest.
+        for leftover in path.iterdir():
+            if leftover.is_file() and leftover.suffix in (".npy", ".json", ".bin") and leftover.name != "manifest.json":
+                leftover.unlink(missing_ok=True)
 
     @property
     def chunk_count(self) -> int:
         return len(self.store)
 
 
-def _load_bm25(folder: IndexFolder, config: Optional[dict[str, Any]], store: Any) -> Optional[BM25Retriever]:
+class _Bm25Part:
+    """The reading side of an IndexFolder (``path``, ``json``, ``array``) over a BM25 part."""
+
+    def __init__(self, folder: SegmentFolder, entry: dict[str, Any]) -> None:
+        self.path, self._folder, self._entry = folder.path, folder, entry
+
+    def json(self, name: str) -> Any:
+        return self._folder.read_json("bm25", self._entry, f"{name}.json")
+
+    def array(self, name: str) -> np.ndarray:
+        return self._folder.read_array("bm25", self._entry, f"{name}.npy")
+
+
+def _load_bm25(folder: Any, config: Optional[dict[str, Any]], store: Any) -> Optional[BM25Retriever]:
     if not config:
         return None
     try:

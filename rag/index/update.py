@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -16,11 +17,12 @@ from rag.documents import Document
 from rag.embeddings.base import embed_texts
 from rag.errors import ValidationError
 from rag.index.config import IndexConfig
-from rag.index.sources import Root, load_root, parse_root
+from rag.index.segments import Batch
+from rag.index.sources import Root, SourceItem, iter_root, parse_root
 from rag.index.state import IndexState, SourceRecord
 from splitters import RecursiveCharacterTextSplitter
 
-__all__ = ["UpdateSummary", "UpdatePlan", "Progress", "plan_update", "apply_plan", "check_rechunking", "EMBED_BATCH"]
+__all__ = ["UpdateSummary", "Updater", "Progress", "apply_batch", "check_rechunking", "parse_roots", "EMBED_BATCH"]
 
 #: Texts per embedding call (the embeddings object batches further inside).
 EMBED_BATCH = 64
@@ -56,18 +58,6 @@ class UpdateSummary:
             "skipped_files": [{"source": s, "reason": r} for s, r in self.skipped_files],
             "total_chunks": self.total_chunks, "embeddings": self.embeddings,
         }
-
-
-@dataclass
-class UpdatePlan:
-    """The changes an update will make: per source, its new record, chunks and vectors;
-    the sources to delete; and the summary so far."""
-
-    replace: list[tuple[str, SourceRecord, list[Document]]] = field(default_factory=list)
-    vectors: Optional[np.ndarray] = None
-    delete: list[str] = field(default_factory=list)
-    roots_seen: dict[str, str] = field(default_factory=dict)  # unchanged source -> its root now
-    summary: UpdateSummary = field(default_factory=UpdateSummary)
 
 
 def _content_hash(documents: Sequence[Document], chunking: dict[str, Any]) -> str:
@@ -126,62 +116,157 @@ def _under(root: Root, source: str, record: SourceRecord) -> bool:
     return path.is_absolute() and path.is_relative_to(root.key) and not path.exists()
 
 
-def plan_update(
-    state: IndexState, roots: Sequence[Root], *, config: IndexConfig, glob: Optional[str],
-    exclude: Optional[Path], progress: Optional[Progress] = None,
-) -> UpdatePlan:
-    """Load every root, compare with ``state.record`` and embed what changed, chunking
-    with ``config``. Reads ``state`` only; the caller keeps other writers out (searches
-    may run meanwhile)."""
-    splitter = RecursiveCharacterTextSplitter(chunk_size=config.chunk_size, chunk_overlap=config.chunk_overlap,
-                                              add_start_index=True)
-    plan = UpdatePlan(summary=UpdateSummary(embeddings=config.embeddings))
-    summary = plan.summary
-    seen: set[str] = set()
-    unreachable_roots: set[str] = set()
-    failed_sources: set[str] = set()
-    for done, root in enumerate(roots, 1):
-        loaded = load_root(root, glob=glob, exclude=exclude)
-        summary.failed.extend(loaded.failed)
-        summary.skipped_files.extend(loaded.skipped)
-        failed_sources.update(source for source, _ in loaded.failed)
-        if loaded.failed and (root.kind in ("crawl", "sitemap", "beir") or not loaded.documents):
-            # A failed page (or nested sitemap, or unreadable corpus line) hides sources
-            # reachable only through it: what was not seen may still exist, so nothing
-            # under this root is deleted.
-            unreachable_roots.add(root.key)
-        for source, documents in sorted(loaded.documents.items()):
-            if source in seen:
-                continue  # overlapping roots: a source is indexed once per update
-            summary.documents += len(documents)
-            seen.add(source)
-            content_hash = _content_hash(documents, config.chunking)
-            previous = state.record.get(source)
-            if previous is not None and previous.content_hash == content_hash:
-                summary.unchanged += 1
-                plan.roots_seen[source] = root.key
+class Updater:
+    """One update, streamed: sources are read one at a time, split, and embedded in
+    batches; every ``checkpoint_chunks`` new chunks (default 512) or ``checkpoint_seconds``
+    (default 30) the work so far is handed to ``commit(batch, final=False)``, and the
+    deletions and the last batch to ``commit(batch, final=True)``. Memory holds one file's
+    documents and one batch of chunks, whatever the corpus size.
+
+    A chunk whose text is unchanged keeps its vector: with the same id (same position in
+    its source) it is not written again; at another position its vector is reused.
+    """
+
+    def __init__(self, state: IndexState, config: IndexConfig, commit: Callable[[Batch, bool], None], *,
+                 glob: Optional[str] = None, exclude: Optional[Path] = None, progress: Optional[Progress] = None,
+                 checkpoint_chunks: int = 512, checkpoint_seconds: float = 30.0) -> None:
+        self.state, self.config, self.commit = state, config, commit
+        self.glob, self.exclude, self.progress = glob, exclude, progress
+        self.checkpoint_chunks, self.checkpoint_seconds = checkpoint_chunks, checkpoint_seconds
+        self.splitter = RecursiveCharacterTextSplitter(chunk_size=config.chunk_size,
+                                                       chunk_overlap=config.chunk_overlap, add_start_index=True)
+        self.summary = UpdateSummary(embeddings=config.embeddings)
+        self.started = time.time()
+        self._batch = Batch()
+        self._to_embed: list[int] = []  # rows of the batch that still need a vector
+        self._vectors: dict[int, np.ndarray] = {}  # rows whose vector was reused
+        self._last_commit = time.monotonic()
+        self._embedded = 0
+
+    def run(self, roots: Sequence[Root]) -> UpdateSummary:
+        seen: set[str] = set()
+        unreachable: set[str] = set()
+        failed: set[str] = set()
+        for root in roots:
+            any_document = False
+            root_failed = False
+            for item in iter_root(root, glob=self.glob, exclude=self.exclude, previous=self._previous_read,
+                                  progress=self.progress):
+                if item.failed is not None:
+                    self.summary.failed.append((item.source, item.failed))
+                    failed.add(item.source)
+                    root_failed = True
+                elif item.skipped is not None:
+                    self.summary.skipped_files.append((item.source, item.skipped))
+                elif item.source not in seen:  # overlapping roots: a source is indexed once per update
+                    seen.add(item.source)
+                    any_document = True
+                    self._source(root, item)
+            if root_failed and (root.kind in ("crawl", "sitemap", "beir") or not any_document):
+                # A failed page (or nested sitemap, or unreadable corpus line) hides sources
+                # reachable only through it: what was not seen may still exist, so nothing
+                # under this root is deleted.
+                unreachable.add(root.key)
+        deleted: dict[str, None] = {}  # ordered, each source once however many roots hold it
+        for root in roots:
+            if root.key in unreachable:
+                continue  # not everything could be read: never take that as "the rest was deleted"
+            for source, record in self.state.record.items():
+                if source not in seen and source not in failed and _under(root, source, record):
+                    deleted.setdefault(source, None)
+        for source in deleted:
+            self._batch.record_removed.append(source)
+            self._batch.removed_chunks.extend(self.state.record[source].chunk_ids)
+            self.summary.deleted += 1
+        self._flush(final=True)
+        self.summary.total_chunks = self.state.chunk_count
+        return self.summary
+
+    def _previous_read(self, source: str) -> Any:
+        record = self.state.record.get(source)
+        return None if record is None else (record.stat, record.read_at)
+
+    def _source(self, root: Root, item: SourceItem) -> None:
+        previous = self.state.record.get(item.source)
+        if item.documents is None:  # not read: unchanged since the last read
+            self.summary.unchanged += 1
+            if previous is not None and previous.root != root.key:
+                self._set_record(item.source, replace(previous, root=root.key))
+            return
+        documents = item.documents
+        self.summary.documents += len(documents)
+        content_hash = _content_hash(documents, self.config.chunking)
+        if previous is not None and previous.content_hash == content_hash:
+            self.summary.unchanged += 1
+            if (previous.root, previous.stat) != (root.key, item.stat):
+                self._set_record(item.source, replace(previous, root=root.key, stat=item.stat, read_at=self.started))
+            return
+        chunks = self.splitter.split_documents(documents)
+        ids = _chunk_ids(item.source, len(chunks))
+        title = str(documents[0].metadata.get("title") or "")
+        record = SourceRecord(root.key, content_hash, ids, title, item.stat, self.started if item.stat else None)
+        old_ids = previous.chunk_ids if previous is not None else []
+        self._queue_chunks(ids, chunks, old_ids)
+        self._batch.removed_chunks.extend(sorted(set(old_ids) - set(ids)))
+        self._set_record(item.source, record)
+        if previous is None:
+            self.summary.added += 1
+        else:
+            self.summary.updated += 1
+        if len(self._to_embed) >= self.checkpoint_chunks or \
+                time.monotonic() - self._last_commit >= self.checkpoint_seconds:
+            self._flush(final=False)
+
+    def _queue_chunks(self, ids: list[str], chunks: list[Document], old_ids: list[str]) -> None:
+        old = {d.id: d for d in self.state.store.get_by_ids(old_ids)} if old_ids else {}
+        by_text = {d.page_content: chunk_id for chunk_id, d in old.items()}
+
+        def stored(n: int) -> bool:  # the same text and metadata under the same id
+            previous = old.get(ids[n])
+            return previous is not None and (previous.page_content, previous.metadata) == \
+                (chunks[n].page_content, chunks[n].metadata)
+
+        reuse = [(n, by_text[c.page_content]) for n, c in enumerate(chunks) if c.page_content in by_text and not stored(n)]
+        reused_vectors = self.state.store.get_vectors_by_ids([old_id for _, old_id in reuse]) if reuse else None
+        reused = {n: reused_vectors[i] for i, (n, _) in enumerate(reuse)}
+        for n, (chunk_id, chunk) in enumerate(zip(ids, chunks)):
+            if stored(n):
                 continue
-            chunks = splitter.split_documents(documents)
-            ids = _chunk_ids(source, len(chunks))
-            for chunk, chunk_id in zip(chunks, ids):
-                chunk.id = chunk_id
-            title = str(documents[0].metadata.get("title") or "")
-            plan.replace.append((source, SourceRecord(root.key, content_hash, ids, title), chunks))
-        if progress is not None:
-            progress("load", done, len(roots))
+            row = len(self._batch.ids)
+            self._batch.ids.append(chunk_id)
+            self._batch.texts.append(chunk.page_content)
+            self._batch.metadatas.append(chunk.metadata)
+            if n in reused:
+                self._vectors[row] = reused[n]
+            else:
+                self._to_embed.append(row)
+            self.summary.chunks += 1
 
-    deleted: dict[str, None] = {}  # ordered, each source once however many roots hold it
-    for root in roots:
-        if root.key in unreachable_roots:
-            continue  # not everything could be read: never take that as "the rest was deleted"
-        for source, record in state.record.items():
-            if source not in seen and source not in failed_sources and _under(root, source, record):
-                deleted.setdefault(source, None)
-    plan.delete = list(deleted)
+    def _set_record(self, source: str, record: SourceRecord) -> None:
+        self._batch.record_set[source] = record.to_json()
 
-    texts = [chunk.page_content for _, _, chunks in plan.replace for chunk in chunks]
-    plan.vectors = embed_in_batches(state.embeddings, texts, state.store.dimension, progress)
-    return plan
+    def _flush(self, *, final: bool) -> None:
+        batch = self._batch
+        dimension = self.state.store.dimension
+        texts = [batch.texts[row] for row in self._to_embed]
+        embedded = embed_in_batches(self.state.embeddings, texts, dimension, self._embed_progress)
+        dimension = embedded.shape[1] if len(texts) else (dimension or 0)
+        vectors = np.empty((len(batch.ids), dimension), dtype=np.float32)
+        if len(texts):
+            vectors[self._to_embed] = embedded
+        for row, vector in self._vectors.items():
+            vectors[row] = vector
+        batch.vectors = vectors
+        if batch or final:
+            self.commit(batch, final)
+        self._batch, self._to_embed, self._vectors = Batch(), [], {}
+        self._last_commit = time.monotonic()
+
+    def _embed_progress(self, stage: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress("embed", self._embedded + done, 0)
+        if done == total:
+            self._embedded += total
 
 
 def embed_in_batches(embeddings: Any, texts: list[str], dimension: Optional[int],
@@ -198,35 +283,18 @@ def embed_in_batches(embeddings: Any, texts: list[str], dimension: Optional[int]
     return np.concatenate(parts)
 
 
-def apply_plan(state: IndexState, plan: UpdatePlan) -> bool:
-    """Change ``state`` as planned (store, record, BM25 rebuilt) and complete the summary;
-    True if anything changed. Run under the index's write lock, with no search running."""
-    summary = plan.summary
-    moved = {source for source, root in plan.roots_seen.items() if state.record[source].root != root}
-    offset = 0
-    for source, record, chunks in plan.replace:
-        old = state.record.get(source)
-        if old is not None:
-            summary.updated += 1
-            stale = sorted(set(old.chunk_ids) - set(record.chunk_ids))
-            if stale:
-                state.store.delete(stale)
-        else:
-            summary.added += 1
-        if chunks:
-            state.store.add_vectors(plan.vectors[offset:offset + len(chunks)], chunks, ids=record.chunk_ids)
-        state.record[source] = record
-        offset += len(chunks)
-        summary.chunks += len(chunks)
-    for source, root_key in plan.roots_seen.items():
-        state.record[source].root = root_key
-    for source in plan.delete:
-        old = state.record.pop(source, None)
-        if old is not None and old.chunk_ids:
-            state.store.delete(old.chunk_ids)
-        summary.deleted += 1
-    if plan.replace or plan.delete:
+def apply_batch(state: IndexState, batch: Batch) -> None:
+    """Change ``state`` in memory as ``batch`` says (store, record; BM25 to rebuild).
+    Run under the index's write lock, with no search running."""
+    if batch.removed_chunks:
+        state.store.delete(batch.removed_chunks)
+    if batch.ids:
+        documents = [Document(text, metadata, chunk_id)
+                     for chunk_id, text, metadata in zip(batch.ids, batch.texts, batch.metadatas)]
+        state.store.add_vectors(batch.vectors, documents, ids=batch.ids)
+    for source in batch.record_removed:
+        state.record.pop(source, None)
+    for source, row in batch.record_set.items():
+        state.record[source] = SourceRecord.from_json(row)
+    if batch.ids or batch.removed_chunks:
         state.bm25 = None
-        state.lexical()  # built now, so the first search after the commit does not pay for it
-    summary.total_chunks = state.chunk_count
-    return bool(plan.replace or plan.delete or moved)

@@ -199,17 +199,23 @@ class IndexFolder:
 
     def check_embedding(self, model_id: str | None, dimension: int | None) -> None:
         """Refuse to pair this index with an embedding model other than the one that built it."""
-        saved_id, saved_dim = self.manifest.model_id, self.manifest.dimension
-        if model_id is not None and saved_id is not None and model_id != saved_id:
-            raise EmbeddingMismatchError(
-                f"the index at {self.path} was built with embeddings {saved_id!r}, not {model_id!r}; "
-                f"load it with the same model, or rebuild it with the new one"
-            )
-        if dimension is not None and saved_dim is not None and dimension != saved_dim:
-            raise EmbeddingMismatchError(
-                f"the index at {self.path} holds {saved_dim}-dimensional vectors, the embeddings give "
-                f"{dimension}; load it with the model that built it, or rebuild it"
-            )
+        check_model(self.path, self.manifest.model_id, self.manifest.dimension, model_id, dimension)
+
+
+def check_model(path: Path, saved_id: str | None, saved_dim: int | None, model_id: str | None,
+                dimension: int | None) -> None:
+    """Refuse to pair the index at ``path`` (built by ``saved_id``, ``saved_dim``
+    dimensions) with an embedding model other than the one that built it."""
+    if model_id is not None and saved_id is not None and model_id != saved_id:
+        raise EmbeddingMismatchError(
+            f"the index at {path} was built with embeddings {saved_id!r}, not {model_id!r}; "
+            f"load it with the same model, or rebuild it with the new one"
+        )
+    if dimension is not None and saved_dim is not None and dimension != saved_dim:
+        raise EmbeddingMismatchError(
+            f"the index at {path} holds {saved_dim}-dimensional vectors, the embeddings give "
+            f"{dimension}; load it with the model that built it, or rebuild it"
+        )
 
 
 def index_folder_exists(path: Union[str, os.PathLike]) -> bool:

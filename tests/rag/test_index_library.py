@@ -8,6 +8,7 @@ import pytest
 
 from rag.errors import EmbeddingMismatchError, IndexNotFoundError, StorageError, ValidationError
 from rag.index import Answer, Index, IndexRetriever
+from rag.index.segments import SegmentFolder
 from rag.models import FakeListChatModel
 from rag.tools import create_retriever_tool
 
@@ -164,14 +165,12 @@ def test_an_update_with_nothing_changed_does_not_rewrite_the_folder(index, corpu
 
 
 def test_a_failed_save_leaves_the_index_as_it_was_on_disk_and_in_memory(index, corpus, monkeypatch):
-    import rag.index.state
-
     (corpus / "owls.txt").write_text("Owls hunt mice at night and turn their heads far around.\n")
 
     def full_disk(*args, **kwargs):
         raise StorageError(28, "No space left on device")
 
-    monkeypatch.setattr(rag.index.state, "write_index_folder", full_disk)
+    monkeypatch.setattr(SegmentFolder, "write_segment", full_disk)
     with pytest.raises(StorageError, match="No space"):
         index.update([str(corpus)])
     assert len(index.sources()) == 3 and all("owls" not in s for s in index.sources())
@@ -273,7 +272,6 @@ def test_a_threshold_search_takes_fetch_k(index):
 
 
 def test_an_index_that_cannot_be_read_back_after_a_failed_save_refuses_further_use(index, corpus, monkeypatch):
-    import rag.index.state
     from rag.index.state import IndexState
 
     (corpus / "owls.txt").write_text("Owls hunt mice at night.\n")
@@ -281,7 +279,7 @@ def test_an_index_that_cannot_be_read_back_after_a_failed_save_refuses_further_u
     def fail(*args, **kwargs):
         raise StorageError(5, "Input/output error")
 
-    monkeypatch.setattr(rag.index.state, "write_index_folder", fail)
+    monkeypatch.setattr(SegmentFolder, "write_segment", fail)
     monkeypatch.setattr(IndexState, "load", classmethod(lambda cls, *a, **k: fail()))
     with pytest.raises(StorageError, match="Input/output"):
         index.update([str(corpus)])

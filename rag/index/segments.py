@@ -1,0 +1,195 @@
+"""The index folder on disk (format version 2): append-only segments and one manifest.
+
+An update commits in checkpoints. Each checkpoint writes only what is new, as a segment
+(``segments/NAME/``: ``vectors.npy``, ``chunks.json``, ``changes.json``), then replaces
+``manifest.json`` in one atomic rename. Files are never changed once written, so a
+reader that has read a manifest can read its files; a crash leaves the last manifest and
+everything it names. The BM25 arrays are written at the end of an update (``bm25/NAME/``);
+when replaced chunks outnumber live ones the segments are compacted into one.
+
+``manifest.json``: ``format``, ``format_version`` (2), ``store_class`` ("RagIndex"),
+``embedding`` (model id, dimension), ``config`` (the index's settings and ``saved_at``),
+``segments`` (name, rows, and sha256 + size of each file) and ``bm25`` (or null).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+import numpy as np
+
+from rag.errors import CorruptIndexError
+from rag.persistence import FORMAT
+from rag.persistence import atomic
+
+__all__ = ["FORMAT_VERSION", "MANIFEST", "Batch", "SegmentFolder", "read_manifest", "manifest_version"]
+
+FORMAT_VERSION = 2
+MANIFEST = "manifest.json"
+_SEGMENTS = "segments"
+_BM25 = "bm25"
+
+
+@dataclass
+class Batch:
+    """What one checkpoint commits: chunks added or replaced (``ids``, ``texts``,
+    ``metadatas``, float32 ``vectors`` as embedded), chunk ids removed, and the record
+    entries set (source -> JSON row) or removed."""
+
+    ids: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    metadatas: list[dict[str, Any]] = field(default_factory=list)
+    vectors: Optional[np.ndarray] = None
+    removed_chunks: list[str] = field(default_factory=list)
+    record_set: dict[str, dict[str, Any]] = field(default_factory=dict)
+    record_removed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.ids or self.removed_chunks or self.record_set or self.record_removed)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise CorruptIndexError(f"{path} has no {MANIFEST}: not an index folder, or an incomplete one") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CorruptIndexError(f"{path / MANIFEST} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CorruptIndexError(f"{path / MANIFEST} is not a rag index manifest")
+    return data
+
+
+def manifest_version(data: dict[str, Any]) -> str:
+    """Equal for equal manifests: identifies one saved state of the index."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+class SegmentFolder:
+    """Reads and writes one index folder's segments, BM25 arrays and manifest."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    # ------------------------------------------------------------------ writing
+
+    def _write_part(self, kind: str, files: dict[str, bytes]) -> dict[str, Any]:
+        """Write ``files`` as a new immutable folder ``kind/NAME`` (staged, then renamed)."""
+        name = f"{uuid.uuid4().hex[:16]}"
+        parent = self.path / kind
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = parent / f".saving-{os.getpid()}-{name}"
+        staging.mkdir()
+        described = {}
+        for filename, payload in files.items():
+            atomic._write_file(staging / filename, payload)
+            described[filename] = {"sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
+        atomic._fsync_dir(staging)
+        os.rename(staging, parent / name)
+        atomic._fsync_dir(parent)
+        return {"name": name, "files": described}
+
+    def write_segment(self, batch: Batch, dimension: int) -> dict[str, Any]:
+        vectors = batch.vectors if batch.vectors is not None else np.empty((0, dimension), dtype=np.float32)
+        entry = self._write_part(_SEGMENTS, {
+            "vectors.npy": _npy(np.asarray(vectors, dtype=np.float32)),
+            "chunks.json": _json({"ids": batch.ids, "texts": batch.texts, "metadatas": batch.metadatas}),
+            "changes.json": _json({"removed_chunks": batch.removed_chunks, "record_set": batch.record_set,
+                                   "record_removed": batch.record_removed}),
+        })
+        entry["rows"] = len(batch.ids)
+        return entry
+
+    def write_bm25(self, sections: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+        files = {f"{name}.npy" if isinstance(data, np.ndarray) else f"{name}.json":
+                 (_npy(data) if isinstance(data, np.ndarray) else _json(data)) for name, data in sections.items()}
+        entry = self._write_part(_BM25, files)
+        entry["config"] = config
+        return entry
+
+    def write_manifest(self, data: dict[str, Any]) -> None:
+        """Replace the manifest in one rename (after fsync), then drop unreferenced files."""
+        temporary = self.path / f".{MANIFEST}.{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        atomic._write_file(temporary, json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"))
+        os.replace(temporary, self.path / MANIFEST)
+        atomic._fsync_dir(self.path)
+        self._collect_garbage(data)
+
+    def _collect_garbage(self, data: dict[str, Any]) -> None:
+        # The caller holds the index's write lock: no other save is running, so anything
+        # the manifest does not name is a replaced part or a crashed save's leftover.
+        keep = {part["name"] for part in data.get("segments") or []}
+        if data.get("bm25"):
+            keep.add(data["bm25"]["name"])
+        for kind in (_SEGMENTS, _BM25):
+            for child in (self.path / kind).glob("*") if (self.path / kind).is_dir() else ():
+                if child.name not in keep:
+                    shutil.rmtree(child, ignore_errors=True)
+        for leftover in self.path.glob(f".{MANIFEST}.*"):
+            leftover.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------------ reading
+
+    def _read(self, kind: str, entry: dict[str, Any], filename: str) -> bytes:
+        path = self.path / kind / entry["name"] / filename
+        info = entry["files"].get(filename)
+        try:
+            payload = path.read_bytes()
+        except FileNotFoundError as exc:
+            raise CorruptIndexError(f"{path} is missing: the index folder is incomplete") from exc
+        if info is None or len(payload) != info["bytes"] or hashlib.sha256(payload).hexdigest() != info["sha256"]:
+            raise CorruptIndexError(f"{path} does not match its manifest entry (truncated or altered)")
+        return payload
+
+    def read_array(self, kind: str, entry: dict[str, Any], filename: str) -> np.ndarray:
+        return np.load(io.BytesIO(self._read(kind, entry, filename)), allow_pickle=False)
+
+    def read_json(self, kind: str, entry: dict[str, Any], filename: str) -> Any:
+        return json.loads(self._read(kind, entry, filename))
+
+    def live_rows(self, segments: Iterable[dict[str, Any]]) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
+        """Replay ``segments`` in order: (vectors, chunks {ids, texts, metadatas}, record)
+        of what is live after the last one (a later add or removal wins)."""
+        where: dict[str, tuple[int, int]] = {}
+        record: dict[str, Any] = {}
+        parts = []
+        for number, entry in enumerate(segments):
+            changes = self.read_json(_SEGMENTS, entry, "changes.json")
+            chunks = self.read_json(_SEGMENTS, entry, "chunks.json")
+            vectors = self.read_array(_SEGMENTS, entry, "vectors.npy")
+            if len(chunks["ids"]) != vectors.shape[0]:
+                raise CorruptIndexError(f"{self.path}: segment {entry['name']} has {vectors.shape[0]} vectors for "
+                                        f"{len(chunks['ids'])} chunks")
+            for chunk_id in changes["removed_chunks"]:
+                where.pop(chunk_id, None)
+            for row, chunk_id in enumerate(chunks["ids"]):
+                where[chunk_id] = (number, row)
+            for source in changes["record_removed"]:
+                record.pop(source, None)
+            record.update(changes["record_set"])
+            parts.append((vectors, chunks))
+        ids = list(where)
+        rows = [parts[number][0][row] for number, row in where.values()]
+        dimension = parts[0][0].shape[1] if parts else 0
+        matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), dimension)
+        texts = [parts[number][1]["texts"][row] for number, row in where.values()]
+        metadatas = [parts[number][1]["metadatas"][row] for number, row in where.values()]
+        return matrix, {"ids": ids, "texts": texts, "metadatas": metadatas}, record
