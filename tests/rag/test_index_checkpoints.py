@@ -1,0 +1,130 @@
+"""Indexing that survives: checkpoints, resumption, cheap edits and no-op runs."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from loaders import DirectoryLoader
+from rag.embeddings import HashingEmbeddings
+from rag.index import Index
+from rag.persistence import atomic
+
+
+class CountingEmbeddings(HashingEmbeddings):
+    """Hashing embeddings that count the texts they embed, and can fail after a number."""
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self.fail_after = fail_after
+
+    def embed_documents(self, texts):
+        if self.fail_after is not None and len(self.texts) + len(texts) > self.fail_after:
+            raise KeyboardInterrupt  # as Ctrl-C would, in the middle of the embedding
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+
+def _corpus(folder: Path, files: int = 40, paragraphs: int = 3) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(files):
+        text = "\n\n".join(f"File {n} paragraph {p}: " + " ".join(f"word{n}x{p}x{w}" for w in range(30))
+                           for p in range(paragraphs))
+        (folder / f"doc-{n:03d}.md").write_text(text)
+    old = time.time() - 10  # older than the same-second window
+    for path in folder.iterdir():
+        os.utime(path, (old, old))
+    return folder
+
+
+def _index(path: Path, embeddings: CountingEmbeddings, checkpoint_chunks: int = 16) -> Index:
+    index = Index.create(path, embeddings="hashing", chunk_size=200, chunk_overlap=0)
+    index._state.embeddings = embeddings  # count what is embedded (same model id as "hashing")
+    index.checkpoint_chunks = checkpoint_chunks
+    return index
+
+
+def test_an_interrupted_build_keeps_its_checkpoints_and_a_rerun_embeds_only_the_rest(tmp_path):
+    docs = _corpus(tmp_path / "docs")
+    interrupted = CountingEmbeddings(fail_after=200)
+    with pytest.raises(KeyboardInterrupt):
+        _index(tmp_path / "ix", interrupted).update([str(docs)])
+    committed = Index.open(tmp_path / "ix")
+    assert 0 < len(committed) < 200 + 16
+    rerun = CountingEmbeddings()
+    committed._state.embeddings = rerun
+    summary = committed.update([str(docs)])
+    total = len(committed)
+    assert summary.unchanged > 0  # the committed files are not embedded again
+    assert len(rerun.texts) + len(interrupted.texts) - total <= 16 + 10  # redone: at most one checkpoint's worth
+    fresh = Index.create(tmp_path / "fresh", embeddings="hashing", chunk_size=200, chunk_overlap=0)
+    fresh.update([str(docs)])
+    assert sorted(committed.sources()) == sorted(fresh.sources()) and len(committed) == len(fresh)
+
+
+def test_editing_one_paragraph_re_embeds_only_the_chunks_whose_text_changed(tmp_path):
+    docs = _corpus(tmp_path / "docs", files=3, paragraphs=6)
+    index = _index(tmp_path / "ix", CountingEmbeddings())
+    index.update([str(docs)])
+    path = docs / "doc-001.md"
+    text = path.read_text().replace("File 1 paragraph 4:", "File 1 paragraph 4 (edited):")
+    path.write_text(text)
+    counting = CountingEmbeddings()
+    index._state.embeddings = counting
+    summary = index.update([str(docs)])
+    file_chunks = len(index.sources()[str(path.resolve())])
+    assert summary.updated == 1 and 1 <= len(counting.texts) < file_chunks
+    assert all("word1x4x" in text for text in counting.texts)  # only the edited paragraph's chunks
+
+
+def test_a_rerun_with_nothing_changed_reads_no_file_and_writes_nothing(tmp_path, monkeypatch):
+    docs = _corpus(tmp_path / "docs", files=10)
+    index = _index(tmp_path / "ix", CountingEmbeddings())
+    index.update([str(docs)])
+    reads, writes = [], []
+    real_load, real_write = DirectoryLoader.load_path, atomic._write_file
+    monkeypatch.setattr(DirectoryLoader, "load_path", lambda self, path: reads.append(path) or real_load(self, path))
+    monkeypatch.setattr(atomic, "_write_file", lambda path, payload: writes.append(path) or real_write(path, payload))
+    summary = Index.open(tmp_path / "ix").update([str(docs)])
+    assert (summary.unchanged, reads, writes) == (10, [], [])
+
+
+def test_a_file_edited_in_the_same_second_as_the_last_read_is_read_again(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("first version")
+    index = _index(tmp_path / "ix", CountingEmbeddings())
+    index.update([str(docs)])
+    stat = (docs / "a.md").stat()
+    (docs / "a.md").write_text("other version")  # same size; keep the old mtime to fool a stat-only check
+    os.utime(docs / "a.md", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert index.update([str(docs)]).updated == 1
+
+
+def test_a_full_build_writes_at_most_twice_the_final_index_size(tmp_path, monkeypatch):
+    docs = _corpus(tmp_path / "docs", files=60)
+    written = []
+    real_write = atomic._write_file
+    monkeypatch.setattr(atomic, "_write_file", lambda path, payload: written.append(len(payload)) or real_write(path, payload))
+    index = _index(tmp_path / "ix", CountingEmbeddings(), checkpoint_chunks=20)
+    index.update([str(docs)])
+    final_size = sum(p.stat().st_size for p in (tmp_path / "ix").rglob("*") if p.is_file())
+    assert len(written) > 3 * 10  # many checkpoints were written
+    assert sum(written) <= 2 * final_size
+
+
+def test_chunks_no_longer_indexed_leave_the_folder_when_segments_are_compacted(tmp_path):
+    docs = _corpus(tmp_path / "docs", files=20)
+    index = _index(tmp_path / "ix", CountingEmbeddings())
+    index.update([str(docs)])
+    for _ in range(4):  # every chunk replaced several times over
+        for path in docs.iterdir():
+            path.write_text(path.read_text() + " more")
+        index.update([str(docs)])
+    stored_rows = sum(part["rows"] for part in index._state.segments)
+    assert stored_rows <= 2 * len(index) + 1000
+    assert len(Index.open(tmp_path / "ix")) == len(index)
