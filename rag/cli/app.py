@@ -51,6 +51,13 @@ _non_negative_int = _number_type(int, lambda v: v >= 0, "an integer >= 0")
 _unit_float = _number_type(float, lambda v: 0 <= v <= 1, "a number between 0 and 1")
 
 
+def _text(text: str) -> str:
+    """An argparse type: a query or question with something in it (blank is a usage error)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a non-empty text, got a blank one")
+    return text
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -89,9 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="embedding model (default: local when installed, else hashing; an existing index keeps its own)")
     index.add_argument("--store", choices=store_names(), help="vector store (default faiss)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
+    index.add_argument("--strict", action="store_true", help="exit 1 if any source failed (default: only if all did)")
 
     search = commands.add_parser("search", help="ranked chunks for a query")
-    search.add_argument("query", metavar="QUERY")
+    search.add_argument("query", metavar="QUERY", type=_text)
     with_index(search)
     search.add_argument("--k", type=_positive_int, default=4, help="results (default 4)")
     search.add_argument("--type", dest="search_type", default="hybrid",
@@ -117,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
     ask = commands.add_parser("ask", help="answer a question from the index, with numbered sources")
-    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("question", metavar="QUESTION", type=_text)
     with_index(ask)
     ask.add_argument("--k", type=_positive_int, default=4, help="passages retrieved (default 4)")
     ask.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model; without it the answer is "
@@ -171,6 +179,11 @@ def _run_index(args: argparse.Namespace) -> int:
     finally:
         bars.close()
     print_summary(summary, path, as_json=args.json)
+    nothing_read = summary.added + summary.updated + summary.unchanged == 0
+    if summary.failed and (nothing_read or args.strict):
+        print(f"rag: error: {len(summary.failed)} source(s) failed" + (" and none could be read" if nothing_read else
+              " (--strict)"), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -30,7 +30,6 @@ def print_summary(summary: Any, index: Path, *, as_json: bool = False, stream: O
     if as_json:
         data = summary.to_json()
         data["skipped"] = data.pop("unchanged")
-        data.pop("skipped_files")
         print(json.dumps({"index": str(index), **data}, indent=2), file=out)
         return
     print(
@@ -41,11 +40,13 @@ def print_summary(summary: Any, index: Path, *, as_json: bool = False, stream: O
     print(f"Sources: {summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged (skipped), "
           f"{summary.deleted} deleted.", file=out)
     if summary.failed:
-        print(f"{len(summary.failed)} source(s) failed and were left as they were:", file=out)
+        print(f"failed: {len(summary.failed)} (left as they were in the index)", file=out)
         for source, reason in summary.failed:
             print(f"  {source}: {reason}", file=out)
     if summary.skipped_files:
-        print(f"{len(summary.skipped_files)} file(s) skipped: " + ", ".join(s for s, _ in summary.skipped_files[:5]), file=out)
+        print(f"skipped: {len(summary.skipped_files)} file(s) not indexed:", file=out)
+        for source, reason in summary.skipped_files:
+            print(f"  {source}: {reason}", file=out)
 
 
 def print_results(

@@ -21,21 +21,28 @@ class ProgressBars:
         self.width = width
         self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._stage: Optional[str] = None
-        self._last_draw = 0.0
+        self._began = self._last_draw = 0.0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled or total <= 0:
+        """``total`` <= 0: unknown (a count and a rate are shown, no bar)."""
+        if not self.enabled:
             return
         if stage != self._stage:
             self.close()
-            self._stage = stage
+            self._stage, self._began = stage, time.monotonic()
         now = time.monotonic()
-        if now - self._last_draw > 0.1 or done >= total:
-            self._last_draw = now
+        if now - self._last_draw <= 0.1 and not (0 < total <= done):
+            return
+        self._last_draw = now
+        rate = done / max(now - self._began, 1e-9)
+        if total <= 0:
+            self.stream.write(f"\r{stage:<8} {done:>6} ({rate:.1f}/s)")
+        else:
             filled = int(self.width * min(done, total) / total)
             bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r{stage:<8} {done:>6}/{total:<6} [{bar}]")
-            self.stream.flush()
+            eta = (total - done) / rate if rate > 0 else 0.0
+            self.stream.write(f"\r{stage:<8} {done:>6}/{total:<6} [{bar}] {rate:.1f}/s, {eta:.0f} s left")
+        self.stream.flush()
 
     def close(self) -> None:
         """End the current bar's line."""

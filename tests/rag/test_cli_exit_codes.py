@@ -1,0 +1,83 @@
+"""Exit codes a script can rely on, reports of what was skipped, and progress on a terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rag.cli.progress import ProgressBars
+
+
+def rag(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rag", *args], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ))
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.md").write_text("Otters hold hands while they sleep.\n")
+    (folder / "bad.txt").write_bytes(b"\x81\x8d\x8f\x90\x9d not decodable")
+    (folder / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    return folder
+
+
+def test_a_partial_failure_exits_0_with_a_failed_line(docs, tmp_path):
+    result = rag("index", str(docs), "--index", str(tmp_path / "ix"), "--embeddings", "hashing")
+    assert result.returncode == 0, result.stderr
+    assert "failed: 1" in result.stdout
+
+
+def test_strict_makes_a_partial_failure_exit_1(docs, tmp_path):
+    result = rag("index", str(docs), "--index", str(tmp_path / "ix"), "--embeddings", "hashing", "--strict")
+    assert result.returncode == 1 and "1 source(s) failed (--strict)" in result.stderr
+
+
+def test_when_no_source_could_be_read_the_command_exits_1(docs, tmp_path):
+    result = rag("index", str(docs / "bad.txt"), "--index", str(tmp_path / "ix"), "--embeddings", "hashing")
+    assert result.returncode == 1 and "none could be read" in result.stderr
+
+
+def test_json_lists_skipped_files_with_their_reason(docs, tmp_path):
+    result = rag("index", str(docs), "--index", str(tmp_path / "ix"), "--embeddings", "hashing", "--json")
+    skipped = json.loads(result.stdout)["skipped_files"]
+    assert [Path(row["source"]).name for row in skipped] == ["image.png"] and skipped[0]["reason"]
+
+
+@pytest.mark.parametrize("command", ["search", "ask"])
+@pytest.mark.parametrize("text", ["", "   "])
+def test_a_blank_query_is_a_usage_error(command, text, tmp_path):
+    result = rag(command, text, "--index", str(tmp_path / "ix"))
+    assert result.returncode == 2 and "non-empty" in result.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_a_bar_with_rate_and_time_left_when_the_total_is_known():
+    screen = _Terminal()
+    bars = ProgressBars(stream=screen)
+    bars("load", 10, 10)
+    assert "load" in screen.getvalue() and "10/10" in screen.getvalue() and "/s" in screen.getvalue()
+    assert "s left" in screen.getvalue()
+
+
+def test_progress_shows_a_count_and_rate_when_the_total_is_unknown():
+    screen = _Terminal()
+    ProgressBars(stream=screen)("embed", 64, 0)
+    assert "embed" in screen.getvalue() and "64 (" in screen.getvalue()
+
+
+def test_progress_is_silent_when_not_on_a_terminal():
+    quiet = io.StringIO()
+    ProgressBars(stream=quiet)("load", 1, 2)
+    assert quiet.getvalue() == ""
