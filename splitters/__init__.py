@@ -4,6 +4,7 @@ from splitters.base import TextSplitter
 from splitters.character import CharacterTextSplitter, RecursiveCharacterTextSplitter
 from splitters.encodings import available_encodings, encoding_for_model, get_encoding
 from splitters.html import HTMLHeaderTextSplitter
+from splitters.html_semantic import HTMLSemanticPreservingSplitter
 from splitters.languages import LANGUAGE_SEPARATORS, Language, get_separators_for_language
 from splitters.markdown import MarkdownHeaderTextSplitter
 from splitters.markdown_syntax import ExperimentalMarkdownSyntaxTextSplitter
@@ -17,6 +18,7 @@ __all__ = [
     "MarkdownHeaderTextSplitter",
     "ExperimentalMarkdownSyntaxTextSplitter",
     "HTMLHeaderTextSplitter",
+    "HTMLSemanticPreservingSplitter",
     "Language",
     "LANGUAGE_SEPARATORS",
     "get_separators_for_language",

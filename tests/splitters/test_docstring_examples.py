@@ -13,6 +13,8 @@ MODULES = [
     "splitters.languages",
     "splitters.markdown",
     "splitters.html",
+    "splitters.html_semantic",
+    "splitters.markdown_syntax",
     "splitters.tokens",
     "splitters.encodings",
     "splitters._length",
