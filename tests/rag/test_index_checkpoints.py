@@ -128,3 +128,45 @@ def test_chunks_no_longer_indexed_leave_the_folder_when_segments_are_compacted(t
     stored_rows = sum(part["rows"] for part in index._state.segments)
     assert stored_rows <= 2 * len(index) + 1000
     assert len(Index.open(tmp_path / "ix")) == len(index)
+
+
+def test_a_file_that_vanishes_mid_run_is_reported_as_failed_and_the_rest_indexed(tmp_path, monkeypatch):
+    docs = _corpus(tmp_path / "docs", files=5)
+    real_paths = DirectoryLoader.file_paths
+    monkeypatch.setattr(DirectoryLoader, "file_paths", lambda self: [*real_paths(self), docs / "gone.md"])
+    summary = _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
+    assert summary.added == 5 and [Path(s).name for s, _ in summary.failed] == ["gone.md"]
+    assert "FileNotFoundError" in summary.failed[0][1]
+
+
+def test_an_unreadable_file_is_reported_with_its_cause(tmp_path, monkeypatch):
+    docs = _corpus(tmp_path / "docs", files=3)
+    real_load = DirectoryLoader.load_path
+
+    def load(self, path):
+        if Path(path).name == "doc-001.md":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_load(self, path)
+
+    monkeypatch.setattr(DirectoryLoader, "load_path", load)
+    summary = _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
+    assert summary.added == 2 and "Permission denied" in summary.failed[0][1]
+
+
+def test_a_full_disk_mid_build_raises_and_keeps_every_earlier_checkpoint(tmp_path, monkeypatch):
+    docs = _corpus(tmp_path / "docs", files=40)
+    real_write = atomic._write_file
+    calls = []
+
+    def fill_up(path, payload):
+        calls.append(path)
+        if len(calls) > 12:  # a few checkpoints (3 segment files + a manifest each) fit
+            raise OSError(28, "No space left on device", str(path))
+        real_write(path, payload)
+
+    monkeypatch.setattr(atomic, "_write_file", fill_up)
+    with pytest.raises(OSError, match="No space left"):
+        _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
+    monkeypatch.undo()
+    kept = Index.open(tmp_path / "ix")
+    assert 0 < len(kept) and len(kept.search("paragraph", k=3)) == 3
