@@ -58,10 +58,12 @@ class Index:
     """An index folder, opened: search it, answer from it, update it incrementally.
 
     Safe to share between threads: searches run concurrently with each other and with
-    one update; an update loads and embeds without blocking searches, then commits (store,
-    BM25 and record changed together and saved atomically) while searches wait, so every
-    search sees the index wholly before or wholly after an update. Updates from several
-    processes are serialised by a lock file beside the folder. Nothing is printed.
+    one update; an update loads and embeds without blocking searches, and commits in
+    checkpoints (store, record and BM25 changed together and saved atomically) while
+    searches wait, so every search sees the index wholly as of one commit. An update of
+    fewer than ``checkpoint_chunks`` new chunks (default 512) commits once, at its end.
+    Updates from several processes are serialised by a lock file beside the folder.
+    Nothing is printed.
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
