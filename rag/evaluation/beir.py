@@ -12,7 +12,7 @@ from typing import Iterator, Union
 from rag.documents import Document
 from rag.errors import ValidationError
 
-__all__ = ["BeirDataset", "load_beir", "read_corpus"]
+__all__ = ["BeirDataset", "load_beir", "read_corpus", "iter_corpus"]
 
 
 @dataclass
@@ -55,19 +55,30 @@ def _read_jsonl(path: Path) -> list[dict]:
         raise ValidationError(f"{path} is not JSON lines: {exc}") from exc
 
 
-def read_corpus(path: Union[str, os.PathLike]) -> tuple[list[tuple[str, str, str]], list[tuple[int, str]]]:
-    """The documents of a BEIR ``corpus.jsonl``: ``(id, title, text)`` rows in file order,
-    and ``(line number, reason)`` for each line that is not a JSON object with an ``_id``."""
-    rows: list[tuple[str, str, str]] = []
-    failed: list[tuple[int, str]] = []
+def iter_corpus(path: Union[str, os.PathLike]) -> Iterator[tuple[int, Union[tuple[str, str, str], str]]]:
+    """The lines of a BEIR ``corpus.jsonl``, one at a time: ``(line number, (id, title,
+    text))``, or ``(line number, reason)`` for a line that is not a JSON object with an
+    ``_id``. Blank lines are passed over."""
     for number, line in enumerate(_utf8_lines(path), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            rows.append((str(row["_id"]), row.get("title") or "", row.get("text") or ""))
+            yield number, (str(row["_id"]), row.get("title") or "", row.get("text") or "")
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-            failed.append((number, f"not a BEIR corpus line ({type(exc).__name__}: {exc})"))
+            yield number, f"not a BEIR corpus line ({type(exc).__name__}: {exc})"
+
+
+def read_corpus(path: Union[str, os.PathLike]) -> tuple[list[tuple[str, str, str]], list[tuple[int, str]]]:
+    """The documents of a BEIR ``corpus.jsonl``: ``(id, title, text)`` rows in file order,
+    and ``(line number, reason)`` for each line that is not a JSON object with an ``_id``."""
+    rows: list[tuple[str, str, str]] = []
+    failed: list[tuple[int, str]] = []
+    for number, outcome in iter_corpus(path):
+        if isinstance(outcome, str):
+            failed.append((number, outcome))
+        else:
+            rows.append(outcome)
     return rows, failed
 
 

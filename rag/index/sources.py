@@ -116,8 +116,7 @@ def iter_root(root: Root, *, glob: Optional[str], exclude: Optional[Path] = None
     if root.kind in ("file", "folder"):
         yield from _iter_files(root, glob, exclude, previous, progress)
     elif root.kind == "beir":
-        loaded = _load_beir(Path(root.key))
-        yield from _items(loaded)
+        yield from _iter_beir(Path(root.key))
     else:
         yield from _items(_load_web(root))
 
@@ -197,19 +196,20 @@ def beir_corpus_path(source: str) -> Path:
     return corpus.resolve()
 
 
-def _load_beir(corpus: Path) -> Loaded:
-    """Every corpus line as its own source ``CORPUS#ID``: text ``title + " " + text``
-    (BEIR's convention), metadata ``doc_id`` and ``title``. A bad line is reported."""
-    from rag.evaluation.beir import read_corpus
+def _iter_beir(corpus: Path) -> Iterator[SourceItem]:
+    """Every corpus line as its own source ``CORPUS#ID``, read one at a time: text ``title
+    + " " + text`` (BEIR's convention), metadata ``doc_id`` and ``title``. A bad line, or
+    a corpus that cannot be read, is reported as failed."""
+    from rag.evaluation.beir import iter_corpus
 
-    loaded = Loaded()
     try:
-        rows, failed = read_corpus(corpus)
-    except OSError as exc:
-        return Loaded(failed=[(str(corpus), f"{type(exc).__name__}: {exc}")])
-    loaded.failed.extend((f"{corpus}:{line}", reason) for line, reason in failed)
-    for doc_id, title, text in rows:
-        source = f"{corpus}#{doc_id}"
-        passage = f"{title} {text}".strip()
-        loaded.documents[source] = [Document(passage, {"source": source, "doc_id": doc_id, "title": title})]
-    return loaded
+        for line, outcome in iter_corpus(corpus):
+            if isinstance(outcome, str):
+                yield SourceItem(f"{corpus}:{line}", failed=outcome)
+                continue
+            doc_id, title, text = outcome
+            source = f"{corpus}#{doc_id}"
+            yield SourceItem(source, [Document(f"{title} {text}".strip(), {"source": source, "doc_id": doc_id,
+                                                                          "title": title})])
+    except (OSError, ValueError) as exc:
+        yield SourceItem(str(corpus), failed=f"{type(exc).__name__}: {exc}")
