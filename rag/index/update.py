@@ -123,8 +123,9 @@ class Updater:
     deletions and the last batch to ``commit(batch, final=True)``. Memory holds one file's
     documents and one batch of chunks, whatever the corpus size.
 
-    A chunk whose text is unchanged keeps its vector: with the same id (same position in
-    its source) it is not written again; at another position its vector is reused.
+    A chunk whose text is already stored keeps its vector (embeddings are cached by chunk
+    text; an index has one model): with the same id (same position in its source) it is
+    not written again; elsewhere (another position, a renamed file) its vector is reused.
     """
 
     def __init__(self, state: IndexState, config: IndexConfig, commit: Callable[[Batch, bool], None], *,
@@ -142,6 +143,7 @@ class Updater:
         self._vectors: dict[int, np.ndarray] = {}  # rows whose vector was reused
         self._last_commit = time.monotonic()
         self._embedded = 0
+        self._by_text: Optional[dict[str, str]] = None
 
     def run(self, roots: Sequence[Root]) -> UpdateSummary:
         seen: set[str] = set()
@@ -219,7 +221,7 @@ class Updater:
 
     def _queue_chunks(self, ids: list[str], chunks: list[Document], old_ids: list[str]) -> None:
         old = {d.id: d for d in self.state.store.get_by_ids(old_ids)} if old_ids else {}
-        by_text = {d.page_content: chunk_id for chunk_id, d in old.items()}
+        by_text = self._stored_texts()
 
         def stored(n: int) -> bool:  # the same text and metadata under the same id
             previous = old.get(ids[n])
@@ -241,6 +243,15 @@ class Updater:
             else:
                 self._to_embed.append(row)
             self.summary.chunks += 1
+
+    def _stored_texts(self) -> dict[str, str]:
+        """Chunk text -> id of a stored chunk with that text (any source: a renamed or
+        copied file reuses its vectors), built once per update, on first need. Chunks
+        committed by this update's checkpoints are not in it: they are new texts."""
+        if self._by_text is None:
+            ids = [chunk_id for record in self.state.record.values() for chunk_id in record.chunk_ids]
+            self._by_text = {d.page_content: d.id for d in self.state.store.get_by_ids(ids)}
+        return self._by_text
 
     def _set_record(self, source: str, record: SourceRecord) -> None:
         self._batch.record_set[source] = record.to_json()

@@ -170,3 +170,14 @@ def test_a_full_disk_mid_build_raises_and_keeps_every_earlier_checkpoint(tmp_pat
     monkeypatch.undo()
     kept = Index.open(tmp_path / "ix")
     assert 0 < len(kept) and len(kept.search("paragraph", k=3)) == 3
+
+
+def test_a_renamed_file_reuses_its_vectors(tmp_path):
+    docs = _corpus(tmp_path / "docs", files=3)
+    index = _index(tmp_path / "ix", CountingEmbeddings())
+    index.update([str(docs)])
+    (docs / "doc-001.md").rename(docs / "renamed.md")
+    counting = CountingEmbeddings()
+    index._state.embeddings = counting
+    summary = index.update([str(docs)])
+    assert (summary.added, summary.deleted, counting.texts) == (1, 1, [])
