@@ -5,9 +5,13 @@ from splitters.character import CharacterTextSplitter, RecursiveCharacterTextSpl
 from splitters.encodings import available_encodings, encoding_for_model, get_encoding
 from splitters.html import HTMLHeaderTextSplitter
 from splitters.html_semantic import HTMLSemanticPreservingSplitter
+from splitters.json_splitter import RecursiveJsonSplitter
+from splitters.jsx import JSFrameworkTextSplitter
 from splitters.languages import LANGUAGE_SEPARATORS, Language, get_separators_for_language
 from splitters.markdown import MarkdownHeaderTextSplitter
 from splitters.markdown_syntax import ExperimentalMarkdownSyntaxTextSplitter
+from splitters.presets import LatexTextSplitter, MarkdownTextSplitter, PythonCodeTextSplitter
+from splitters.sentence_transformers import SentenceTransformersTokenTextSplitter
 from splitters.tokens import TokenTextSplitter, tiktoken_length
 
 __all__ = [
@@ -18,6 +22,12 @@ __all__ = [
     "MarkdownHeaderTextSplitter",
     "ExperimentalMarkdownSyntaxTextSplitter",
     "HTMLHeaderTextSplitter",
+    "MarkdownTextSplitter",
+    "PythonCodeTextSplitter",
+    "LatexTextSplitter",
+    "JSFrameworkTextSplitter",
+    "RecursiveJsonSplitter",
+    "SentenceTransformersTokenTextSplitter",
     "HTMLSemanticPreservingSplitter",
     "Language",
     "LANGUAGE_SEPARATORS",
