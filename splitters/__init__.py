@@ -4,6 +4,7 @@ from splitters.base import TextSplitter
 from splitters.character import CharacterTextSplitter, RecursiveCharacterTextSplitter
 from splitters.encodings import available_encodings, encoding_for_model, get_encoding
 from splitters.html import HTMLHeaderTextSplitter
+from splitters.html_section import HTMLSectionSplitter
 from splitters.html_semantic import HTMLSemanticPreservingSplitter
 from splitters.json_splitter import RecursiveJsonSplitter
 from splitters.jsx import JSFrameworkTextSplitter
@@ -29,6 +30,7 @@ __all__ = [
     "RecursiveJsonSplitter",
     "SentenceTransformersTokenTextSplitter",
     "HTMLSemanticPreservingSplitter",
+    "HTMLSectionSplitter",
     "Language",
     "LANGUAGE_SEPARATORS",
     "get_separators_for_language",

@@ -14,6 +14,7 @@ MODULES = [
     "splitters.markdown",
     "splitters.html",
     "splitters.html_semantic",
+    "splitters.html_section",
     "splitters.markdown_syntax",
     "splitters.tokens",
     "splitters.encodings",
