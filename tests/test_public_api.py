@@ -23,6 +23,7 @@ PACKAGES = [
     "stores.faiss",
     "stores.testing",
     "loaders",
+    "loaders.selection",
     "splitters",
 ]
 
