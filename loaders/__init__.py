@@ -14,7 +14,7 @@ over httpx and list what failed in ``loader.failed``.
 from loaders.base import BaseLoader
 from loaders.csv_loader import CSVLoader
 from loaders.directory import DirectoryLoader
-from loaders.html import BSHTMLLoader
+from loaders.html import BSHTMLLoader, ReadableHTMLLoader
 from loaders.json_loader import JSONLoader
 from loaders.markdown import MarkdownLoader
 from loaders.pdf import PyPDFLoader
@@ -27,6 +27,7 @@ __all__ = [
     "BaseLoader",
     "TextLoader",
     "BSHTMLLoader",
+    "ReadableHTMLLoader",
     "CSVLoader",
     "JSONLoader",
     "MarkdownLoader",

@@ -1,27 +1,40 @@
-"""One html.parser pass over a page: its metadata, ``<base href>``, links and (optionally)
-its readable text, without building a tree; :func:`page_metadata` reads the same metadata
-from a parsed BeautifulSoup tree."""
+"""One reading of an HTML page: its readable text, metadata, ``<base href>`` and links.
+
+The page's events (start tag with attributes, end tag, text) go to one :class:`_PageReader`,
+which applies the rules once: title, description and language for the metadata, and the
+readable-text rules of :mod:`loaders._readable`. Two front ends produce those events:
+
+- :func:`scan_page` streams an HTML string through html.parser without building a tree
+  (about twice as fast); every loader that reads HTML text uses it (files and fetched
+  pages alike, so the same page gives the same text wherever it comes from);
+- :func:`scan_tree` walks a parsed BeautifulSoup tree, for pages parsed with another
+  parser (lxml) or handed over as a soup (:func:`readable_text`, :func:`page_metadata`).
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import Any
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4.element import CData, Declaration, Doctype, ProcessingInstruction
 
-from loaders._readable import TextBuilder
+from loaders._readable import Attributes, TextBuilder, tag_attributes
 
-__all__ = ["PageScan", "scan_page", "html_to_text", "page_metadata"]
+__all__ = ["PageScan", "scan_page", "scan_tree", "html_to_text", "readable_text", "page_metadata"]
 
-# The metadata a page gives, in this order, each only when present (in both readers).
+# The metadata a page gives, in this order, each only when present.
 _METADATA_KEYS = ("title", "description", "language")
 _DESCRIPTION = re.compile(r"^description$", re.I)
+# Strings of a parsed tree that a browser does not show (html.parser drops them unseen).
+_SKIPPED_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction, CData)
 
 
 @dataclass
 class PageScan:
-    """What one pass over a page's HTML found: ``text`` (None unless asked for), the
+    """What one reading of a page found: ``text`` (None unless asked for), the
     ``metadata`` of :func:`page_metadata`, the ``<base href>`` and the ``<a>``/``<area>``
     hrefs in document order."""
 
@@ -31,10 +44,14 @@ class PageScan:
     links: list[str]
 
 
-class _Scanner(HTMLParser):
-    def __init__(self, builder: TextBuilder | None) -> None:
-        super().__init__(convert_charrefs=True)
-        self.builder = builder
+class _PageReader:
+    """The page rules, fed by either front end: the first ``<title>``'s text (nested
+    elements included), the first ``<meta name="description">``, the first ``<html
+    lang>``, the first ``<base href>``, every link, and the readable text."""
+
+    def __init__(self, *, text: bool, drop_chrome: bool) -> None:
+        self.builder = TextBuilder() if text else None
+        self.drop_chrome = drop_chrome
         self.metadata: dict[str, str] = {}
         self.base_href: str | None = None
         self.links: list[str] = []
@@ -42,35 +59,33 @@ class _Scanner(HTMLParser):
         self.title_depth = 0
         self.seen = {"title": False, "description": False, "html": False}
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("a", "area") or tag in ("meta", "html", "base", "title"):
-            values = dict(attrs)
-            if tag in ("a", "area"):
-                if "href" in values:
-                    self.links.append(values["href"] or "")
-            elif tag == "title":
-                if not self.seen["title"]:
-                    self.seen["title"] = True
-                    self.title = []
-                if self.title is not None:
-                    self.title_depth += 1
-            elif tag == "meta":
-                name = values.get("name")
-                if not self.seen["description"] and name is not None and _DESCRIPTION.search(name):
-                    self.seen["description"] = True
-                    if values.get("content") is not None:
-                        self.metadata["description"] = str(values["content"]).strip()
-            elif tag == "html":
-                if not self.seen["html"]:
-                    self.seen["html"] = True
-                    if values.get("lang"):
-                        self.metadata["language"] = str(values["lang"]).strip()
-            elif tag == "base" and self.base_href is None and "href" in values:
-                self.base_href = values["href"] or ""
+    def start(self, tag: str, attributes: Attributes) -> None:
+        if tag in ("a", "area"):
+            if "href" in attributes:
+                self.links.append(attributes["href"] or "")
+        elif tag == "title":
+            if not self.seen["title"]:
+                self.seen["title"] = True
+                self.title = []
+            if self.title is not None:
+                self.title_depth += 1
+        elif tag == "meta":
+            name = attributes.get("name")
+            if not self.seen["description"] and name is not None and _DESCRIPTION.search(name):
+                self.seen["description"] = True
+                if attributes.get("content") is not None:
+                    self.metadata["description"] = str(attributes["content"]).strip()
+        elif tag == "html":
+            if not self.seen["html"]:
+                self.seen["html"] = True
+                if attributes.get("lang"):
+                    self.metadata["language"] = str(attributes["lang"]).strip()
+        elif tag == "base" and self.base_href is None and "href" in attributes:
+            self.base_href = attributes["href"] or ""
         if self.builder is not None:
-            self.builder.start(tag)
+            self.builder.start(tag, attributes)
 
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: str) -> None:
         if tag == "title" and self.title is not None:
             self.title_depth -= 1
             if self.title_depth <= 0:
@@ -79,43 +94,76 @@ class _Scanner(HTMLParser):
         if self.builder is not None:
             self.builder.end(tag)
 
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         if self.title is not None:
             self.title.append(data)
         if self.builder is not None:
             self.builder.data(data)
 
+    def result(self) -> PageScan:
+        if self.title is not None:  # an unclosed <title>: its text runs to the end
+            self.metadata["title"] = "".join(self.title).strip()
+        ordered = {key: self.metadata[key] for key in _METADATA_KEYS if key in self.metadata}
+        text = self.builder.text(drop_chrome=self.drop_chrome) if self.builder else None
+        return PageScan(text=text, metadata=ordered, base_href=self.base_href, links=self.links)
+
+
+class _Stream(HTMLParser):
+    def __init__(self, reader: _PageReader) -> None:
+        super().__init__(convert_charrefs=True)
+        self.reader = reader
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.reader.start(tag, dict(attrs))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.reader.end(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.reader.data(data)
+
 
 def scan_page(html: str, *, text: bool = True, drop_chrome: bool = True) -> PageScan:
-    """Readable text (as :func:`~loaders._readable.readable_text` of the parsed page),
-    metadata, base and links of ``html`` in one html.parser pass, without building a tree.
+    """Readable text, metadata, base and links of ``html`` in one html.parser pass,
+    without building a tree. ``text=False`` skips the text (None); ``drop_chrome``
+    (default True) leaves out navigation, sidebars, page headers and footers.
 
     >>> scan = scan_page('<title>T</title><nav>Menu</nav><p>Hi <a href="/x">there</a></p>')
     >>> scan.text, scan.metadata, scan.links
     ('Hi there', {'title': 'T'}, ['/x'])
     """
-    builder = TextBuilder() if text else None
-    scanner = _Scanner(builder)
-    scanner.feed(html)
-    scanner.close()
-    if scanner.title is not None:  # an unclosed <title>: its text runs to the end
-        scanner.metadata["title"] = "".join(scanner.title).strip()
-    ordered = {
-        key: scanner.metadata[key]
-        for key in _METADATA_KEYS
-        if key in scanner.metadata
-    }
-    return PageScan(
-        text=builder.text(drop_chrome=drop_chrome) if builder is not None else None,
-        metadata=ordered,
-        base_href=scanner.base_href,
-        links=scanner.links,
-    )
+    reader = _PageReader(text=text, drop_chrome=drop_chrome)
+    stream = _Stream(reader)
+    stream.feed(html)
+    stream.close()
+    return reader.result()
+
+
+def scan_tree(
+    soup: BeautifulSoup | Tag, *, text: bool = True, drop_chrome: bool = True
+) -> PageScan:
+    """:func:`scan_page` of a parsed tree (or of one element of it), without changing it."""
+    reader = _PageReader(text=text, drop_chrome=drop_chrome)
+    # An explicit stack rather than recursion: real pages nest deeper than Python's limit.
+    stack: list[Any] = [soup]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str) and not isinstance(node, NavigableString):
+            reader.end(node)  # the marker pushed when the element was entered
+        elif isinstance(node, NavigableString):
+            if not isinstance(node, _SKIPPED_STRINGS):
+                reader.data(str(node))
+        elif isinstance(node, BeautifulSoup):
+            stack.extend(reversed(node.contents))  # the document, not an element
+        elif isinstance(node, Tag):
+            reader.start(node.name, tag_attributes(node))
+            stack.append(node.name)  # its end (ignored for void elements such as <br>)
+            stack.extend(reversed(node.contents))
+    return reader.result()
 
 
 def html_to_text(html: str, *, drop_chrome: bool = True) -> str:
-    """:func:`~loaders._readable.readable_text` of an HTML string, in one streaming pass
-    (no tree built).
+    """The readable text of an HTML string, in one streaming pass (no tree built).
 
     >>> html_to_text("<script>x()</script><p>Hello <i>world</i></p>")
     'Hello world'
@@ -123,7 +171,26 @@ def html_to_text(html: str, *, drop_chrome: bool = True) -> str:
     return scan_page(html, drop_chrome=drop_chrome).text or ""
 
 
-def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
+def readable_text(soup: BeautifulSoup | Tag, *, drop_chrome: bool = True) -> str:
+    """The readable text of a parsed page, in document order, without changing ``soup``.
+
+    Drops what is never text (script, style, noscript, template, head, permalink marks
+    such as Sphinx's ``¶``) and, with ``drop_chrome`` (default True), site chrome: nav,
+    aside, page-level header and footer, navigation roles, Sphinx sidebars and related
+    bars, DocBook navigation tables, breadcrumbs (see :func:`loaders._readable.element_kind`).
+    Whitespace inside a block collapses to one space (kept verbatim in ``<pre>``);
+    headings, paragraphs and other blocks are separated by a blank line, list items,
+    table rows and ``<br>`` by one newline, and table cells by `` | ``. If dropping the
+    chrome would leave nothing, the chrome is kept.
+
+    >>> page = BeautifulSoup("<nav>Menu</nav><h1>Title</h1><p>One <b>two</b></p>", "html.parser")
+    >>> readable_text(page)
+    'Title\\n\\nOne two'
+    """
+    return scan_tree(soup, drop_chrome=drop_chrome).text or ""
+
+
+def page_metadata(soup: BeautifulSoup | Tag) -> dict[str, str]:
     """``title``, ``description`` and ``language`` of a page, each only when the page has it.
 
     Values are stripped of surrounding whitespace. LangChain fills absent ones with
@@ -133,14 +200,4 @@ def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     >>> page_metadata(page)
     {'title': 'Hi', 'language': 'en'}
     """
-    metadata: dict[str, str] = {}
-    title = soup.find("title")
-    if title is not None:
-        metadata["title"] = title.get_text().strip()
-    description = soup.find("meta", attrs={"name": _DESCRIPTION})
-    if isinstance(description, Tag) and description.get("content") is not None:
-        metadata["description"] = str(description["content"]).strip()
-    html = soup.find("html")
-    if isinstance(html, Tag) and html.get("lang"):
-        metadata["language"] = str(html["lang"]).strip()
-    return metadata
+    return scan_tree(soup, text=False).metadata

@@ -1,43 +1,43 @@
 """What of an HTML page is readable text, and how its blocks are laid out.
 
-The rules (tag vocabularies, :class:`TextBuilder`, the assembly of blocks) are written once
-and fed by two front ends: :func:`readable_text` walks a parsed BeautifulSoup tree, and
-:func:`loaders._page_scan.scan_page` streams html.parser events without building one.
+The rules are written once: :func:`element_kind` says which elements are never text
+(scripts, styles, permalink marks) and which are site chrome (navigation, sidebars,
+page headers and footers, breadcrumbs), and :class:`TextBuilder` lays out the text of the
+rest. Two front ends in :mod:`loaders._page_scan` feed them the same events: a walk over a
+parsed BeautifulSoup tree and a streaming html.parser pass (no tree built).
+:func:`strip_unreadable` applies the same element rules to a soup, for ``get_text``.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
-from bs4.element import CData, Declaration, Doctype, ProcessingInstruction
+from bs4 import BeautifulSoup, Tag
 
 __all__ = [
-    "readable_text",
+    "element_kind",
+    "tag_attributes",
+    "is_permalink_mark",
     "strip_unreadable",
     "is_chrome",
     "TextBuilder",
+    "Attributes",
     "UNREADABLE_TAGS",
     "CHROME_TAGS",
+    "CHROME_CLASSES",
+    "CHROME_ROLES",
+    "PERMALINK_CLASSES",
 ]
+
+Attributes = Mapping[str, "str | None"]
+"""An element's attributes, names lower-cased, multi-valued ones (``class``) space-joined."""
 
 #: Never text: code, styling, script fallbacks, inert templates, the title (metadata), media.
 UNREADABLE_TAGS = frozenset(
     {
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "head",
-        "title",
-        "svg",
-        "math",
-        "iframe",
-        "object",
-        "canvas",
-        "select",
-        "button",
+        "script", "style", "noscript", "template", "head", "title", "svg", "math", "iframe",
+        "object", "canvas", "select", "button",
     }
 )
 #: Site chrome, dropped by default. ``header``/``footer`` only count as chrome outside
@@ -46,51 +46,47 @@ UNREADABLE_TAGS = frozenset(
 CHROME_TAGS = frozenset({"nav", "aside", "header", "footer"})
 _CONTENT_SECTIONS = frozenset({"article", "main", "section"})
 
+# ARIA landmark roles of chrome; ``banner`` and ``contentinfo`` are the page header and
+# footer, so like ``<header>``/``<footer>`` they are content inside a section.
+_PAGE_LEVEL_ROLES = frozenset({"banner", "contentinfo"})
+_NAVIGATION_ROLES = frozenset({"navigation", "search", "complementary"})
+#: ARIA roles that make an element chrome (Sphinx marks its sidebar ``role="navigation"``).
+CHROME_ROLES = _NAVIGATION_ROLES | _PAGE_LEVEL_ROLES
+
+#: Class names of chrome that generators put in plain ``<div>``s rather than ``<nav>``,
+#: each seen in real output: Sphinx (``sphinxsidebar``; ``related``: the top and bottom
+#: "index | modules | next | previous | Python >> ..." bars), Sphinx's Read
+#: the Docs theme (side menu, breadcrumbs, previous/next buttons, version menu), DocBook
+#: XSL's chunked HTML (``navheader``/``navfooter``: the "Prev Up Home Next" tables, as in
+#: PostgreSQL's manual), and the conventional breadcrumb classes (Bootstrap and others).
+CHROME_CLASSES = frozenset(
+    {
+        "sphinxsidebar", "related", "wy-nav-side", "wy-breadcrumbs",
+        "rst-footer-buttons", "rst-versions", "navheader", "navfooter", "breadcrumb",
+        "breadcrumbs",
+    }
+)
+# Class or id "footer" (Sphinx's copyright block; AsciiDoc's "Last updated ..." in git's
+# manual pages) is page-level as <footer> is: chrome, except inside a section.
+_FOOTER = "footer"
+
+#: Classes of permalink anchors (the ``¶`` after Sphinx and MkDocs headings): never text.
+PERMALINK_CLASSES = frozenset({"headerlink"})
+# Other generators mark permalinks only by their text: an in-page link that is just one of
+# these signs is a permalink, whatever its class.
+_PERMALINK_MARKS = frozenset({"\u00b6", "\u00a7", "#", "\U0001f517"})  # ¶ § # 🔗
+
 # Elements that end a line (one newline) and elements that end a paragraph (a blank line).
 _LINE_TAGS = frozenset({"li", "tr", "dt", "dd", "option", "caption", "figcaption", "summary"})
 _BLOCK_TAGS = frozenset(
     {
-        "address",
-        "article",
-        "blockquote",
-        "body",
-        "center",
-        "details",
-        "dialog",
-        "div",
-        "dl",
-        "fieldset",
-        "figure",
-        "footer",
-        "form",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "hgroup",
-        "hr",
-        "html",
-        "legend",
-        "main",
-        "menu",
-        "nav",
-        "ol",
-        "p",
-        "pre",
-        "section",
-        "table",
-        "tbody",
-        "thead",
-        "tfoot",
-        "ul",
-        "aside",
+        "address", "article", "blockquote", "body", "center", "details", "dialog", "div", "dl",
+        "fieldset", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+        "hgroup", "hr", "html", "legend", "main", "menu", "nav", "ol", "p", "pre", "section",
+        "table", "tbody", "thead", "tfoot", "ul", "aside",
     }
 )
 _CELL_TAGS = frozenset({"td", "th"})
-_SKIPPED_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction, CData)
 
 
 class _Preformatted(str):
@@ -103,56 +99,95 @@ _LINE_BREAK, _PARAGRAPH_BREAK, _CELL = 1, 2, 3
 # Elements with no content and no end tag: never pushed on the open-element stack.
 _VOID_TAGS = frozenset(
     {
-        "area",
-        "base",
-        "br",
-        "col",
-        "embed",
-        "hr",
-        "img",
-        "input",
-        "link",
-        "meta",
-        "param",
-        "source",
-        "track",
-        "wbr",
-        "keygen",
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+        "source", "track", "wbr", "keygen",
     }
 )
+
+
+def element_kind(name: str, attributes: Attributes, *, in_section: bool) -> tuple[bool, bool]:
+    """``(unreadable, chrome)`` for an element named ``name`` (lower case).
+
+    Unreadable: :data:`UNREADABLE_TAGS` and permalink anchors (:data:`PERMALINK_CLASSES`);
+    nothing inside is ever text. Chrome: ``nav``, ``aside``, a :data:`CHROME_ROLES` role,
+    a :data:`CHROME_CLASSES` class or an ``aria-label`` naming a breadcrumb; and, when not
+    ``in_section`` (inside article, main or section), ``header``, ``footer``, the
+    ``banner``/``contentinfo`` roles and class or id ``footer``.
+
+    >>> element_kind("div", {"class": "sphinxsidebar"}, in_section=False)
+    (False, True)
+    """
+    if name in UNREADABLE_TAGS:
+        return True, False
+    page_level = name in ("header", "footer")
+    chrome = name in ("nav", "aside")
+    if attributes:  # most elements have none: decided by name alone
+        classes = (attributes.get("class") or "").split()
+        if not PERMALINK_CLASSES.isdisjoint(classes):
+            return True, False
+        role = (attributes.get("role") or "").strip().lower()
+        chrome = (
+            chrome
+            or role in _NAVIGATION_ROLES
+            or not CHROME_CLASSES.isdisjoint(classes)
+            or "breadcrumb" in (attributes.get("aria-label") or "").lower()
+        )
+        page_level = (
+            page_level
+            or role in _PAGE_LEVEL_ROLES
+            or _FOOTER in classes
+            or attributes.get("id") == _FOOTER
+        )
+    return False, chrome or (page_level and not in_section)
+
+
+def is_permalink_mark(text: str) -> bool:
+    """True when an in-page link's whole text is a permalink sign (``¶``, ``§``, ``#``)."""
+    return text.strip() in _PERMALINK_MARKS
+
+
+def tag_attributes(tag: Tag) -> dict[str, str | None]:
+    """A BeautifulSoup tag's attributes as :data:`Attributes` (class lists space-joined)."""
+    return {
+        name: " ".join(value) if isinstance(value, list) else value
+        for name, value in tag.attrs.items()
+    }
 
 
 class TextBuilder:
     """The readable-text rules, fed start/end/data events by a parsed tree or a stream.
 
-    One set of rules serves both :func:`readable_text` (walking a BeautifulSoup tree) and
-    :func:`~loaders._page_scan.scan_page` (html.parser events, no tree built: about twice
-    as fast). Pieces inside chrome are flagged rather than dropped, so a page that is all
-    chrome can still give its text.
+    One set of rules serves both front ends of :mod:`loaders._page_scan` (a BeautifulSoup
+    tree walk, and html.parser events with no tree built: about twice as fast). Pieces
+    inside chrome are flagged rather than dropped, so a page that is all chrome can still
+    give its text.
     """
 
     def __init__(self) -> None:
         self.pieces: list[str | int] = []
         self.in_chrome: list[bool] = []
-        # (name, unreadable, chrome, break after) for each open element
-        self.open: list[tuple[str, bool, bool, int]] = []
+        # (name, unreadable, chrome, break after, where an in-page link's text starts or
+        # -1) for each open element
+        self.open: list[tuple[str, bool, bool, int, int]] = []
         self.skip = self.chrome = self.sections = self.pre = 0
 
     def _emit(self, piece: str | int) -> None:
         self.pieces.append(piece)
         self.in_chrome.append(self.chrome > 0)
 
-    def start(self, name: str) -> None:
+    def start(self, name: str, attributes: Attributes | None = None) -> None:
         if name in _VOID_TAGS:
             if name == "br" and not self.skip:
                 self._emit(_LINE_BREAK)
             return
-        unreadable = name in UNREADABLE_TAGS
-        chrome = name in ("nav", "aside") or (name in ("header", "footer") and not self.sections)
+        attributes = attributes or {}
+        unreadable, chrome = element_kind(name, attributes, in_section=self.sections > 0)
         after = (
             _PARAGRAPH_BREAK if name in _BLOCK_TAGS else _LINE_BREAK if name in _LINE_TAGS else 0
         )
-        self.open.append((name, unreadable, chrome, after))
+        # An in-page link is a permalink if its text turns out to be a mark: see _close.
+        in_page = name == "a" and (attributes.get("href") or "").startswith("#")
+        self.open.append((name, unreadable, chrome, after, len(self.pieces) if in_page else -1))
         self.skip += unreadable
         self.chrome += chrome
         self.sections += name in _CONTENT_SECTIONS
@@ -174,8 +209,12 @@ class TextBuilder:
             if entry[0] == name:
                 return
 
-    def _close(self, entry: tuple[str, bool, bool, int]) -> None:
-        name, unreadable, chrome, after = entry
+    def _close(self, entry: tuple[str, bool, bool, int, int]) -> None:
+        name, unreadable, chrome, after, link_start = entry
+        if link_start >= 0:
+            inside = "".join(p for p in self.pieces[link_start:] if isinstance(p, str))
+            if is_permalink_mark(inside):
+                del self.pieces[link_start:], self.in_chrome[link_start:]
         if after and not self.skip:
             self._emit(after)
         self.skip -= unreadable
@@ -188,6 +227,7 @@ class TextBuilder:
             self._emit(_Preformatted(text) if self.pre else _SPACES.sub(" ", text))
 
     def text(self, *, drop_chrome: bool) -> str:
+        """The text laid out; with ``drop_chrome``, without chrome unless that is all."""
         while self.open:
             self._close(self.open.pop())
         if drop_chrome:
@@ -196,40 +236,6 @@ class TextBuilder:
             if text or len(kept) == len(self.pieces):
                 return text
         return _assemble(self.pieces)
-
-
-def readable_text(soup: BeautifulSoup | Tag, *, drop_chrome: bool = True) -> str:
-    """The readable text of a parsed page, in document order, without changing ``soup``.
-
-    Drops :data:`UNREADABLE_TAGS` (script, style, noscript, template, head...) and, with
-    ``drop_chrome`` (default True), :data:`CHROME_TAGS`. Whitespace inside a block collapses
-    to one space (kept verbatim in ``<pre>``); headings, paragraphs and other blocks are
-    separated by a blank line, list items, table rows and ``<br>`` by one newline, and
-    table cells by `` | ``. If dropping the chrome would leave nothing, the chrome is kept.
-
-    >>> page = BeautifulSoup("<nav>Menu</nav><h1>Title</h1><p>One <b>two</b></p>", "html.parser")
-    >>> readable_text(page)
-    'Title\\n\\nOne two'
-    """
-    root = soup.body if isinstance(soup, BeautifulSoup) and soup.body is not None else soup
-    builder = TextBuilder()
-    # An explicit stack rather than recursion: real pages nest deeper than Python's limit.
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str) and not isinstance(node, NavigableString):
-            builder.end(node)  # the marker pushed when the element was entered
-        elif isinstance(node, NavigableString):
-            if not isinstance(node, _SKIPPED_STRINGS):
-                builder.data(str(node))
-        elif isinstance(node, Tag):
-            if node.name in UNREADABLE_TAGS:
-                continue  # nothing inside can be text
-            builder.start(node.name)
-            if node.name not in _VOID_TAGS:
-                stack.append(node.name)
-                stack.extend(reversed(node.contents))
-    return builder.text(drop_chrome=drop_chrome)
 
 
 def _assemble(pieces: list[str | int]) -> str:
@@ -275,26 +281,36 @@ def _assemble(pieces: list[str | int]) -> str:
 
 
 def is_chrome(tag: Tag) -> bool:
-    """True for nav/aside, and for header/footer outside article, main and section."""
-    if tag.name in ("nav", "aside"):
+    """True when :func:`element_kind` calls ``tag`` chrome (in its place in the tree)."""
+    in_section = any(parent.name in _CONTENT_SECTIONS for parent in tag.parents)
+    return element_kind(tag.name, tag_attributes(tag), in_section=in_section)[1]
+
+
+def _is_unreadable(tag: Tag) -> bool:
+    if element_kind(tag.name, tag_attributes(tag), in_section=False)[0]:
         return True
-    return not any(parent.name in _CONTENT_SECTIONS for parent in tag.parents)
+    href = tag.get("href")
+    return (
+        tag.name == "a"
+        and isinstance(href, str)
+        and href.startswith("#")
+        and is_permalink_mark(tag.get_text())
+    )
 
 
 def strip_unreadable(soup: BeautifulSoup, *, drop_chrome: bool = True) -> Tag:
     """Remove unreadable tags (and chrome) from ``soup`` in place; returns its body (or it).
 
-    For ``get_text``-style extraction; :func:`readable_text` does not change the soup.
+    For ``get_text``-style extraction; the readable text of :mod:`loaders._page_scan`
+    does not change the soup.
     """
     root = soup.body if soup.body is not None else soup
     doomed = [
         tag
         for tag in root.find_all(True)
-        if tag.name in UNREADABLE_TAGS
-        or (drop_chrome and tag.name in CHROME_TAGS and is_chrome(tag))
+        if _is_unreadable(tag) or (drop_chrome and is_chrome(tag))
     ]
     for tag in doomed:
         if not tag.decomposed:
             tag.decompose()
     return root
-

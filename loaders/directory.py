@@ -18,7 +18,7 @@ from loaders._files import SNIFF_BYTES, looks_binary
 from loaders._progress import check_show_progress, progress_bar
 from loaders.base import LoadReport, ReportingLoader
 from loaders.csv_loader import CSVLoader
-from loaders.html import BSHTMLLoader
+from loaders.html import HTML_SUFFIXES, ReadableHTMLLoader
 from loaders.json_loader import JSONLoader
 from loaders.markdown import MarkdownLoader
 from loaders.pdf import PyPDFLoader
@@ -39,8 +39,7 @@ DEFAULT_SUFFIX_LOADERS: Mapping[str, LoaderFactory] = {
     ".txt": _TEXT,
     ".md": functools.partial(MarkdownLoader, autodetect_encoding=True),
     ".markdown": functools.partial(MarkdownLoader, autodetect_encoding=True),
-    ".html": BSHTMLLoader,
-    ".htm": BSHTMLLoader,
+    **{suffix: ReadableHTMLLoader for suffix in HTML_SUFFIXES},  # .html, .htm, .xhtml
     ".csv": functools.partial(CSVLoader, autodetect_encoding=True),
     ".tsv": functools.partial(CSVLoader, csv_args={"delimiter": "\t"}, autodetect_encoding=True),
     ".json": functools.partial(JSONLoader, jq_schema=".", text_content=False),
@@ -49,7 +48,10 @@ DEFAULT_SUFFIX_LOADERS: Mapping[str, LoaderFactory] = {
     ".pdf": PyPDFLoader,
 }
 """The loader used for each file suffix (lower case) when ``loader_cls`` is None; any
-other suffix, or none, is read by ``TextLoader(autodetect_encoding=True)``."""
+other suffix, or none, is read by ``TextLoader(autodetect_encoding=True)``. HTML pages
+(``.html``, ``.htm``, ``.xhtml``) give their main content, as the web loaders read them
+(:class:`ReadableHTMLLoader`: no navigation, sidebars, footers or ``¶`` marks); pass
+``suffix_loaders={".html": BSHTMLLoader}`` for LangChain's all-text extraction."""
 
 GlobPatterns = str | Sequence[str]
 

@@ -38,7 +38,9 @@ class SitemapLoader(WebBaseLoader):
         blocksize, blocknum: load only block ``blocknum`` (from 0) of ``blocksize`` URLs.
         meta_function: ``(entry, soup) -> dict`` where ``entry`` holds the sitemap's
             ``loc`` and, when given, ``lastmod``, ``changefreq``, ``priority``. Default:
-            ``{"source": loc, **entry}``, plus ``final_url`` when redirected.
+            ``{"source": loc, **entry}``, plus ``final_url`` when redirected and the
+            page's ``title``, ``description`` and ``language`` when it has them, as
+            :class:`WebBaseLoader` gives (LangChain's default carries none of them).
         is_local: ``web_path`` is a local file. Default False.
         continue_on_failure: as for :class:`WebBaseLoader`; applies to nested sitemaps too.
         restrict_to_same_domain: (not for local files) keep only page URLs and nested
@@ -54,7 +56,7 @@ class SitemapLoader(WebBaseLoader):
     >>> loader = SitemapLoader("https://example.com/sitemap.xml", filter_urls=[r"https://example\\.com/docs/"])
     >>> docs = loader.load()  # doctest: +SKIP
     >>> docs[0].metadata  # doctest: +SKIP
-    {'source': 'https://example.com/docs/a', 'loc': 'https://example.com/docs/a', 'lastmod': '2024-01-02'}
+    {'source': 'https://example.com/docs/a', 'loc': 'https://example.com/docs/a', 'lastmod': '2024-01-02', 'title': 'A'}
     """
 
     def __init__(
@@ -121,7 +123,9 @@ class SitemapLoader(WebBaseLoader):
             async for parsed in self.fetch_soups(fetcher, [entry["loc"] for entry in entries]):
                 # Pages come in entry order, failed ones left out: find this page's entry.
                 entry = next(item for item in remaining if item["loc"] == parsed.url)
-                yield Document(self._text(parsed), self._metadata(entry, parsed))
+                # Metadata first: a parsing_function (or get_text) may change the soup.
+                metadata = self._metadata(entry, parsed)
+                yield Document(self._text(parsed), metadata)
 
     # -- sitemap entries --------------------------------------------------------------
 
@@ -219,6 +223,7 @@ class SitemapLoader(WebBaseLoader):
         metadata: dict[str, Any] = {"source": entry["loc"], **entry}
         if parsed.response.redirected:
             metadata["final_url"] = parsed.response.final_url
+        metadata.update(parsed.scan.metadata)
         return metadata
 
 

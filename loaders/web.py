@@ -18,14 +18,7 @@ from loaders._checks import (
     parser_name,
     positive_int,
 )
-from loaders._extract import (
-    PageScan,
-    decode_body,
-    page_metadata,
-    readable_text,
-    scan_page,
-    strip_unreadable,
-)
+from loaders._extract import PageScan, decode_body, scan_page, scan_tree, strip_unreadable
 from loaders._http import (
     DEFAULT_HEADERS,
     Clock,
@@ -52,8 +45,8 @@ _XML_TYPES = ("application/xhtml+xml", "application/xml")
 @dataclass(frozen=True)
 class ParsedPage:
     """A fetched page: the ``url`` requested, the ``response`` and its decoded ``text``;
-    ``soup`` (BeautifulSoup with ``parser`` and ``bs_kwargs``) and ``scan`` (one streaming
-    pass: readable text, metadata, links) are computed on first use."""
+    ``soup`` (BeautifulSoup with ``parser`` and ``bs_kwargs``) and ``scan`` (readable
+    text, metadata, links) are computed on first use."""
 
     url: str
     response: FetchedPage
@@ -68,7 +61,11 @@ class ParsedPage:
 
     @cached_property
     def scan(self) -> PageScan:
-        return scan_page(self.text, drop_chrome=self.drop_chrome)
+        """The page read by the one extraction engine: in one streaming pass over
+        :attr:`text` when that reads it as :attr:`soup` would, else from the soup."""
+        if self.streamable:  # same result, without building a tree
+            return scan_page(self.text, drop_chrome=self.drop_chrome)
+        return scan_tree(self.soup, drop_chrome=self.drop_chrome)
 
     @property
     def streamable(self) -> bool:
@@ -225,7 +222,9 @@ class WebBaseLoader(ReportingLoader):
             async with self.fetcher() as fetcher:
                 async for parsed in self.fetch_soups(fetcher, self.web_paths):
                     advance()
-                    yield Document(self.page_text(parsed), self.page_metadata(parsed))
+                    # Metadata first: get_text extraction strips the soup in place.
+                    metadata = self.page_metadata(parsed)
+                    yield Document(self.page_text(parsed), metadata)
 
     async def aload(self) -> list[Document]:
         """All documents, fetched concurrently, in input order."""
@@ -335,9 +334,7 @@ class WebBaseLoader(ReportingLoader):
         if parsed.response.content_type == "text/plain":
             return parsed.text.strip()  # plain text keeps its own line structure
         if self.bs_get_text_kwargs is None:
-            if parsed.streamable:  # same text, without building a tree
-                return parsed.scan.text or ""
-            return readable_text(parsed.soup, drop_chrome=self.drop_chrome)
+            return parsed.scan.text or ""
         root = strip_unreadable(parsed.soup, drop_chrome=self.drop_chrome)
         return root.get_text(**self.bs_get_text_kwargs)
 
@@ -346,5 +343,5 @@ class WebBaseLoader(ReportingLoader):
         metadata: dict[str, Any] = {"source": parsed.url}
         if parsed.response.redirected:
             metadata["final_url"] = parsed.response.final_url
-        metadata.update(parsed.scan.metadata if parsed.streamable else page_metadata(parsed.soup))
+        metadata.update(parsed.scan.metadata)
         return metadata

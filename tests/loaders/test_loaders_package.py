@@ -16,6 +16,7 @@ EXPECTED = [
     "BaseLoader",
     "TextLoader",
     "BSHTMLLoader",
+    "ReadableHTMLLoader",
     "CSVLoader",
     "JSONLoader",
     "MarkdownLoader",

@@ -37,7 +37,9 @@ def test_xml_sitemap_loads_its_pages_in_order_leaving_out_other_domains(site: Si
     assert docs[0].page_content == "Page one\n\nFirst page.\n\ndeeper"
 
 
-def test_metadata_is_source_plus_the_sitemap_fields(site: Site) -> None:
+def test_metadata_is_source_plus_the_sitemap_fields_then_the_page_title_and_language(
+    site: Site,
+) -> None:
     docs = SitemapLoader(site.url("/sitemap.xml")).load()
     assert docs[0].metadata == {
         "source": site.url("/docs/page1.html"),
@@ -45,10 +47,14 @@ def test_metadata_is_source_plus_the_sitemap_fields(site: Site) -> None:
         "lastmod": "2024-01-02",
         "changefreq": "daily",
         "priority": "0.8",
+        "title": "One",
+        "language": "en",
     }
     assert docs[1].metadata == {
         "source": site.url("/docs/page2.html"),
         "loc": site.url("/docs/page2.html"),
+        "title": "Two",
+        "language": "en",
     }
 
 
