@@ -85,7 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     with_index(index)
     index.add_argument("--crawl", type=_non_negative_int, metavar="DEPTH", help="crawl: follow links up to DEPTH hops from each URL (0 = the page only)")
     index.add_argument("--sitemap", action="store_true", help="treat URLs as sitemaps")
-    index.add_argument("--glob", metavar="PATTERN", help="files to load from folders (default: every visible file)")
+    index.add_argument("--glob", metavar="PATTERN", help="files to load from folders (default: document types "
+                       "such as HTML, Markdown, text, PDF, less generated output such as Sphinx's _static/)")
+    index.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                       help="leave out matching files or folders (gitignore syntax, repeatable; .ragignore files are read too)")
+    index.add_argument("--dry-run", action="store_true", help="list what would be indexed (files, bytes, estimated "
+                       "chunks and embedding time per type) and write nothing")
     index.add_argument("--beir", action="store_true", help="each SOURCE is a BEIR dataset folder: every corpus document "
                        "is a source of its own (for rag bench --index)")
     index.add_argument("--chunk-size", type=_positive_int, metavar="N",
@@ -173,7 +178,8 @@ def _run_index(args: argparse.Namespace) -> int:
         print(f"rag: waiting for another rag index run on {path} to finish...", file=sys.stderr)
 
     try:
-        summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob, beir=args.beir,
+        summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
+                               exclude=args.exclude, beir=args.beir,
                                chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, progress=bars,
                                on_wait=waiting)
     finally:

@@ -226,7 +226,7 @@ class Index:
 
     def update(
         self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
-        glob: Optional[str] = None, beir: bool = False, chunk_size: Optional[int] = None,
+        glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False, chunk_size: Optional[int] = None,
         chunk_overlap: Optional[int] = None, progress: Optional[Progress] = None, on_wait: Any = None,
     ) -> UpdateSummary:
         """Bring the index up to date with ``sources`` (files, folders, http(s) URLs) and save.
@@ -235,8 +235,10 @@ class Index:
         re-embedded, new ones added; a source that was indexed under one of these roots
         and is gone is deleted, unless something under that root failed to load (then
         nothing there is deleted). ``crawl``: follow links this many hops from each URL;
-        ``sitemap``: URLs are sitemaps; ``glob``: files to take from folders (default every
-        visible file); ``beir``: each source is a BEIR dataset (each corpus document its
+        ``sitemap``: URLs are sitemaps; ``glob``: files to take from folders (default: the
+        document types, less generated output such as Sphinx's ``_static/``; see
+        :func:`loaders.selection.select_files`); ``exclude``: gitignore-style patterns left
+        out of folders (``.ragignore`` files are read too); ``beir``: each source is a BEIR dataset (each corpus document its
         own source, ``metadata["doc_id"]``). New ``chunk_size``/``chunk_overlap`` re-chunk
         every source, so the update must then name every root the index holds. ``progress(stage, done, total)`` reports loading and embedding;
         ``on_wait()`` is called if another process holds the index's write lock.
@@ -257,7 +259,8 @@ class Index:
             def commit(batch: Batch, final: bool) -> None:
                 self._commit(state, config, batch, final)
 
-            updater = Updater(state, config, commit, glob=glob, exclude=self.path, progress=progress,
+            updater = Updater(state, config, commit, glob=glob, excludes=_check_excludes(exclude),
+                              index_folder=self.path, progress=progress,
                               checkpoint_chunks=self.checkpoint_chunks, checkpoint_seconds=self.checkpoint_seconds)
             summary = updater.run(roots)
         summary.seconds = time.perf_counter() - began
@@ -314,6 +317,12 @@ class Index:
         if self._broken is not None:
             raise self._broken
         return self._state
+
+
+def _check_excludes(exclude: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(exclude, str) or not all(isinstance(pattern, str) and pattern for pattern in exclude):
+        raise ValidationError(f"exclude must be a list of glob patterns such as ['*.txt', 'drafts/'], got {exclude!r}")
+    return tuple(exclude)
 
 
 def _check_kind(path: Path) -> None:

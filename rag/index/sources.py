@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 from urllib.parse import urlsplit
 
 from loaders import DirectoryLoader, RecursiveUrlLoader, SitemapLoader, WebBaseLoader
+from loaders.selection import Selection, select_files
 from rag.documents import Document
 from rag.errors import ValidationError
 
-__all__ = ["Root", "Loaded", "SourceItem", "parse_root", "iter_root", "beir_corpus_path", "SAME_SECOND"]
+__all__ = ["Root", "Loaded", "SourceItem", "parse_root", "iter_root", "folder_selection", "beir_corpus_path", "SAME_SECOND"]
 
-DEFAULT_GLOB = "**/[!.]*"
 
 
 @dataclass(frozen=True)
@@ -103,18 +103,18 @@ def _unchanged(stat: tuple[int, int, int], previous: Any) -> bool:
     return old_stat == stat and stat[1] < (read_at - SAME_SECOND) * 1e9
 
 
-def iter_root(root: Root, *, glob: Optional[str], exclude: Optional[Path] = None,
+def iter_root(root: Root, *, glob: Optional[str], excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
               previous: PreviousRead = lambda source: None,
               progress: Optional[Callable[[str, int, int], None]] = None) -> Iterator[SourceItem]:
     """The sources under ``root``, one at a time (memory holds one file's documents).
 
-    A file whose size, mtime and inode equal those of its ``previous`` read, and which was
-    not modified within :data:`SAME_SECOND` before that read, is not read again.
-    ``exclude``: a folder never loaded (the index itself, inside an indexed folder).
-    ``progress("load", files done, files)`` for folders.
+    A folder gives the files :func:`folder_selection` picks (every file it leaves out is
+    an item ``skipped`` with the reason). A file whose size, mtime and inode equal those
+    of its ``previous`` read, and which was not modified within :data:`SAME_SECOND` before
+    that read, is not read again. ``progress("load", files done, files)`` for folders.
     """
     if root.kind in ("file", "folder"):
-        yield from _iter_files(root, glob, exclude, previous, progress)
+        yield from _iter_files(root, glob, excludes, index_folder, previous, progress)
     elif root.kind == "beir":
         yield from _iter_beir(Path(root.key))
     else:
@@ -130,16 +130,30 @@ def _items(loaded: Loaded) -> Iterator[SourceItem]:
         yield SourceItem(source, documents)
 
 
-def _iter_files(root: Root, glob: Optional[str], exclude: Optional[Path], previous: PreviousRead,
-                progress: Optional[Callable[[str, int, int], None]]) -> Iterator[SourceItem]:
+def folder_selection(root: Root, glob: Optional[str], excludes: Sequence[str],
+                     index_folder: Optional[Path]) -> Selection:
+    """What a folder root indexes: document types minus generated output by default
+    (``glob`` chooses instead), minus ``excludes`` and ``.ragignore`` rules, never the
+    files of ``index_folder`` (the index itself, when it lies inside the folder)."""
+    selection = select_files(root.key, glob=glob, exclude=excludes)
+    if index_folder is not None:
+        inside = index_folder.resolve()
+        selection.files = [p for p in selection.files if not p.resolve().is_relative_to(inside)]
+    return selection
+
+
+def _iter_files(root: Root, glob: Optional[str], excludes: Sequence[str], index_folder: Optional[Path],
+                previous: PreviousRead, progress: Optional[Callable[[str, int, int], None]]) -> Iterator[SourceItem]:
     if root.kind == "file":
         path = Path(root.key)
         loader = DirectoryLoader(str(path.parent), silent_errors=True)
         paths = [path]
     else:
-        loader = DirectoryLoader(root.key, glob=glob or DEFAULT_GLOB, recursive=True, silent_errors=True)
-        excluded = exclude.resolve() if exclude is not None else None
-        paths = [p for p in loader.file_paths() if excluded is None or not p.resolve().is_relative_to(excluded)]
+        loader = DirectoryLoader(root.key, silent_errors=True)
+        selection = folder_selection(root, glob, excludes, index_folder)
+        for skipped, reason in selection.skipped:
+            yield SourceItem(skipped, skipped=reason)
+        paths = selection.files
     for done, path in enumerate(paths, 1):
         if progress is not None and root.kind == "folder":
             progress("load", done, len(paths))

@@ -129,10 +129,11 @@ class Updater:
     """
 
     def __init__(self, state: IndexState, config: IndexConfig, commit: Callable[[Batch, bool], None], *,
-                 glob: Optional[str] = None, exclude: Optional[Path] = None, progress: Optional[Progress] = None,
+                 glob: Optional[str] = None, excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
+                 progress: Optional[Progress] = None,
                  checkpoint_chunks: int = 512, checkpoint_seconds: float = 30.0) -> None:
         self.state, self.config, self.commit = state, config, commit
-        self.glob, self.exclude, self.progress = glob, exclude, progress
+        self.glob, self.excludes, self.index_folder, self.progress = glob, tuple(excludes), index_folder, progress
         self.checkpoint_chunks, self.checkpoint_seconds = checkpoint_chunks, checkpoint_seconds
         self.splitter = RecursiveCharacterTextSplitter(chunk_size=config.chunk_size,
                                                        chunk_overlap=config.chunk_overlap, add_start_index=True)
@@ -152,8 +153,8 @@ class Updater:
         for root in roots:
             any_document = False
             root_failed = False
-            for item in iter_root(root, glob=self.glob, exclude=self.exclude, previous=self._previous_read,
-                                  progress=self.progress):
+            for item in iter_root(root, glob=self.glob, excludes=self.excludes, index_folder=self.index_folder,
+                                  previous=self._previous_read, progress=self.progress):
                 if item.failed is not None:
                     self.summary.failed.append((item.source, item.failed))
                     failed.add(item.source)
