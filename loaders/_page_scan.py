@@ -30,6 +30,7 @@ _METADATA_KEYS = ("title", "description", "language")
 _DESCRIPTION = re.compile(r"^description$", re.I)
 # Strings of a parsed tree that a browser does not show (html.parser drops them unseen).
 _SKIPPED_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction, CData)
+_NO_ATTRIBUTES: dict[str, str | None] = {}  # shared by every element without attributes
 
 
 @dataclass
@@ -114,7 +115,7 @@ class _Stream(HTMLParser):
         self.reader = reader
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.reader.start(tag, dict(attrs))
+        self.reader.start(tag, dict(attrs) if attrs else _NO_ATTRIBUTES)
 
     def handle_endtag(self, tag: str) -> None:
         self.reader.end(tag)

@@ -169,6 +169,7 @@ class TextBuilder:
         # (name, unreadable, chrome, break after, where an in-page link's text starts or
         # -1) for each open element
         self.open: list[tuple[str, bool, bool, int, int]] = []
+        self.open_names: dict[str, int] = {}  # how many of each name are open (end tags)
         self.skip = self.chrome = self.sections = self.pre = 0
 
     def _emit(self, piece: str | int) -> None:
@@ -188,6 +189,7 @@ class TextBuilder:
         # An in-page link is a permalink if its text turns out to be a mark: see _close.
         in_page = name == "a" and (attributes.get("href") or "").startswith("#")
         self.open.append((name, unreadable, chrome, after, len(self.pieces) if in_page else -1))
+        self.open_names[name] = self.open_names.get(name, 0) + 1
         self.skip += unreadable
         self.chrome += chrome
         self.sections += name in _CONTENT_SECTIONS
@@ -201,7 +203,7 @@ class TextBuilder:
     def end(self, name: str) -> None:
         # As html.parser tree builders do: close up to the nearest open element of that
         # name, or ignore a stray end tag.
-        if name in _VOID_TAGS or not any(entry[0] == name for entry in self.open):
+        if not self.open_names.get(name):  # void elements are never open
             return
         while self.open:
             entry = self.open.pop()
@@ -211,6 +213,7 @@ class TextBuilder:
 
     def _close(self, entry: tuple[str, bool, bool, int, int]) -> None:
         name, unreadable, chrome, after, link_start = entry
+        self.open_names[name] -= 1
         if link_start >= 0:
             inside = "".join(p for p in self.pieces[link_start:] if isinstance(p, str))
             if is_permalink_mark(inside):
