@@ -206,8 +206,8 @@ class _Walk:
         folders: list[tuple[str, list[IgnoreRule]]] = []
         selected: list[str] = []
         for entry in entries:
-            if entry.name.startswith("."):
-                continue  # hidden, as DirectoryLoader leaves it out
+            if entry.name.startswith(".") or entry.name == self.ignore_file_name:
+                continue  # hidden (as DirectoryLoader leaves it out), or rules, not text
             path = relative + entry.name
             is_dir = entry.is_dir(follow_symlinks=False)  # a linked folder is not entered
             if not is_dir and self.wanted is not None and not self.wanted.fullmatch(path):

@@ -242,10 +242,10 @@ def test_ignore_file_name_none_reads_no_ignore_file(tmp_path: Path) -> None:
     assert selected(tmp_path, ignore_file_name=None) == ["a.md"]
 
 
-def test_another_ignore_file_name_can_be_used(tmp_path: Path) -> None:
+def test_another_ignore_file_name_can_be_used_and_is_never_selected(tmp_path: Path) -> None:
     make(tmp_path, "a.md", "b.md")
-    (tmp_path / ".indexignore").write_text("a.md\n")
-    assert selected(tmp_path, ignore_file_name=".indexignore") == ["b.md"]
+    (tmp_path / "ignore.txt").write_text("a.md\n")
+    assert selected(tmp_path, ignore_file_name="ignore.txt") == ["b.md"]
 
 
 # -- explicit glob ----------------------------------------------------------------------
