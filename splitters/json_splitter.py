@@ -22,6 +22,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 from json.encoder import encode_basestring, encode_basestring_ascii
+from operator import add
 from typing import Any
 
 from rag.documents import Document
@@ -45,33 +46,76 @@ def _key_text(key: Any, dumps: Dumps) -> str:
     return dumps({key: 0})[1:-4]  # json's own conversion of 1, 1.5, True, None...
 
 
-def _texts(data: dict[Any, Any], unicode: bool) -> tuple[list[str], list[str], list[int], list[int]]:
-    """JSON texts of ``data``'s keys and values, and their lengths as json.dumps writes them."""
+def _texts(
+    data: dict[Any, Any], unicode: bool, limit: int, walking: set[int]
+) -> tuple[list[str], list[str | None], list[int], list[int]]:
+    """JSON texts of ``data``'s keys and values, and their lengths as json.dumps writes them.
+
+    A value that is an object surely ``limit`` characters long or more is not written:
+    it cannot fit in a chunk, so it will be walked member by member (its text is None, its
+    length ``limit``). Objects in ``walking`` (being walked: a cycle) are written, for
+    json's own error.
+    """
     dumps = _unicode_dumps if unicode else _ascii_dumps
     encode_string = encode_basestring if unicode else encode_basestring_ascii
     try:
         key_texts = list(map(encode_string, data))
     except TypeError:  # a key that is not a str (json converts 1, 1.5, True, None)
         key_texts = [_key_text(key, dumps) for key in data]
-    value_texts = [
-        encode_string(value) if value.__class__ is str else dumps(value)
-        for value in data.values()
-    ]
-    key_lengths = list(map(len, key_texts))
-    value_lengths = list(map(len, value_texts))
-    if unicode:  # sizes are measured with ASCII escapes, as json.dumps writes them
-        _escape_lengths(key_lengths, key_texts, data, lambda key: _key_text(key, _ascii_dumps))
-        _escape_lengths(value_lengths, value_texts, data.values(), _ascii_dumps)
-    return key_texts, value_texts, key_lengths, value_lengths
+    try:  # all strings (a list of sentences, say): no Python per value
+        value_texts: list[str | None] = list(map(encode_string, data.values()))
+    except TypeError:
+        value_texts = [
+            encode_string(value) if value.__class__ is str
+            else None if isinstance(value, dict) and _surely_longer(value, limit)
+            and id(value) not in walking
+            else dumps(value)
+            for value in data.values()
+        ]
+    lengths = _escaped_lengths if unicode else _lengths
+    return key_texts, value_texts, lengths(key_texts), lengths(value_texts, limit)
 
 
-def _escape_lengths(lengths: list[int], texts: list[str], originals: Any, escaped: Dumps) -> None:
-    """Replace the lengths of non-ASCII ``texts`` by those of their escaped forms."""
-    if all(map(str.isascii, texts)):
-        return  # nothing to escape: both encoders write the same
-    for index, (text, original) in enumerate(zip(texts, originals)):
-        if not text.isascii():
-            lengths[index] = len(escaped(original))
+def _surely_longer(value: dict[Any, Any], limit: int) -> bool:
+    """Whether json.dumps(value) is at least ``limit`` long, told from a lower bound.
+
+    Each member writes at least its key's characters and ``len`` of its value (a string's
+    characters, an object's or list's member count) plus 6 (quotes, ": ", ", ").
+    """
+    if 6 * len(value) >= limit:
+        return True
+    try:
+        keys = sum(map(len, value))
+    except TypeError:  # keys that are not strings: counted as nothing
+        keys = 0
+    try:
+        values = sum(map(len, value.values()))
+    except TypeError:  # numbers, booleans, None: counted as nothing
+        values = 0
+    return keys + values + 6 * len(value) >= limit
+
+
+def _lengths(texts: list[str | None], unknown: int = 0) -> list[int]:
+    """Lengths of ``texts``, ``unknown`` for None."""
+    if None in texts:
+        return [unknown if text is None else len(text) for text in texts]
+    return list(map(len, texts))  # type: ignore[arg-type]
+
+
+def _escaped_lengths(texts: list[str | None], unknown: int = 0) -> list[int]:
+    """Lengths of JSON ``texts`` written without ASCII escapes, once escaped (``unknown`` for None).
+
+    Outside ASCII a JSON text has characters only inside strings, each written there as
+    one ``\\uXXXX`` escape (6 characters) or, beyond the BMP, two (12); ASCII is written
+    the same either way.
+    """
+    lengths = _lengths(texts, unknown)
+    for index, text in enumerate(texts):
+        if text is not None and not text.isascii():
+            beyond_ascii = len(text) - len(text.encode("ascii", "ignore"))
+            beyond_bmp = len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)
+            lengths[index] += 5 * beyond_ascii + 6 * beyond_bmp
+    return lengths
 
 
 class _Chunks:
@@ -137,9 +181,10 @@ class RecursiveJsonSplitter:
       otherwise the member's own members are tried in it.
 
     Every chunk is an object holding its members at their full paths from the root, so a
-    chunk reads on its own. A single value too long for any chunk (a long string, a list
-    unless ``convert_lists``) is put in a chunk alone. With ``convert_lists``, lists are
-    first turned into objects keyed ``"0"``, ``"1"``... so they can be split too.
+    chunk reads on its own. A value too long for any chunk that cannot be split (a long
+    string; a list, unless ``convert_lists``) goes in whole: alone in a new chunk if the
+    current one has reached ``min_chunk_size``. With ``convert_lists``, lists are first
+    turned into objects keyed ``"0"``, ``"1"``... so they can be split too.
 
     Chunks (and their JSON texts) equal langchain-text-splitters 1.1.3's. Differences:
     ``max_chunk_size`` and ``min_chunk_size`` must be integers (>= 1 and >= 0), and
@@ -212,12 +257,17 @@ class RecursiveJsonSplitter:
             raise InvalidTypeError(message)
         chunks = _Chunks()
         if json_data:
-            self._walk(json_data, [], chunks, unicode)
+            self._walk(json_data, [], chunks, unicode, {id(json_data)})
         chunks.finish()
         return chunks
 
-    def _walk(self, data: dict[Any, Any], path: list[Step], chunks: _Chunks, unicode: bool) -> None:
+    def _walk(
+        self, data: dict[Any, Any], path: list[Step], chunks: _Chunks, unicode: bool,
+        walking: set[int],
+    ) -> None:
         """Put the members of the non-empty object ``data`` (found at ``path``) into chunks.
+
+        ``walking`` holds the ids of the objects being walked (``data`` and its parents).
 
         LangChain's test for a member, ``len(dumps({key: value})) < max_chunk_size -
         len(dumps(chunk))``, holds for a run of members exactly while the chunk's running
@@ -225,12 +275,11 @@ class RecursiveJsonSplitter:
         """
         keys = list(data)
         values = list(data.values())
-        key_texts, value_texts, key_lengths, value_lengths = _texts(data, unicode)
-        # prefix[i]: the members before i, each '"key": value' (key + 2 + value) plus ", ".
-        prefix = list(accumulate(map(int.__add__, key_lengths, value_lengths), initial=0))
-        for index in range(1, len(prefix)):
-            prefix[index] += 4 * index
         limit = self.max_chunk_size
+        key_texts, value_texts, key_lengths, value_lengths = _texts(data, unicode, limit, walking)
+        # prefix[i]: the members before i, each '"key": value' (key + 2 + value) plus ", ".
+        prefix = list(map(add, accumulate(map(add, key_lengths, value_lengths), initial=0),
+                          range(0, 4 * len(keys) + 1, 4)))
         count = len(keys)
         index = 0
         top: list[Any] | None = None  # the open object at ``path``, while it is current
@@ -246,8 +295,12 @@ class RecursiveJsonSplitter:
                 first = index
                 stop = bisect_left(prefix, limit - base + prefix[first], first + 2) - 1
                 chunks.size = base + prefix[stop] - prefix[first]
-                top[1].update(zip(keys[first:stop], values[first:stop]))
-                members = ", ".join(map(_member_text, key_texts[first:stop], value_texts[first:stop]))
+                if stop == first + 1:
+                    top[1][keys[first]] = values[first]
+                    members = f"{key_texts[first]}: {value_texts[first]}"
+                else:
+                    top[1].update(zip(keys[first:stop], values[first:stop]))
+                    members = ", ".join(map(_member_text, key_texts[first:stop], value_texts[first:stop]))
                 chunks.fragments.append(", " + members if top[2] else members)
                 top[2] = True
                 index = stop
@@ -257,7 +310,10 @@ class RecursiveJsonSplitter:
                 top = None
             value = values[index]
             if isinstance(value, dict) and value:
-                self._walk(value, [*path, (keys[index], key_texts[index], key_lengths[index])], chunks, unicode)
+                step = (keys[index], key_texts[index], key_lengths[index])
+                walking.add(id(value))
+                self._walk(value, [*path, step], chunks, unicode, walking)
+                walking.discard(id(value))
                 top = None  # the walk may have opened other objects or started chunks
             else:  # too long for any chunk: it goes in alone
                 if top is None:
@@ -278,10 +334,27 @@ def _check_size(name: str, value: object, low: int) -> None:
         raise ValidationError(f"{name} must be >= {low}, got {value}")
 
 
+_INDEX_KEYS = [str(index) for index in range(256)]
+
+
+def _index_keys(count: int) -> list[str]:
+    """``["0", "1", ...]``: the keys a list of ``count`` items gets."""
+    if count > len(_INDEX_KEYS):
+        return [str(index) for index in range(count)]
+    return _INDEX_KEYS[:count]
+
+
 def _lists_to_dicts(data: Any) -> Any:
-    """``data`` with every list (at any depth) turned into a dict keyed "0", "1"..."""
+    """``data`` with every list (at any depth) turned into a dict keyed "0", "1"...
+
+    Containers are copied (as LangChain's preprocessing copies them); leaves are shared.
+    """
     if isinstance(data, dict):
-        return {key: _lists_to_dicts(value) for key, value in data.items()}
+        return {
+            key: _lists_to_dicts(value) if isinstance(value, (dict, list)) else value
+            for key, value in data.items()
+        }
     if isinstance(data, list):
-        return {str(index): _lists_to_dicts(item) for index, item in enumerate(data)}
+        items = [_lists_to_dicts(item) if isinstance(item, (dict, list)) else item for item in data]
+        return dict(zip(_index_keys(len(items)), items))
     return data

@@ -166,3 +166,10 @@ def test_metadatas_of_another_length_are_refused():
     ValueError naming both lengths here."""
     with pytest.raises(ValueError, match="metadatas has 1 entries but texts has 2"):
         RecursiveJsonSplitter().create_documents([{"a": 1}, {"b": 2}], metadatas=[{}])
+
+
+def test_an_object_holding_itself_is_jsons_circular_reference_error():
+    data = {"outer": {"text": "y" * 3000}}
+    data["outer"]["loop"] = data["outer"]
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        RecursiveJsonSplitter(max_chunk_size=50).split_text(data)

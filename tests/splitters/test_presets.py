@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import splitters
 from splitters import (
     LatexTextSplitter,
     MarkdownTextSplitter,
@@ -116,3 +117,11 @@ def test_repeated_chunks_get_their_own_start_index_where_langchain_repeats_the_f
     reference = lc.MarkdownTextSplitter(**kwargs).create_documents(["ab ab"])
     assert [d.metadata["start_index"] for d in ours] == [0, 3]
     assert [d.metadata["start_index"] for d in reference] == [0, 0]
+
+
+def test_the_new_splitters_are_exported_from_the_package():
+    for name in [
+        "MarkdownTextSplitter", "PythonCodeTextSplitter", "LatexTextSplitter",
+        "JSFrameworkTextSplitter", "RecursiveJsonSplitter", "SentenceTransformersTokenTextSplitter",
+    ]:
+        assert name in splitters.__all__ and getattr(splitters, name).__name__ == name
