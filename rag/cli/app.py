@@ -172,6 +172,13 @@ def _run_index(args: argparse.Namespace) -> int:
     if args.chunk_size is not None and args.chunk_overlap is not None and args.chunk_overlap >= args.chunk_size:
         raise RagCliError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than --chunk-size ({args.chunk_size})")
     index = Index.open_or_create(path, embeddings=args.embeddings, store=args.store)
+    if args.dry_run:
+        from rag.cli.output import print_dry_run
+
+        plan = index.dry_run(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
+                             exclude=args.exclude, beir=args.beir)
+        print_dry_run(plan, as_json=args.json)
+        return 0
     bars = ProgressBars()
 
     def waiting() -> None:

@@ -10,7 +10,7 @@ from typing import IO, Any, Optional, Sequence
 
 from rag.documents import Document
 
-__all__ = ["print_summary", "print_results", "print_info", "print_answer", "print_bench", "snippet"]
+__all__ = ["print_summary", "print_dry_run", "print_results", "print_info", "print_answer", "print_bench", "snippet"]
 
 
 def snippet(text: str, width: int = 100) -> str:
@@ -44,9 +44,34 @@ def print_summary(summary: Any, index: Path, *, as_json: bool = False, stream: O
         for source, reason in summary.failed:
             print(f"  {source}: {reason}", file=out)
     if summary.skipped_files:
-        print(f"skipped: {len(summary.skipped_files)} file(s) not indexed:", file=out)
-        for source, reason in summary.skipped_files:
+        print(f"skipped: {len(summary.skipped_files)} file(s) or folder(s) not indexed:", file=out)
+        for source, reason in summary.skipped_files[:20]:
             print(f"  {source}: {reason}", file=out)
+        if len(summary.skipped_files) > 20:
+            print(f"  ... and {len(summary.skipped_files) - 20} more (--json lists all)", file=out)
+
+
+def print_dry_run(plan: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+    """A :class:`~rag.index.dryrun.DryRun`: per type, then totals and what is left out."""
+    out = _out(stream)
+    if as_json:
+        print(json.dumps(plan.to_json(), indent=2), file=out)
+        return
+    print("Dry run: nothing is written.", file=out)
+    print(f"{'type':<8} {'files':>7} {'size':>10} {'~chunks':>9} {'~embed time':>12}", file=out)
+    for row in plan.types:
+        print(f"{row.suffix or '(none)':<8} {row.files:>7} {_human_bytes(row.bytes):>10} {row.chunks:>9} "
+              f"{row.seconds:>11.0f}s", file=out)
+    print(f"{'total':<8} {plan.files:>7} {'':>10} {plan.chunks:>9} {plan.seconds:>11.0f}s"
+          f"   (model: {plan.rate:.1f} chunks/s measured on a sample)", file=out)
+    if plan.not_estimated:
+        print("Not estimated (fetched only when indexed): " + ", ".join(plan.not_estimated), file=out)
+    if plan.skipped:
+        print(f"Left out: {len(plan.skipped)} file(s) or folder(s):", file=out)
+        for source, reason in plan.skipped[:20]:
+            print(f"  {source}: {reason}", file=out)
+        if len(plan.skipped) > 20:
+            print(f"  ... and {len(plan.skipped) - 20} more (--json lists all)", file=out)
 
 
 def print_results(

@@ -14,6 +14,7 @@ from rag.errors import EmbeddingMismatchError, IndexNotFoundError, StorageError,
 from rag.hybrid import HybridConfig
 from rag.index.answer import Answer, IndexRetriever, answer_chain
 from rag.index.config import IndexConfig, check_k
+from rag.index.dryrun import DryRun, dry_run
 from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
 from rag.index.search import search_state
@@ -280,6 +281,15 @@ class Index:
                 # Searches must never see changes that were not saved: back to the last save.
                 self._restore(state, committed_config)
                 raise
+
+    def dry_run(self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
+                glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False) -> DryRun:
+        """What :meth:`update` with these arguments would read: files, bytes, estimated
+        chunks and embedding time per file type, and what it would leave out. Reads no
+        document beyond a small sample (to time the model); writes nothing."""
+        roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
+        return dry_run(roots, self.config, self.embeddings, glob=glob, excludes=_check_excludes(exclude),
+                       index_folder=self.path)
 
     def refresh(self) -> bool:
         """Reload the index if another process saved a newer version; True if it did."""
