@@ -41,7 +41,7 @@ class _Cache(dict):  # type: ignore[type-arg]
 
     __slots__ = ("compute", "max_entries")
 
-    def __init__(self, compute: Callable[[str], Any], max_entries: int = 1 << 18) -> None:
+    def __init__(self, compute: Callable[[str], Any], max_entries: int = 1 << 17) -> None:
         super().__init__()
         self.compute = compute
         self.max_entries = max_entries
@@ -59,6 +59,9 @@ class WordPieceTokens:
 
     The tokenizer must be BERT's pipeline (BertNormalizer with lowercasing,
     BertPreTokenizer, a WordPiece model and decoder) with truncation and padding off.
+    Each cache (segments' ids, segments' offsets, words' pieces) holds up to 131,072
+    entries and is emptied when full: all of SciFact (96,201 distinct segments) fits,
+    in about 40 MB with the decoding tables.
 
     >>> from splitters.sentence_transformers import minilm_tokenizer
     >>> tokens = WordPieceTokens(minilm_tokenizer())
@@ -71,7 +74,7 @@ class WordPieceTokens:
         self._wordpiece = tokenizer.model.tokenize
         self._segment_ids = _Cache(self._ids_of_segment)
         self._segment_starts = _Cache(self._starts_of_segment)
-        self._word_tokens = _Cache(self._wordpiece)
+        self._word_tokens = _Cache(self._tokens_of_word)
         self._texts: tuple[list[str], list[str]] | None = None
 
     def encode(self, text: str) -> list[int]:
@@ -110,18 +113,23 @@ class WordPieceTokens:
             self._texts = first, [pair[width:] for pair in pairs]
         return self._texts
 
+    def _tokens_of_word(self, word: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The WordPiece ids of ``word`` and where each begins in it."""
+        tokens = self._wordpiece(word)
+        return tuple(token.id for token in tokens), tuple(token.offsets[0] for token in tokens)
+
     def _ids_of_segment(self, segment: str) -> tuple[int, ...]:
         if _SIMPLE_SEGMENT(segment):
             words = _ASCII_WORD.findall(segment.lower())
-            return tuple(token.id for word in words for token in self._word_tokens[word])
+            return tuple(chain.from_iterable(self._word_tokens[word][0] for word in words))
         return tuple(self.tokenizer.encode(segment, add_special_tokens=False).ids)
 
     def _starts_of_segment(self, segment: str) -> tuple[int, ...]:
         if _SIMPLE_SEGMENT(segment):
             return tuple(
-                match.start() + token.offsets[0]
+                match.start() + start
                 for match in _ASCII_WORD.finditer(segment.lower())
-                for token in self._word_tokens[match.group()]
+                for start in self._word_tokens[match.group()][1]
             )
         encoding = self.tokenizer.encode(segment, add_special_tokens=False)
         return tuple(start for start, _ in encoding.offsets)
