@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from html.parser import HTMLParser
 
+from splitters._html_lexer import lex_into
 from splitters._soup import Aside, Element
 
 __all__ = ["parse_like_libxml2", "page_strings"]
@@ -236,6 +237,11 @@ class _TreeBuilder(HTMLParser):
 
 def parse_like_libxml2(markup: str) -> Element:
     """The document node of ``markup`` as libxml2 2.14's HTML parser builds it."""
+    # libxml2 (as HTML5 says) reads CR LF and lone CR as LF.
+    markup = markup.replace("\r\n", "\n").replace("\r", "\n")
+    builder = _TreeBuilder()
+    if lex_into(builder, markup):
+        return builder.root
     builder = _TreeBuilder()
     builder.feed(markup)
     builder.close()

@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Union
 
+from splitters._html_lexer import lex_into
+
 __all__ = ["Aside", "Element", "Node", "parse", "get_text", "to_beautiful_soup"]
 
 _VOID = frozenset(
@@ -237,8 +239,10 @@ class _TreeBuilder(HTMLParser):
 def parse(markup: str) -> Element:
     """The document node (named ``[document]``) of ``markup``, as bs4's html.parser builds it."""
     builder = _TreeBuilder()
-    builder.feed(markup)
-    builder.close()
+    if not lex_into(builder, markup):
+        builder = _TreeBuilder()
+        builder.feed(markup)
+        builder.close()
     builder._flush()
     return builder.root
 

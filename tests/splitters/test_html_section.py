@@ -214,7 +214,7 @@ def test_debian_manual_pages_equal_langchain():
 TAGS = ["div", "p", "span", "b", "em", "section", "ul", "li", "ol", "table", "tr", "td", "th",
         "tbody", "dl", "dt", "dd", "pre", "h1", "h2", "h3", "a", "form", "center", "font",
         "blockquote", "script", "custom-tag", "head", "body", "hr", "br", "img"]
-words = st.sampled_from(["alpha", "Beta", " ", "  ", "\n", "\n  ", "\t", "&amp;", "&lt;x&gt;", "&nbsp;", "é", "x y"])
+words = st.sampled_from(["alpha", "Beta", " ", "  ", "\n", "\n  ", "\t", "\r\n", "a\rb", "&amp;", "&lt;x&gt;", "&nbsp;", "é", "x y"])
 texts = st.lists(words, min_size=1, max_size=4).map("".join)
 styles = st.sampled_from(["", ' style="font-size: 24px"', ' style="font-size:20px"', ' style="color: red"'])
 
