@@ -134,8 +134,9 @@ def select_files(
     Reasons given: ``excluded by --exclude '*.txt'``, ``ignored by /x/.ragignore
     ('drafts/')``, ``generated output (Sphinx _static/)``, ``source of a built page
     (git-add.html)``, ``not a document type (.js)``, ``symlink to a file outside the
-    folder (/usr/share/javascript/jquery/jquery.js)``, ``symlink to a folder outside the
-    folder (...): not followed``, ``broken symbolic link``, ``unreadable folder (...)``.
+    folder (/usr/share/javascript/jquery/jquery.js)``, ``symlink to a file already selected
+    (...)``, ``symlink to a folder outside the folder (...): not followed``, ``broken
+    symbolic link``, ``unreadable folder (...)``.
 
     Raises FileNotFoundError when ``root`` does not exist, :class:`ValidationError` when
     it is not a folder or an argument is malformed.
@@ -177,6 +178,11 @@ class _Walk:
         self.include_generated = include_generated
         self.generated = () if include_generated else GENERATED_PATTERNS
         self.selection = Selection()
+        # Real paths of the selected files that are not links (no folder below the root is
+        # a link: linked folders are not entered), and the selected links to files in the
+        # tree as (path relative to the root, real path of the target), in walk order.
+        self.real_files: set[str] = set()
+        self.links: list[tuple[str, str]] = []
 
     def run(self) -> None:
         # (path relative to root with a trailing "/", the ignore rules in force there)
@@ -185,6 +191,20 @@ class _Walk:
             relative, rules = pending.pop()
             folders = self._list(relative, rules)
             pending.extend(reversed(folders))  # visited in name order
+        self._drop_duplicate_links()
+
+    def _drop_duplicate_links(self) -> None:
+        """A link to a file that is selected anyway (itself, or through an earlier link)
+        would load the same text twice: it is left out."""
+        duplicates = set()
+        for relative, target in self.links:
+            if target in self.real_files:
+                duplicates.add(self.root / relative)
+                self._skip(relative, f"symlink to a file already selected ({target})")
+            else:
+                self.real_files.add(target)  # the first link in walk order stands for it
+        if duplicates:
+            self.selection.files = [p for p in self.selection.files if p not in duplicates]
 
     def _list(self, relative: str, rules: list[IgnoreRule]) -> list[tuple[str, list[IgnoreRule]]]:
         """Select the files of one folder; its subfolders to visit, in name order."""
@@ -205,6 +225,7 @@ class _Walk:
                 self._skip(relative + self.ignore_file_name, reason)
         folders: list[tuple[str, list[IgnoreRule]]] = []
         selected: list[str] = []
+        link_targets: dict[str, str] = {}  # selected links to files in the tree
         for entry in entries:
             if entry.name.startswith(".") or entry.name == self.ignore_file_name:
                 continue  # hidden (as DirectoryLoader leaves it out), or rules, not text
@@ -217,6 +238,8 @@ class _Walk:
                 folders.append((path + "/", rules))
             elif reason is None and (reason := self._file_reason(entry)) is None:
                 selected.append(entry.name)
+                if entry.is_symlink():
+                    link_targets[entry.name] = os.path.realpath(entry.path)
             else:
                 self._skip(path + ("/" if is_dir or _links_to_folder(entry) else ""), reason)
         for name in selected:
@@ -225,6 +248,10 @@ class _Walk:
                 self._skip(relative + name, f"source of a built page ({page})")
             else:
                 self.selection.files.append(folder / name)
+                if name in link_targets:
+                    self.links.append((relative + name, link_targets[name]))
+                else:
+                    self.real_files.add(os.path.join(self.real_root, relative + name))
         return folders
 
     def _rules_reason(

@@ -123,10 +123,24 @@ def test_hidden_files_and_folders_are_left_out_unreported(tmp_path: Path) -> Non
     assert skipped(tmp_path) == {}
 
 
-def test_a_link_to_a_file_in_the_tree_is_selected(tmp_path: Path) -> None:
+def test_a_link_to_a_file_selected_anyway_is_left_out_as_a_duplicate(tmp_path: Path) -> None:
     make(tmp_path, "real.md")
     (tmp_path / "alias.md").symlink_to(tmp_path / "real.md")
-    assert selected(tmp_path) == ["alias.md", "real.md"]
+    (tmp_path / "again.md").symlink_to(tmp_path / "alias.md")
+    target = os.path.realpath(tmp_path / "real.md")
+    assert selected(tmp_path) == ["real.md"]
+    assert skipped(tmp_path) == {
+        "again.md": f"symlink to a file already selected ({target})",
+        "alias.md": f"symlink to a file already selected ({target})",
+    }
+
+
+def test_a_link_is_selected_once_when_its_target_is_not(tmp_path: Path) -> None:
+    make(tmp_path, ".hidden/real.md")
+    for name in ("b.md", "a.md"):
+        (tmp_path / name).symlink_to(tmp_path / ".hidden" / "real.md")
+    assert selected(tmp_path) == ["a.md"]
+    assert list(skipped(tmp_path)) == ["b.md"]
 
 
 def test_a_link_to_a_file_outside_the_tree_is_skipped_naming_its_target(tmp_path: Path) -> None:
