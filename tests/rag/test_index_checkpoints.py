@@ -132,8 +132,16 @@ def test_chunks_no_longer_indexed_leave_the_folder_when_segments_are_compacted(t
 
 def test_a_file_that_vanishes_mid_run_is_reported_as_failed_and_the_rest_indexed(tmp_path, monkeypatch):
     docs = _corpus(tmp_path / "docs", files=5)
-    real_paths = DirectoryLoader.file_paths
-    monkeypatch.setattr(DirectoryLoader, "file_paths", lambda self: [*real_paths(self), docs / "gone.md"])
+    import rag.index.sources
+
+    real_select = rag.index.sources.select_files
+
+    def select_then_lose_one(*args, **kwargs):  # listed by the walk, gone before it is read
+        selection = real_select(*args, **kwargs)
+        selection.files.append(docs / "gone.md")
+        return selection
+
+    monkeypatch.setattr(rag.index.sources, "select_files", select_then_lose_one)
     summary = _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
     assert summary.added == 5 and [Path(s).name for s, _ in summary.failed] == ["gone.md"]
     assert "FileNotFoundError" in summary.failed[0][1]
