@@ -21,6 +21,7 @@ against ``HTMLParser`` on generated markup).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from html import unescape
 from html.parser import HTMLParser
 
@@ -92,6 +93,12 @@ def _text(builder: HTMLParser, markup: str, start: int, end: int) -> bool:
             return False
 
 
+@lru_cache(maxsize=None)
+def _raw_text_end(name: str) -> re.Pattern[str]:
+    """html.parser's end of a raw text element (``set_cdata_mode``)."""
+    return re.compile(rf"</\s*{name}\s*>", re.I)
+
+
 def lex_into(builder: HTMLParser, markup: str) -> bool:
     """Feed ``markup`` to ``builder``'s handlers as ``builder.feed(markup); builder.close()``
     would; False if ``markup`` leaves the fast subset (the builder is then half fed)."""
@@ -118,30 +125,28 @@ def lex_into(builder: HTMLParser, markup: str) -> bool:
         if token is None:
             return False
         position = token.end()
-        name = token.group("start")
-        if name is not None:
+        kind = token.lastgroup  # "close" for a start tag: its last group always matches
+        if kind == "close":
+            name, attributes, close = token.group("start", "attrs", "close")
             name = name.lower()
-            attrs = _attributes(token.group("attrs")) if token.group("attrs") else []
-            if token.group("close"):
+            attrs = _attributes(attributes) if attributes else []
+            if close:
                 builder.handle_startendtag(name, attrs)
                 continue
             handle_starttag(name, attrs)
             if name in raw_elements:
-                # html.parser's own end-of-raw-text pattern (set_cdata_mode).
-                closing = re.compile(rf"</\s*{name}\s*>", re.I).search(markup, position)
+                closing = _raw_text_end(name).search(markup, position)
                 if closing is None:
                     return False
                 if position < closing.start():
                     handle_data(markup[position : closing.start()])
                 handle_endtag(name)
                 position = closing.end()
-            continue
-        name = token.group("end")
-        if name is not None:
-            handle_endtag(name.lower())
-        elif token.group("comment") is not None:
+        elif kind == "end":
+            handle_endtag(token.group("end").lower())
+        elif kind == "comment":
             builder.handle_comment(token.group("comment"))
-        elif token.group("decl") is not None:
+        elif kind == "decl":
             builder.handle_decl(token.group("decl"))
         else:
             builder.handle_pi(token.group("pi"))
