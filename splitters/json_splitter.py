@@ -110,6 +110,8 @@ def _escaped_lengths(texts: list[str | None], unknown: int = 0) -> list[int]:
     the same either way.
     """
     lengths = _lengths(texts, unknown)
+    if None not in texts and all(map(str.isascii, texts)):  # type: ignore[arg-type]
+        return lengths
     for index, text in enumerate(texts):
         if text is not None and not text.isascii():
             beyond_ascii = len(text) - len(text.encode("ascii", "ignore"))
