@@ -136,29 +136,6 @@ def _source_offset(
     return piece_starts[first]
 
 
-def _occurs(
-    separator: Separator, index: int, text: str, start: int, end: int,
-    found: dict[int, tuple[int, int]],
-) -> bool:
-    """Whether separator ``index`` occurs in ``text[start:end]``, remembering searches.
-
-    ``found[index]`` is ``(from, at)``: the first occurrence at or after ``from`` is at
-    ``at`` (-1: none). The recursion visits spans left to right, so a later span starting
-    between ``from`` and ``at`` needs no new search; a separator absent from the rest of
-    the text is searched for once, not once per span.
-    """
-    literal = separator.literal
-    if literal is None:
-        return separator.occurs_in(text, start, end)
-    known = found.get(index)
-    if known is not None and known[0] <= start and (known[1] < 0 or start <= known[1]):
-        at = known[1]
-    else:
-        at = text.find(literal, start)
-        found[index] = (start, at)
-    return at >= 0 and at + len(literal) <= end
-
-
 class CharacterTextSplitter(_SeparatorSplitter):
     """Split at one separator, then merge the pieces into chunks of at most ``chunk_size``.
 
@@ -256,20 +233,17 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
     def _split_span(
         self, text: str, start: int, end: int, chunks: list[str], starts: list[int],
         first_separator: int = 0, span_length: int | None = None,
-        found: dict[int, tuple[int, int]] | None = None,
     ) -> None:
         separators = self._compiled
         count = len(separators)
         chosen = separators[-1]
         remaining = count  # index of the first separator left for pieces still too long
-        if found is None:
-            found = {}
         for index in range(first_separator, count):
             separator = separators[index]
             if separator.is_empty:
                 chosen = separator
                 break
-            if _occurs(separator, index, text, start, end, found):
+            if separator.occurs_in(text, start, end):
                 chosen = separator
                 remaining = index + 1
                 break
@@ -277,7 +251,7 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
         if keep and self._length_function is len and chosen.can_scan(text, start, end):
 
             def too_long(piece_start: int, piece_end: int) -> None:
-                self._split_piece(text, piece_start, piece_end, chunks, starts, remaining, None, found)
+                self._split_piece(text, piece_start, piece_end, chunks, starts, remaining)
 
             scan_merge(
                 text, start, end, chosen.pattern, keep, self._chunk_size,
@@ -317,8 +291,7 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
                     chunks, starts,
                 )
             self._split_piece(
-                text, piece_starts[index], piece_ends[index], chunks, starts, remaining, length,
-                found,
+                text, piece_starts[index], piece_ends[index], chunks, starts, remaining, length
             )
             low = index + 1
         if low < len(lengths):
@@ -378,11 +351,10 @@ class RecursiveCharacterTextSplitter(_SeparatorSplitter):
     def _split_piece(
         self, text: str, start: int, end: int, chunks: list[str], starts: list[int],
         remaining: int, length: int | None = None,
-        found: dict[int, tuple[int, int]] | None = None,
     ) -> None:
         """A piece too long to merge: cut it with the separators left, or keep it whole."""
         if remaining < len(self._compiled):
-            self._split_span(text, start, end, chunks, starts, remaining, length, found)
+            self._split_span(text, start, end, chunks, starts, remaining, length)
         else:
             # Nothing left to cut with: the piece stays whole (and unstripped), as in
             # LangChain.
