@@ -122,6 +122,9 @@ def test_reads_files(tmp_path):
 
 
 def test_rejects_non_header_tags():
+    """LangChain accepts any tag name here (and a section under it has no metadata key to
+    go to); only h1..h6 make sense, so anything else fails at once, as in
+    HTMLHeaderTextSplitter."""
     with pytest.raises(ValueError, match=r"tags h1\.\.h6.*'div'"):
         HTMLSectionSplitter([("div", "Section")])
 
@@ -179,6 +182,25 @@ def test_missing_title_metadata_keeps_the_title_marker():
         lc_html.HTMLSectionSplitter(HEADERS).create_documents(["<p>x</p>"], [{}])
     (document,) = HTMLSectionSplitter(HEADERS).create_documents(["<p>x</p>"], [{}])
     assert document.metadata == {"Header 1": "#TITLE#"}
+
+
+def test_markup_inside_textarea_is_tokenized_as_tags():
+    """libxml2 reads textarea (and title) content as text, tags and all; html.parser, which
+    we tokenize with to need no lxml, reads the tags inside as tags, so their text loses the
+    markup. Rare in the body of a page, and the words are the same."""
+    html = "<h1>A</h1><textarea>a <b>x</b> &amp; y</textarea>"
+    assert _reference(html) == [("A \n a <b>x</b> & y", {"Header 1": "A"})]
+    assert _ours(html) == [("A \n a  x  & y", {"Header 1": "A"})]
+
+
+def test_large_font_element_before_body_content_makes_body_a_section():
+    """A large-font element that libxml2 puts in <head> (a styled <script> first in the page)
+    becomes the first "header", so <body> starts the second section: LangChain then looks
+    up a metadata key for "body" and raises KeyError; we give that section empty metadata."""
+    html = '<script style="font-size: 24px">s</script><p>x</p>'
+    with pytest.raises(KeyError):
+        _reference(html)
+    assert _ours(html) == [("s", {"Header 1": "#TITLE#"}), ("x", {})]
 
 
 @pytest.mark.parametrize(

@@ -91,6 +91,8 @@ def test_links_and_media_become_markdown():
 
 
 def test_custom_handler_receives_a_beautiful_soup_tag():
+    """Handlers written for LangChain take a bs4 Tag, so they get one; it holds a copy of
+    the element (we do not build the page in bs4), so its parent and siblings are absent."""
     seen = []
 
     def iframe(tag):
@@ -134,6 +136,8 @@ def test_non_string_text_is_a_type_error():
 
 
 def test_missing_stopwords_name_the_download_command(monkeypatch, tmp_path):
+    """LangChain calls nltk.download("stopwords") in __init__ (a network request each
+    time); we only read nltk's data on disk and say how to fetch it when it is missing."""
     nltk = pytest.importorskip("nltk")
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     with pytest.raises(MissingDependencyError, match="python -m nltk.downloader stopwords"):

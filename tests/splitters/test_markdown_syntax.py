@@ -102,6 +102,8 @@ def test_unconfigured_header_level_is_plain_text():
 
 
 def test_rejects_markers_that_are_not_hashes():
+    """LangChain accepts any marker and silently never matches one that is not 1 to 6 '#';
+    we refuse it at once (a likely mix-up with the HTML splitters' ("h1", ...) pairs)."""
     with pytest.raises(ValueError, match=r"markers '#' to '######'.*'h1'"):
         ExperimentalMarkdownSyntaxTextSplitter([("h1", "Header 1")])
 
@@ -112,6 +114,8 @@ def test_non_string_text_is_a_type_error():
 
 
 def test_repeated_calls_do_not_disturb_earlier_results():
+    """LangChain returns the splitter's own list and clears it on the next call, so a kept
+    result empties itself; we return a new list each time."""
     splitter = ExperimentalMarkdownSyntaxTextSplitter()
     first = splitter.split_text("# A\nx\n")
     splitter.split_text("# B\ny\n")
