@@ -122,7 +122,8 @@ class Index:
         path = Path(path)
         if cls.exists(path):
             raise ValidationError(f"{path} already holds an index; open it with Index.open({str(path)!r})")
-        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        # A first commit cut short leaves only segments/ or bm25/ behind: ours to reuse.
+        if path.exists() and (not path.is_dir() or any(p.name not in ("segments", "bm25") for p in path.iterdir())):
             raise StorageError(f"{path} is a folder with other files in it, not an index folder (no manifest.json); "
                                "choose a new or empty folder for the index")
         config = IndexConfig(embeddings or default_embedding_spec(), store, chunk_size, chunk_overlap,
@@ -270,7 +271,8 @@ class Index:
     def _commit(self, state: IndexState, config: IndexConfig, batch: Batch, final: bool) -> None:
         """Apply ``batch`` and make it durable, as one step for searches (write lock)."""
         committed_config = state.config
-        if not batch and config == committed_config and state.version is not None:
+        settled = (state.bm25_on_disk or len(state.store) == 0) and not state.compaction_due() if final else True
+        if not batch and config == committed_config and state.version is not None and settled:
             return  # nothing changed: no write at all
         with self._rw.writing():
             try:

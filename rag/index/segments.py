@@ -99,11 +99,15 @@ class SegmentFolder:
         staging = parent / f".saving-{os.getpid()}-{name}"
         staging.mkdir()
         described = {}
-        for filename, payload in files.items():
-            atomic._write_file(staging / filename, payload)
-            described[filename] = {"sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
-        atomic._fsync_dir(staging)
-        os.rename(staging, parent / name)
+        try:
+            for filename, payload in files.items():
+                atomic._write_file(staging / filename, payload)
+                described[filename] = {"sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
+            atomic._fsync_dir(staging)
+            os.rename(staging, parent / name)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)  # a partial part is never named by a manifest
+            raise
         atomic._fsync_dir(parent)
         return {"name": name, "files": described}
 

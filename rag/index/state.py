@@ -90,6 +90,10 @@ class IndexState:
     saved_at: Optional[str] = None
     #: The segments on disk (None: nothing in format 2 yet, so the next commit writes all).
     segments: Optional[list[dict[str, Any]]] = None
+    #: Whether the BM25 arrays on disk match the chunks (False after a commit of changes
+    #: until the final commit of that update writes them).
+    bm25_on_disk: bool = False
+    _bm25_entry: Optional[dict[str, Any]] = field(default=None, repr=False)
     _bm25_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -148,6 +152,7 @@ class IndexState:
         state = cls(config, embeddings, store, record, saved_at=(data.get("config") or {}).get("saved_at"),
                     segments=segments)
         state.bm25 = _load_bm25(_Bm25Part(folder, data["bm25"]), data["bm25"]["config"], store) if data.get("bm25") else None
+        state.bm25_on_disk, state._bm25_entry = state.bm25 is not None, data.get("bm25")
         state.version = manifest_version(data)
         return state
 
@@ -186,17 +191,19 @@ class IndexState:
         folder = SegmentFolder(path)
         path.mkdir(parents=True, exist_ok=True)
         dimension = self.store.dimension or getattr(self.embeddings, "dimension", None) or 0
-        stored_rows = sum(part["rows"] for part in self.segments or [])
-        if self.segments is None or (final and stored_rows + len(batch.ids) > _COMPACT_RATIO * len(self.store) + 1000):
+        if self.segments is None or (final and self.compaction_due(len(batch.ids))):
             self.segments = [folder.write_segment(self._everything(), dimension)]
         elif batch:
             self.segments = [*self.segments, folder.write_segment(batch, dimension)]
-        bm25 = None
-        lexical = self.lexical() if final else None
+        if batch.ids or batch.removed_chunks:
+            self.bm25_on_disk = False
+        bm25 = self._bm25_entry if self.bm25_on_disk else None
+        lexical = self.lexical() if final and not self.bm25_on_disk else None
         if lexical is not None:
             sections = {**lexical.index.sections("bm25"), "bm25_ids": [d.id for d in lexical.docs]}
             config = {"index": lexical.index.config(), "analyzer": lexical.analyzer.to_json(), "k": lexical.k}
             bm25 = folder.write_bm25(sections, config)
+            self.bm25_on_disk = True
         self.saved_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         data = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "store_class": KIND,
@@ -204,11 +211,16 @@ class IndexState:
             "config": {**self.config.to_json(), "saved_at": self.saved_at},
             "segments": self.segments, "bm25": bm25,
         }
-        if self.version is not None and not final and not batch and self.segments:
-            return  # nothing new to say
         folder.write_manifest(data)
+        self._bm25_entry = bm25
         self._drop_snapshot_files(path)
         self.version = manifest_version(data)
+
+    def compaction_due(self, new_rows: int = 0) -> bool:
+        """True when the segments hold more than twice the live chunks (plus 1000 rows):
+        replaced and deleted chunks then cost more to keep than to rewrite."""
+        stored_rows = sum(part["rows"] for part in self.segments or []) + new_rows
+        return self.segments is not None and stored_rows > _COMPACT_RATIO * len(self.store) + 1000
 
     def _everything(self) -> Batch:
         ids = [chunk_id for record in self.record.values() for chunk_id in record.chunk_ids]

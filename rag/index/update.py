@@ -18,7 +18,7 @@ from rag.embeddings.base import embed_texts
 from rag.errors import ValidationError
 from rag.index.config import IndexConfig
 from rag.index.segments import Batch
-from rag.index.sources import Root, SourceItem, iter_root, parse_root
+from rag.index.sources import SAME_SECOND, Root, SourceItem, iter_root, parse_root
 from rag.index.state import IndexState, SourceRecord
 from splitters import RecursiveCharacterTextSplitter
 
@@ -145,6 +145,7 @@ class Updater:
         self._last_commit = time.monotonic()
         self._embedded = 0
         self._by_text: Optional[dict[str, str]] = None
+        self._rechunk = config.chunking != state.config.chunking
 
     def run(self, roots: Sequence[Root]) -> UpdateSummary:
         seen: set[str] = set()
@@ -187,7 +188,9 @@ class Updater:
 
     def _previous_read(self, source: str) -> Any:
         record = self.state.record.get(source)
-        return None if record is None else (record.stat, record.read_at)
+        if record is None or self._rechunk:
+            return None  # new chunk settings: every file must be read (its hash includes them)
+        return (record.stat, record.read_at)
 
     def _source(self, root: Root, item: SourceItem) -> None:
         previous = self.state.record.get(item.source)
@@ -201,7 +204,11 @@ class Updater:
         content_hash = _content_hash(documents, self.config.chunking)
         if previous is not None and previous.content_hash == content_hash:
             self.summary.unchanged += 1
-            if (previous.root, previous.stat) != (root.key, item.stat):
+            # A new root or stat, or a last read too close to the file's mtime to trust
+            # (see SAME_SECOND): record this read, so the next run need not read it.
+            recent = item.stat is not None and (previous.read_at is None or
+                                                item.stat[1] >= (previous.read_at - SAME_SECOND) * 1e9)
+            if (previous.root, previous.stat) != (root.key, item.stat) or recent:
                 self._set_record(item.source, replace(previous, root=root.key, stat=item.stat, read_at=self.started))
             return
         chunks = self.splitter.split_documents(documents)
@@ -229,9 +236,11 @@ class Updater:
             return previous is not None and (previous.page_content, previous.metadata) == \
                 (chunks[n].page_content, chunks[n].metadata)
 
-        reuse = [(n, by_text[c.page_content]) for n, c in enumerate(chunks) if c.page_content in by_text and not stored(n)]
-        reused_vectors = self.state.store.get_vectors_by_ids([old_id for _, old_id in reuse]) if reuse else None
-        reused = {n: reused_vectors[i] for i, (n, _) in enumerate(reuse)}
+        wanted = {n: by_text[c.page_content] for n, c in enumerate(chunks) if c.page_content in by_text and not stored(n)}
+        vectors = self._stored_vectors(set(wanted.values()))
+        # Reused only where the stored chunk still has that text (checked by id, not position).
+        reused = {n: vectors[old_id][1] for n, old_id in wanted.items()
+                  if old_id in vectors and vectors[old_id][0] == chunks[n].page_content}
         for n, (chunk_id, chunk) in enumerate(zip(ids, chunks)):
             if stored(n):
                 continue
@@ -244,6 +253,14 @@ class Updater:
             else:
                 self._to_embed.append(row)
             self.summary.chunks += 1
+
+    def _stored_vectors(self, ids: set[str]) -> dict[str, tuple[str, np.ndarray]]:
+        """id -> (stored text, stored vector) of those ``ids`` the store holds now."""
+        if not ids:
+            return {}
+        present = self.state.store.get_by_ids(sorted(ids))
+        vectors = self.state.store.get_vectors_by_ids([d.id for d in present])
+        return {d.id: (d.page_content, vectors[row]) for row, d in enumerate(present)}
 
     def _stored_texts(self) -> dict[str, str]:
         """Chunk text -> id of a stored chunk with that text (any source: a renamed or
@@ -271,6 +288,10 @@ class Updater:
         batch.vectors = vectors
         if batch or final:
             self.commit(batch, final)
+            if self._by_text is not None and (batch.ids or batch.removed_chunks):
+                # Ids rewritten or removed by this commit no longer hold the text mapped to them.
+                changed = set(batch.ids) | set(batch.removed_chunks)
+                self._by_text = {text: chunk_id for text, chunk_id in self._by_text.items() if chunk_id not in changed}
         self._batch, self._to_embed, self._vectors = Batch(), [], {}
         self._last_commit = time.monotonic()
 

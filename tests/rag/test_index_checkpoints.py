@@ -189,3 +189,79 @@ def test_a_renamed_file_reuses_its_vectors(tmp_path):
     index._state.embeddings = counting
     summary = index.update([str(docs)])
     assert (summary.added, summary.deleted, counting.texts) == (1, 1, [])
+
+
+def test_reused_vectors_always_belong_to_their_text(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    paragraphs = [f"Paragraph {n} " + " ".join(f"t{n}w{w}" for w in range(25)) for n in range(6)]
+    (docs / "a.md").write_text("\n\n".join(paragraphs))
+    (docs / "b.md").write_text("Something else entirely about b.")
+    index = _index(tmp_path / "ix", CountingEmbeddings(), checkpoint_chunks=2)
+    index.update([str(docs)])
+    # a's paragraphs are rewritten (committed first); two of the old ones move into b.
+    (docs / "a.md").write_text("\n\n".join(p.replace("Paragraph", "Section") for p in paragraphs))
+    (docs / "b.md").write_text("\n\n".join([paragraphs[0], paragraphs[4]]))
+    index.update([str(docs)])
+    reference = HashingEmbeddings()
+    for source in index.sources():
+        for chunk in index._state.store.get_by_ids(index.sources()[source]):
+            stored = index._state.store.get_vectors_by_ids([chunk.id])[0]
+            expected = reference.embed_documents([chunk.page_content])[0]
+            assert abs(float(stored @ expected) - 1.0) < 1e-5, chunk.page_content[:40]
+
+
+def test_new_chunk_settings_re_read_files_whose_stat_is_unchanged(tmp_path):
+    docs = _corpus(tmp_path / "docs", files=2)
+    index = _index(tmp_path / "ix", CountingEmbeddings())
+    index.update([str(docs)])
+    summary = index.update([str(docs)], chunk_size=80, chunk_overlap=0)
+    assert summary.updated == 2
+    assert max(len(chunk.page_content) for chunk in index._state.store.get_by_ids(
+        [c for ids in index.sources().values() for c in ids])) <= 80
+
+
+def test_an_update_ending_on_a_checkpoint_still_writes_bm25_and_compacts(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for version in range(6):
+        (docs / "big.md").write_text("\n\n".join(f"v{version} part {n} " + "x" * 150 for n in range(40)))
+        index = _index(tmp_path / "ix", CountingEmbeddings(), checkpoint_chunks=8) if version == 0 else Index.open(tmp_path / "ix")
+        index.checkpoint_chunks = 8
+        index.update([str(docs)])
+    reopened = Index.open(tmp_path / "ix")
+    assert reopened.info().bm25 and sum(part["rows"] for part in reopened._state.segments) <= 2 * len(reopened) + 1000
+
+
+def test_a_file_read_soon_after_its_last_edit_is_not_read_again_on_every_run(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("fresh text")  # edited just now: inside the same-second window
+    index = _index(tmp_path / "ix", CountingEmbeddings())
+    index.update([str(docs)])
+    index.update([str(docs)])  # read again (too recent to trust), and its read recorded as later
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() + 10)
+    reads = []
+    real_load = DirectoryLoader.load_path
+    monkeypatch.setattr(DirectoryLoader, "load_path", lambda self, path: reads.append(path) or real_load(self, path))
+    index.update([str(docs)])
+    index.update([str(docs)])
+    assert len(reads) <= 1
+
+
+def test_a_first_build_cut_short_can_be_run_again(tmp_path, monkeypatch):
+    docs = _corpus(tmp_path / "docs", files=5)
+    real_write = atomic._write_file
+
+    def die_on_second_file(path, payload, calls=[]):
+        calls.append(path)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real_write(path, payload)
+
+    monkeypatch.setattr(atomic, "_write_file", die_on_second_file)
+    with pytest.raises(KeyboardInterrupt):
+        _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
+    monkeypatch.undo()
+    assert _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)]).added == 5
