@@ -233,3 +233,14 @@ class TextSplitter(ABC):
             return len(tokenize(text))
 
         return cls(length_function=CachedLength(tokenizer_length), **kwargs)
+
+
+def check_header_pairs(headers_to_split_on: Any, valid: Callable[[str], bool], what: str) -> list[tuple[str, str]]:
+    """``headers_to_split_on`` as a list of ``(key, name)`` pairs whose key passes ``valid``;
+    otherwise a ValidationError showing the bad pair and ``what`` is expected (for example
+    "(tag, name) pairs with tags h1..h6, like ('h1', 'Header 1')")."""
+    pairs = list(headers_to_split_on)
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) and valid(pair[0])):
+            raise ValidationError(f"headers_to_split_on must be {what}; got {pair!r}")
+    return pairs

@@ -10,11 +10,13 @@ from typing import IO
 from rag.documents import Document
 from rag._optional import require
 from rag.errors import ValidationError
-from splitters.base import check_text
+from splitters.base import check_header_pairs, check_text
 
 __all__ = ["HTMLHeaderTextSplitter"]
 
 _HEADER_TAG = re.compile(r"^h[1-6]$")
+#: What headers_to_split_on holds for the HTML splitters (shown when it is malformed).
+HTML_HEADER_PAIRS = "(tag, name) pairs with tags h1..h6, like ('h1', 'Header 1')"
 
 
 def _beautiful_soup():  # type: ignore[no-untyped-def]
@@ -44,18 +46,7 @@ class HTMLHeaderTextSplitter:
     def __init__(
         self, headers_to_split_on: list[tuple[str, str]], return_each_element: bool = False
     ) -> None:
-        pairs = list(headers_to_split_on)
-        for pair in pairs:
-            if not (
-                isinstance(pair, tuple)
-                and len(pair) == 2
-                and isinstance(pair[0], str)
-                and _HEADER_TAG.match(pair[0])
-            ):
-                raise ValidationError(
-                    f"headers_to_split_on must be (tag, name) pairs with tags h1..h6, "
-                    f"like ('h1', 'Header 1'); got {pair!r}"
-                )
+        pairs = check_header_pairs(headers_to_split_on, _HEADER_TAG.match, HTML_HEADER_PAIRS)
         self.headers_to_split_on = sorted(pairs, key=lambda pair: int(pair[0][1:]))
         self.header_mapping = dict(self.headers_to_split_on)
         self.header_tags = [tag for tag, _ in self.headers_to_split_on]

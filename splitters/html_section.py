@@ -12,7 +12,8 @@ from rag.documents import Document
 from rag.errors import InvalidTypeError, ValidationError
 from splitters._libxml2 import page_strings, parse_like_libxml2
 from splitters._soup import Element
-from splitters.base import check_text
+from splitters.base import check_header_pairs, check_text
+from splitters.html import HTML_HEADER_PAIRS
 from splitters.character import RecursiveCharacterTextSplitter
 
 __all__ = ["HTMLSectionSplitter"]
@@ -76,18 +77,7 @@ class HTMLSectionSplitter:
     """
 
     def __init__(self, headers_to_split_on: Sequence[tuple[str, str]], **kwargs: Any) -> None:
-        pairs = list(headers_to_split_on)
-        for pair in pairs:
-            if not (
-                isinstance(pair, tuple)
-                and len(pair) == 2
-                and isinstance(pair[0], str)
-                and _HEADER_TAG.match(pair[0])
-            ):
-                raise ValidationError(
-                    f"headers_to_split_on must be (tag, name) pairs with tags h1..h6, "
-                    f"like ('h1', 'Header 1'); got {pair!r}"
-                )
+        pairs = check_header_pairs(headers_to_split_on, _HEADER_TAG.match, HTML_HEADER_PAIRS)
         self.headers_to_split_on = dict(pairs)
         self.kwargs = kwargs
         # Built now so that bad chunking arguments fail here, not at the first split.

@@ -8,7 +8,7 @@ from typing import Any
 
 from rag.documents import Document
 from rag.errors import ValidationError
-from splitters.base import check_text
+from splitters.base import check_header_pairs, check_text
 
 __all__ = ["ExperimentalMarkdownSyntaxTextSplitter"]
 
@@ -58,18 +58,8 @@ class ExperimentalMarkdownSyntaxTextSplitter:
         strip_headers: bool = True,
     ) -> None:
         if headers_to_split_on:
-            pairs = list(headers_to_split_on)
-            for pair in pairs:
-                if not (
-                    isinstance(pair, tuple)
-                    and len(pair) == 2
-                    and isinstance(pair[0], str)
-                    and pair[0] in _DEFAULT_HEADERS
-                ):
-                    raise ValidationError(
-                        f"headers_to_split_on must be (marker, name) pairs with markers '#' "
-                        f"to '######', like ('#', 'Header 1'); got {pair!r}"
-                    )
+            pairs = check_header_pairs(headers_to_split_on, _DEFAULT_HEADERS.__contains__,
+                                       "(marker, name) pairs with markers '#' to '######', like ('#', 'Header 1')")
             self.splittable_headers: dict[str, Any] = dict(pairs)
         else:
             self.splittable_headers = dict(_DEFAULT_HEADERS)
