@@ -9,7 +9,6 @@ from typing import IO
 
 from rag.documents import Document
 from rag._optional import require
-from rag.errors import ValidationError
 from splitters.base import check_header_pairs, check_text
 
 __all__ = ["HTMLHeaderTextSplitter"]

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag.documents import Document
-from rag.errors import ValidationError
 from splitters.base import check_header_pairs, check_text
 
 __all__ = ["ExperimentalMarkdownSyntaxTextSplitter"]
