@@ -40,15 +40,20 @@ def print_summary(summary: Any, index: Path, *, as_json: bool = False, stream: O
     print(f"Sources: {summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged (skipped), "
           f"{summary.deleted} deleted.", file=out)
     if summary.failed:
-        print(f"failed: {len(summary.failed)} (left as they were in the index)", file=out)
-        for source, reason in summary.failed:
-            print(f"  {source}: {reason}", file=out)
+        _print_reasons(f"failed: {len(summary.failed)} (left as they were in the index)", summary.failed, out,
+                       limit=None)
     if summary.skipped_files:
-        print(f"skipped: {len(summary.skipped_files)} file(s) or folder(s) not indexed:", file=out)
-        for source, reason in summary.skipped_files[:20]:
-            print(f"  {source}: {reason}", file=out)
-        if len(summary.skipped_files) > 20:
-            print(f"  ... and {len(summary.skipped_files) - 20} more (--json lists all)", file=out)
+        _print_reasons(f"skipped: {len(summary.skipped_files)} file(s) or folder(s) not indexed:",
+                       summary.skipped_files, out)
+
+
+def _print_reasons(heading: str, rows: Sequence[tuple[str, str]], out: IO[str], limit: Optional[int] = 20) -> None:
+    """``heading``, then ``source: reason`` lines, the first ``limit`` of them (None: all)."""
+    print(heading, file=out)
+    for source, reason in rows[:limit]:
+        print(f"  {source}: {reason}", file=out)
+    if limit is not None and len(rows) > limit:
+        print(f"  ... and {len(rows) - limit} more (--json lists all)", file=out)
 
 
 def print_dry_run(plan: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
@@ -67,11 +72,7 @@ def print_dry_run(plan: Any, *, as_json: bool = False, stream: Optional[IO[str]]
     if plan.not_estimated:
         print("Not estimated (fetched only when indexed): " + ", ".join(plan.not_estimated), file=out)
     if plan.skipped:
-        print(f"Left out: {len(plan.skipped)} file(s) or folder(s):", file=out)
-        for source, reason in plan.skipped[:20]:
-            print(f"  {source}: {reason}", file=out)
-        if len(plan.skipped) > 20:
-            print(f"  ... and {len(plan.skipped) - 20} more (--json lists all)", file=out)
+        _print_reasons(f"Left out: {len(plan.skipped)} file(s) or folder(s):", plan.skipped, out)
 
 
 def print_results(
