@@ -95,7 +95,7 @@ class Index:
         return index_folder_exists(path)
 
     @classmethod
-    def open(cls, path: PathLike, *, embeddings: Optional[str] = None) -> "Index":
+    def open(cls, path: PathLike, *, embeddings: Optional[str] = None, _for_update: bool = False) -> "Index":
         """The index saved at ``path``. ``embeddings``, when given, must be the spec the
         index was built with (an EmbeddingMismatchError says how to rebuild otherwise)."""
         path = Path(path)
@@ -104,7 +104,9 @@ class Index:
         _check_kind(path)
         if embeddings is not None:
             _check_spec_matches(path, embeddings)
-        return cls(path, IndexState.load(path))
+        # For an update the vectors and texts are read only once a change needs them,
+        # under the write lock (so no other commit replaces them in between).
+        return cls(path, IndexState.load(path, lazy=_for_update))
 
     @classmethod
     def create(
@@ -140,7 +142,7 @@ class Index:
             store_backend(store)
         if not cls.exists(path):
             return cls.create(path, embeddings=embeddings, store=store or "faiss")
-        index = cls.open(path, embeddings=embeddings)
+        index = cls.open(path, embeddings=embeddings, _for_update=True)
         if store is not None and store != index.config.store:
             raise ValidationError(f"the index at {path} uses --store {index.config.store}; drop --store, or rebuild "
                                   "with a new --index folder")
@@ -271,7 +273,7 @@ class Index:
     def _commit(self, state: IndexState, config: IndexConfig, batch: Batch, final: bool) -> None:
         """Apply ``batch`` and make it durable, as one step for searches (write lock)."""
         committed_config = state.config
-        settled = (state.bm25_on_disk or len(state.store) == 0) and not state.compaction_due() if final else True
+        settled = (state.bm25_on_disk or state.chunk_count == 0) and not state.compaction_due() if final else True
         if not batch and config == committed_config and state.version is not None and settled:
             return  # nothing changed: no write at all
         with self._rw.writing():

@@ -169,6 +169,17 @@ class SegmentFolder:
     def read_json(self, kind: str, entry: dict[str, Any], filename: str) -> Any:
         return json.loads(self._read(kind, entry, filename))
 
+    def live_record(self, segments: Iterable[dict[str, Any]]) -> dict[str, Any]:
+        """The record (source -> JSON row) after replaying ``segments``' changes only:
+        what an update needs to decide what changed, without vectors or texts."""
+        record: dict[str, Any] = {}
+        for entry in segments:
+            changes = self.read_json(_SEGMENTS, entry, "changes.json")
+            for source in changes["record_removed"]:
+                record.pop(source, None)
+            record.update(changes["record_set"])
+        return record
+
     def live_rows(self, segments: Iterable[dict[str, Any]]) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
         """Replay ``segments`` in order: (vectors, chunks {ids, texts, metadatas}, record)
         of what is live after the last one (a later add or removal wins)."""

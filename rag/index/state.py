@@ -83,7 +83,7 @@ class IndexState:
 
     config: IndexConfig
     embeddings: Any
-    store: Any
+    _store: Any  # None until first needed when loaded lazily (see ``store``)
     record: dict[str, SourceRecord] = field(default_factory=dict)
     bm25: Optional[BM25Retriever] = None
     version: Optional[str] = None
@@ -95,6 +95,21 @@ class IndexState:
     bm25_on_disk: bool = False
     _bm25_entry: Optional[dict[str, Any]] = field(default=None, repr=False)
     _bm25_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _loader: Optional[Callable[[], tuple[Any, Optional[BM25Retriever]]]] = field(default=None, repr=False)
+    _load_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def store(self) -> Any:
+        """The vector store, read from the segments on first use when the state was loaded
+        lazily (an update that finds nothing changed never reads vectors or texts)."""
+        if self._store is None:
+            with self._load_lock:
+                if self._store is None and self._loader is not None:
+                    self._store, bm25 = self._loader()
+                    if self.bm25 is None:
+                        self.bm25 = bm25
+                    self._loader = None
+        return self._store
 
     @classmethod
     def empty(cls, config: IndexConfig, embeddings: Any = None) -> "IndexState":
@@ -102,15 +117,17 @@ class IndexState:
         return cls(config, embeddings, store_backend(config.store).create(embeddings))
 
     @classmethod
-    def load(cls, path: Path, embeddings: Any = None) -> "IndexState":
+    def load(cls, path: Path, embeddings: Any = None, *, lazy: bool = False) -> "IndexState":
         """Read the index at ``path`` (checks every file, and that ``embeddings``, when
-        given, is the model the index was built with)."""
+        given, is the model the index was built with). ``lazy``: read the record now and
+        the vectors, texts and BM25 on first use; only for a caller that holds the write
+        lock by then (no other commit can replace the files in between)."""
         for _attempt in range(5):
             data = read_manifest(Path(path))
             if data.get("format_version") != FORMAT_VERSION:
                 return cls._load_snapshot(Path(path), embeddings)
             try:
-                return cls._load_segments(Path(path), data, embeddings)
+                return cls._load_segments(Path(path), data, embeddings, lazy)
             except CorruptIndexError:
                 # A commit may have replaced the manifest (and dropped files it no longer
                 # names) while this one was read: read again unless nothing changed.
@@ -132,28 +149,38 @@ class IndexState:
         return config, embeddings if embeddings is not None else make_embeddings(config.embeddings)
 
     @classmethod
-    def _load_segments(cls, path: Path, data: dict[str, Any], embeddings: Any) -> "IndexState":
+    def _load_segments(cls, path: Path, data: dict[str, Any], embeddings: Any, lazy: bool = False) -> "IndexState":
         config, embeddings = cls._settings(path, data, embeddings)
         embedding = data.get("embedding") or {}
         check_model(path, embedding.get("model_id"), embedding.get("dimension"),
                                 model_id_of(embeddings), getattr(embeddings, "dimension", None))
         folder = SegmentFolder(path)
         segments = list(data.get("segments") or [])
+
+        def read_store() -> tuple[Any, Optional[BM25Retriever]]:
+            try:
+                vectors, chunks, _ = folder.live_rows(segments)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise CorruptIndexError(f"{path}: a segment is malformed: {exc}") from exc
+            store = store_backend(config.store).create(embeddings)
+            if chunks["ids"]:
+                documents = [Document(text, metadata, chunk_id)
+                             for chunk_id, text, metadata in zip(chunks["ids"], chunks["texts"], chunks["metadatas"])]
+                store.add_vectors(vectors, documents, ids=chunks["ids"])
+            entry = data.get("bm25")
+            return store, (_load_bm25(_Bm25Part(folder, entry), entry["config"], store) if entry else None)
+
         try:
-            vectors, chunks, record_rows = folder.live_rows(segments)
-            record = {source: SourceRecord.from_json(row) for source, row in record_rows.items()}
+            record = {source: SourceRecord.from_json(row) for source, row in folder.live_record(segments).items()}
         except (KeyError, TypeError, ValueError) as exc:
             raise CorruptIndexError(f"{path}: a segment is malformed: {exc}") from exc
-        store = store_backend(config.store).create(embeddings)
-        if chunks["ids"]:
-            documents = [Document(text, metadata, chunk_id)
-                         for chunk_id, text, metadata in zip(chunks["ids"], chunks["texts"], chunks["metadatas"])]
-            store.add_vectors(vectors, documents, ids=chunks["ids"])
-        state = cls(config, embeddings, store, record, saved_at=(data.get("config") or {}).get("saved_at"),
+        state = cls(config, embeddings, None, record, saved_at=(data.get("config") or {}).get("saved_at"),
                     segments=segments)
-        state.bm25 = _load_bm25(_Bm25Part(folder, data["bm25"]), data["bm25"]["config"], store) if data.get("bm25") else None
-        state.bm25_on_disk, state._bm25_entry = state.bm25 is not None, data.get("bm25")
+        state._loader = read_store
+        state.bm25_on_disk, state._bm25_entry = data.get("bm25") is not None, data.get("bm25")
         state.version = manifest_version(data)
+        if not lazy:
+            state.store  # noqa: B018 -- read now: the files may be replaced by a later commit
         return state
 
     @classmethod
@@ -176,11 +203,12 @@ class IndexState:
     def lexical(self) -> Optional[BM25Retriever]:
         """The BM25 retriever over every chunk, built on first use after a change (guarded:
         concurrent searches build it once); None when the index is empty."""
-        if self.bm25 is None and len(self.store):
+        if self.bm25 is None and self.chunk_count:
+            store = self.store  # a lazy first load brings the saved BM25 with it
             with self._bm25_lock:
                 if self.bm25 is None:
                     chunk_ids = [cid for rec in self.record.values() for cid in rec.chunk_ids]
-                    self.bm25 = BM25Retriever.from_documents(self.store.get_by_ids(chunk_ids), k=_BM25_K)
+                    self.bm25 = BM25Retriever.from_documents(store.get_by_ids(chunk_ids), k=_BM25_K)
         return self.bm25
 
     def commit(self, path: Path, batch: Batch, *, final: bool) -> None:
@@ -220,7 +248,7 @@ class IndexState:
         """True when the segments hold more than twice the live chunks (plus 1000 rows):
         replaced and deleted chunks then cost more to keep than to rewrite."""
         stored_rows = sum(part["rows"] for part in self.segments or []) + new_rows
-        return self.segments is not None and stored_rows > _COMPACT_RATIO * len(self.store) + 1000
+        return self.segments is not None and stored_rows > _COMPACT_RATIO * self.chunk_count + 1000
 
     def _everything(self) -> Batch:
         ids = [chunk_id for record in self.record.values() for chunk_id in record.chunk_ids]
@@ -239,7 +267,8 @@ class IndexState:
 
     @property
     def chunk_count(self) -> int:
-        return len(self.store)
+        """Chunks in the index (from the record: does not load a lazy store)."""
+        return sum(len(record.chunk_ids) for record in self.record.values())
 
 
 class _Bm25Part:

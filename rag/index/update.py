@@ -276,8 +276,9 @@ class Updater:
 
     def _flush(self, *, final: bool) -> None:
         batch = self._batch
-        dimension = self.state.store.dimension
         texts = [batch.texts[row] for row in self._to_embed]
+        # Only a batch with chunks needs the store (a lazily loaded one stays unread).
+        dimension = self.state.store.dimension if batch.ids else None
         embedded = embed_in_batches(self.state.embeddings, texts, dimension, self._embed_progress)
         dimension = embedded.shape[1] if len(texts) else (dimension or 0)
         vectors = np.empty((len(batch.ids), dimension), dtype=np.float32)

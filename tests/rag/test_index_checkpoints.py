@@ -265,3 +265,16 @@ def test_a_first_build_cut_short_can_be_run_again(tmp_path, monkeypatch):
         _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
     monkeypatch.undo()
     assert _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)]).added == 5
+
+
+def test_a_no_op_update_reads_no_vectors_or_texts_of_the_index(tmp_path, monkeypatch):
+    from rag.index.segments import SegmentFolder
+
+    docs = _corpus(tmp_path / "docs", files=10)
+    _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
+    reads = []
+    real_rows = SegmentFolder.live_rows
+    monkeypatch.setattr(SegmentFolder, "live_rows", lambda self, segments: reads.append(1) or real_rows(self, segments))
+    index = Index.open_or_create(tmp_path / "ix")
+    assert index.update([str(docs)]).unchanged == 10 and reads == []
+    assert len(index.search("paragraph", k=2)) == 2 and reads == [1]  # read on first need
