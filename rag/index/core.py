@@ -85,7 +85,7 @@ class Index:
         self._updating = threading.Lock()  # one update at a time in this process
         self._broken: Optional[StorageError] = None
         #: Commit after this many newly embedded chunks, or this many seconds (see Updater).
-        self.checkpoint_chunks, self.checkpoint_seconds = 512, 30.0
+        self.checkpoint_chunks, self.checkpoint_seconds = 512, 5.0
 
     # ------------------------------------------------------------------ opening
 

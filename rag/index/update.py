@@ -119,7 +119,7 @@ def _under(root: Root, source: str, record: SourceRecord) -> bool:
 class Updater:
     """One update, streamed: sources are read one at a time, split, and embedded in
     batches; every ``checkpoint_chunks`` new chunks (default 512) or ``checkpoint_seconds``
-    (default 30) the work so far is handed to ``commit(batch, final=False)``, and the
+    (default 5: with a local model, a few hundred chunks) the work so far is handed to ``commit(batch, final=False)``, and the
     deletions and the last batch to ``commit(batch, final=True)``. Memory holds one file's
     documents and one batch of chunks, whatever the corpus size.
 
@@ -131,7 +131,7 @@ class Updater:
     def __init__(self, state: IndexState, config: IndexConfig, commit: Callable[[Batch, bool], None], *,
                  glob: Optional[str] = None, excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
                  progress: Optional[Progress] = None,
-                 checkpoint_chunks: int = 512, checkpoint_seconds: float = 30.0) -> None:
+                 checkpoint_chunks: int = 512, checkpoint_seconds: float = 5.0) -> None:
         self.state, self.config, self.commit = state, config, commit
         self.glob, self.excludes, self.index_folder, self.progress = glob, tuple(excludes), index_folder, progress
         self.checkpoint_chunks, self.checkpoint_seconds = checkpoint_chunks, checkpoint_seconds
