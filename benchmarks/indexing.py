@@ -444,9 +444,10 @@ def first_files(files: list[Path], counts: dict[str, int], chunks: int) -> list[
     return chosen
 
 
-def _kill_and_rerun(label: str, run: Callable[..., Child], index: Path, total: int) -> dict[str, Any]:
+def _kill_and_rerun(label: str, run: Callable[..., Child], index: Path, total: int, tree: Tree) -> dict[str, Any]:
     """Build into a fresh ``index``, SIGKILL once half of ``total`` chunks are embedded (as
-    the child's progress output says), then re-run; the re-run's ``chunks`` were embedded again."""
+    the child's progress output says), check that the interrupted index opens (``Index.open``
+    in a fresh child), then re-run; the re-run's ``chunks`` were embedded again."""
     target = total // 2
 
     def half_embedded(stderr: bytes, elapsed: float) -> bool:
@@ -462,11 +463,20 @@ def _kill_and_rerun(label: str, run: Callable[..., Child], index: Path, total: i
         committed = sum(part["rows"] for part in manifest.get("segments") or [])
     except (OSError, ValueError):
         committed = 0
-    log(f"kill ({label}): killed at {killed.killed_at:.1f} s, {embedded} embedded, {committed} committed; re-run")
+    opened = run_child([sys.executable, "-c", _OPEN_ONLY, str(index)], cwd=tree.path, env=tree.env(), check=False)
+    if opened.returncode == 0:
+        loaded: Any = opened.summary_json()["chunks"]
+    elif b"IndexNotFoundError" in opened.stderr and committed == 0:
+        loaded = "no index yet (nothing committed)"
+    else:
+        loaded = f"error: {opened.stderr[-300:].decode(errors='replace')}"
+    log(f"kill ({label}): killed at {killed.killed_at:.1f} s, {embedded} embedded, {committed} committed, "
+        f"Index.open: {loaded}; re-run")
     rerun = run(index)
     summary = rerun.summary_json()
     return {"label": label, "chunks": total, "killed_at": killed.killed_at, "killed_returncode": killed.returncode,
-            "embedded_at_kill": embedded, "committed_at_kill": committed, "rerun_chunks": summary["chunks"],
+            "embedded_at_kill": embedded, "committed_at_kill": committed, "opened_after_kill": loaded,
+            "rerun_chunks": summary["chunks"],
             "share": summary["chunks"] / total, "total_after_rerun": summary["total_chunks"], "rerun_wall": rerun.wall}
 
 
@@ -486,19 +496,21 @@ def part_kill(args: argparse.Namespace, after: Tree, work: Path, corpus: Path, r
     def cli(index: Path, **options: Any) -> Child:  # rag index draws its progress bar on a terminal only
         return after.rag_index([source], index, "local", tty_stderr=True, **options)
 
-    rows = [_kill_and_rerun("rag index (checkpoint every 512 chunks)", cli, work / "kill-index", total)]
+    rows = [_kill_and_rerun("rag index (checkpoint every 512 chunks)", cli, work / "kill-index", total, after)]
     for every in args.kill_checkpoints:
         def library(index: Path, every: int = every, **options: Any) -> Child:
             return update_child(after, [source], index, "local", checkpoint_chunks=every, **options)
 
-        rows.append(_kill_and_rerun(f"Index.update, checkpoint_chunks={every}", library, work / f"kill-{every}", total))
+        rows.append(_kill_and_rerun(f"Index.update, checkpoint_chunks={every}", library, work / f"kill-{every}", total, after))
     show(f"SIGKILL at about half of the embedding, then a re-run (--embeddings local, first {len(chosen)} files, "
          f"reference build {reference.wall:.1f} s)", [[
              r["label"], f"{r['chunks']:,}", f"{r['killed_at']:.1f} s (rc {r['killed_returncode']})",
              f"{r['embedded_at_kill']:,} ({r['embedded_at_kill'] / total:.0%})",
-             f"{r['committed_at_kill']:,} ({r['committed_at_kill'] / total:.0%})", f"{r['rerun_chunks']:,}",
+             f"{r['committed_at_kill']:,} ({r['committed_at_kill'] / total:.0%})", str(r["opened_after_kill"]),
+             f"{r['rerun_chunks']:,}",
              f"{r['share']:.1%}", f"{r['total_after_rerun']:,}", f"{r['rerun_wall']:.1f} s"] for r in rows],
-         ["run", "chunks", "killed after", "embedded when killed", "committed when killed", "re-run embedded",
+         ["run", "chunks", "killed after", "embedded when killed", "committed when killed",
+          "chunks Index.open loads after the kill", "re-run embedded",
           "share embedded again", "chunks after re-run", "re-run wall"])
     results["kill"] = {"files": len(chosen), "chunks": total, "reference_wall": reference.wall, "runs": rows}
 
