@@ -84,7 +84,8 @@ class Index:
         self._rw = ReadWriteLock()
         self._updating = threading.Lock()  # one update at a time in this process
         self._broken: Optional[StorageError] = None
-        #: Commit after this many newly embedded chunks, or this many seconds (see Updater).
+        #: Commit after this many new chunks, or about this many seconds of work (see
+        #: Updater; ``float("inf")``: by count only).
         self.checkpoint_chunks, self.checkpoint_seconds = 512, 5.0
 
     # ------------------------------------------------------------------ opening

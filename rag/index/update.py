@@ -27,6 +27,9 @@ __all__ = ["UpdateSummary", "Updater", "Progress", "apply_batch", "check_rechunk
 #: Texts per embedding call (the embeddings object batches further inside).
 EMBED_BATCH = 64
 
+#: Chunks embedded (and committed) first, to measure the model's rate.
+_FIRST_BATCH = 64
+
 #: ``progress(stage, done, total)``: stage "load" counts roots, "embed" counts chunks.
 Progress = Callable[[str, int, int], None]
 
@@ -146,6 +149,7 @@ class Updater:
         self._embedded = 0
         self._by_text: Optional[dict[str, str]] = None
         self._rechunk = config.chunking != state.config.chunking
+        self._seconds_per_chunk: Optional[float] = None  # measured on each batch embedded
 
     def run(self, roots: Sequence[Root]) -> UpdateSummary:
         seen: set[str] = set()
@@ -223,9 +227,22 @@ class Updater:
             self.summary.added += 1
         else:
             self.summary.updated += 1
-        if len(self._to_embed) >= self.checkpoint_chunks or \
-                time.monotonic() - self._last_commit >= self.checkpoint_seconds:
+        if self._checkpoint_due():
             self._flush(final=False)
+
+    def _checkpoint_due(self) -> bool:
+        """A full batch, or enough work pending that loading it plus embedding it (at the
+        rate the last batches ran) reaches ``checkpoint_seconds``: embedding dominates with
+        a real model, so time is judged before it is spent, not after."""
+        pending = len(self._to_embed)
+        if pending >= self.checkpoint_chunks:
+            return True
+        if self.checkpoint_seconds == float("inf"):
+            return False  # checkpoints by count only
+        if self._seconds_per_chunk is None:
+            return pending >= _FIRST_BATCH  # a small first batch measures the model's rate
+        embedding = pending * self._seconds_per_chunk if self._seconds_per_chunk is not None else 0.0
+        return time.monotonic() - self._last_commit + embedding >= self.checkpoint_seconds
 
     def _queue_chunks(self, ids: list[str], chunks: list[Document], old_ids: list[str]) -> None:
         old = {d.id: d for d in self.state.store.get_by_ids(old_ids)} if old_ids else {}
@@ -279,7 +296,10 @@ class Updater:
         texts = [batch.texts[row] for row in self._to_embed]
         # Only a batch with chunks needs the store (a lazily loaded one stays unread).
         dimension = self.state.store.dimension if batch.ids else None
+        began = time.monotonic()
         embedded = embed_in_batches(self.state.embeddings, texts, dimension, self._embed_progress)
+        if texts:
+            self._seconds_per_chunk = (time.monotonic() - began) / len(texts)
         dimension = embedded.shape[1] if len(texts) else (dimension or 0)
         vectors = np.empty((len(batch.ids), dimension), dtype=np.float32)
         if len(texts):

@@ -278,3 +278,38 @@ def test_a_no_op_update_reads_no_vectors_or_texts_of_the_index(tmp_path, monkeyp
     index = Index.open_or_create(tmp_path / "ix")
     assert index.update([str(docs)]).unchanged == 10 and reads == []
     assert len(index.search("paragraph", k=2)) == 2 and reads == [1]  # read on first need
+
+
+class _FakeClock:
+    """time.monotonic/time.time for rag.index.update, advanced by the embeddings below."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time(self) -> float:
+        return self.now
+
+
+def test_a_slow_model_commits_every_few_seconds_of_embedding(tmp_path, monkeypatch):
+    import rag.index.update
+
+    clock = _FakeClock()
+    monkeypatch.setattr(rag.index.update, "time", clock)
+
+    class SlowEmbeddings(CountingEmbeddings):
+        def embed_documents(self, texts):
+            clock.now += 1.0 * len(texts)  # one second per chunk
+            return super().embed_documents(texts)
+
+    docs = _corpus(tmp_path / "docs", files=60)
+    index = _index(tmp_path / "ix", SlowEmbeddings(), checkpoint_chunks=10**6)
+    index.checkpoint_seconds = 5.0
+    commits = []
+    real_commit = index._commit
+    monkeypatch.setattr(index, "_commit", lambda *args: commits.append(len(args[2].ids)) or real_commit(*args))
+    index.update([str(docs)])
+    assert commits[0] <= 64 + 10  # a first small batch measures the rate
+    assert max(commits[1:-1]) <= 5 + 10  # then about five seconds of embedding per checkpoint

@@ -40,7 +40,7 @@ def test_eight_searching_threads_see_either_the_old_or_the_new_index(tmp_path):
     docs = tmp_path / "docs"
     _write(docs, 1)
     index = Index.create(tmp_path / "ix", embeddings="hashing")
-    index.checkpoint_seconds = 3600.0  # one commit for the whole update, however slow the machine
+    index.checkpoint_chunks, index.checkpoint_seconds = 10**6, float("inf")  # one commit for the whole update
     index.update([str(docs)])
     old = _answers(index)
     # What the new state answers, computed on a copy updated alone.
