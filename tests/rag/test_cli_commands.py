@@ -31,16 +31,6 @@ def summary(index: Path, *sources: str, extra: tuple[str, ...] = ()) -> dict:
     return json.loads(result.stdout)
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "docs"
-    (folder / "sub").mkdir(parents=True)
-    (folder / "cats.md").write_text("# Cats\n\nCats purr when they are content and sleep most of the day.\n")
-    (folder / "dogs.txt").write_text("Dogs bark at the postman and love long walks in the park.\n")
-    (folder / "sub" / "fish.md").write_text("# Fish\n\nGoldfish swim in bowls and remember more than people think.\n")
-    return folder
-
-
 def test_indexing_a_folder_adds_every_file(corpus, tmp_path):
     result = summary(tmp_path / "ix", str(corpus))
     assert (result["added"], result["updated"], result["skipped"], result["deleted"]) == (3, 0, 0, 0)

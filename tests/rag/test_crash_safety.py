@@ -75,16 +75,6 @@ def index_with_hashing(index: Path, corpus: Path) -> dict:
     return json.loads(result.stdout)
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "docs"
-    (folder / "sub").mkdir(parents=True)
-    (folder / "cats.md").write_text("# Cats\n\nCats purr when they are content and sleep most of the day.\n")
-    (folder / "dogs.txt").write_text("Dogs bark at the postman and love long walks in the park.\n")
-    (folder / "sub" / "fish.md").write_text("# Fish\n\nGoldfish swim in bowls and remember more than people think.\n")
-    return folder
-
-
 def test_a_crash_in_the_middle_of_saving_leaves_the_previous_index(corpus, tmp_path):
     index = tmp_path / "ix"
     index_with_hashing(index, corpus)
