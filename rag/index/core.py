@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from rag.documents import Document
-from rag.errors import EmbeddingMismatchError, IndexNotFoundError, StorageError, ValidationError
+from rag.errors import EmbeddingMismatchError, IndexNotFoundError, RagError, StorageError, ValidationError
 from rag.hybrid import HybridConfig
 from rag.index.answer import Answer, IndexRetriever, answer_chain
 from rag.index.config import IndexConfig, check_k
@@ -19,7 +19,7 @@ from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
 from rag.index.search import search_state
 from rag.index.state import KIND, IndexState, saved_version, write_lock
-from rag.index.segments import Batch
+from rag.index.segments import Batch, read_manifest
 from rag.index.update import Progress, Updater, UpdateSummary, apply_batch, check_rechunking, parse_roots
 from rag.persistence import index_folder_exists
 from rag.search_types import INDEX_SEARCH_TYPES, check_search_kwargs
@@ -340,15 +340,18 @@ def _check_excludes(exclude: Sequence[str]) -> tuple[str, ...]:
     return tuple(exclude)
 
 
+def _saved_manifest(path: Path) -> dict[str, Any]:
+    """The manifest at ``path``, or {} when it cannot be read (loading then says why)."""
+    try:
+        return read_manifest(path)
+    except (OSError, RagError):
+        return {}
+
+
 def _check_kind(path: Path) -> None:
     """Refuse a folder saved by a bare store (``FAISS.save_local``, ``dump``, the former
     ``rag demo``), saying how to get on, before anything reads or replaces it."""
-    import json
-
-    try:
-        kind = json.loads((path / "manifest.json").read_text(encoding="utf-8")).get("store_class")
-    except (OSError, ValueError, AttributeError):
-        return  # loading reports what is wrong with the folder
+    kind = _saved_manifest(path).get("store_class")
     if isinstance(kind, str) and kind != KIND:
         raise StorageError(
             f"{path} holds a {kind} index, not a RagIndex (a store saved on its own, e.g. by {kind}.save_local or "
@@ -358,12 +361,9 @@ def _check_kind(path: Path) -> None:
 
 def _check_spec_matches(path: Path, spec: str) -> None:
     """Refuse ``spec`` unless it is the embeddings spec the index at ``path`` was built with."""
-    import json
-
     check_embedding_spec(spec)
-    try:
-        saved = json.loads((path / "manifest.json").read_text(encoding="utf-8"))["config"]["embedding_spec"]
-    except (OSError, ValueError, KeyError, TypeError):
+    saved = (_saved_manifest(path).get("config") or {}).get("embedding_spec")
+    if saved is None:
         return  # loading reports what is wrong with the folder
     if saved != spec:
         raise EmbeddingMismatchError(
