@@ -21,8 +21,10 @@ $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 
 # The main job, offline: index the documentation shipped in the repository (README and the
 # sample documents), then answer a question from it with numbered sources.
-# Not .rag/demo: the former `rag demo` left a bare store there, which no command replaces.
-DEMO_INDEX ?= .rag/readme
+# Not .rag/demo (the former `rag demo` left a bare store there, which no command replaces),
+# and not inside .rag at all: .rag is the default index of `rag index`, so it must stay
+# free for one.
+DEMO_INDEX ?= .rag-demo
 DEMO_QUESTION ?= What happens to the previous index if the machine crashes during a save?
 
 demo: $(VENV)/.demo-installed
@@ -33,4 +35,4 @@ test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) .rag .pytest_cache .hypothesis
+	rm -rf $(VENV) .rag .rag-demo .pytest_cache .hypothesis
