@@ -124,6 +124,14 @@ class AsyncMethods:
         """Async :meth:`max_marginal_relevance_search_by_vector`."""
         return await asyncio.to_thread(self.max_marginal_relevance_search_by_vector, embedding, k, fetch_k, lambda_mult, filter)
 
+    async def amax_marginal_relevance_search_with_score_by_vector(
+        self, embedding: VectorLike, *, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5,
+        filter: Filter = None,
+    ) -> list[tuple[Document, float]]:
+        """Async :meth:`max_marginal_relevance_search_with_score_by_vector`."""
+        return await asyncio.to_thread(self.max_marginal_relevance_search_with_score_by_vector, embedding,
+                                       k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter)
+
     async def asearch(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
         """Async :meth:`search`."""
         return await asearch_store(self, query, search_type, kwargs)

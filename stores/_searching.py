@@ -188,6 +188,20 @@ class SearchMethods:
         self, embedding: VectorLike, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, filter: Filter = None
     ) -> list[Document]:
         """MMR for a query vector; see :meth:`max_marginal_relevance_search`."""
+        pairs = self.max_marginal_relevance_search_with_score_by_vector(
+            embedding, k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter)
+        return [doc for doc, _ in pairs]
+
+    def max_marginal_relevance_search_with_score_by_vector(
+        self, embedding: VectorLike, *, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5,
+        filter: Filter = None,
+    ) -> list[tuple[Document, float]]:
+        """MMR for a query vector, with each chosen document's raw score, in selection order.
+
+        The score is the one :meth:`similarity_search_with_score_by_vector` gives that
+        document (same unit). LangChain's FAISS, when a filter drops candidates, reports the
+        score at the same position of the unfiltered list, which belongs to another document.
+        """
         k = check_k(k)
         fetch_k = check_k(fetch_k, "fetch_k")
         lambda_mult = check_fraction(lambda_mult, "lambda_mult")
@@ -198,7 +212,7 @@ class SearchMethods:
                 return []
             vectors = self._get_vectors(self._columns.labels_of([doc.id for doc, _ in candidates]))
         order = maximal_marginal_relevance(query, vectors, lambda_mult, k)
-        return [candidates[i][0] for i in order]
+        return [candidates[i] for i in order]
 
     # ------------------------------------------------------------------ search types
 

@@ -39,3 +39,27 @@ class MMRTests:
         found = vector_store.max_marginal_relevance_search_by_vector(
             vector_store._test_vectors[0], k=4, filter={"parity": "even"})
         assert len(found) == 4 and all(d.metadata["parity"] == "even" for d in found)
+
+    def test_mmr_with_scores_gives_each_document_its_own_similarity_score(self, vector_store):
+        query = vector_store._test_vectors[3]
+        chosen = vector_store.max_marginal_relevance_search_with_score_by_vector(
+            query, k=4, fetch_k=12, filter={"parity": "odd"})
+        own = dict((d.id, s) for d, s in vector_store.similarity_search_with_score_by_vector(
+            query, k=len(vector_store), filter={"parity": "odd"}))
+        assert len(chosen) == 4
+        for doc, score in chosen:
+            assert score == pytest.approx(own[doc.id], rel=1e-5, abs=1e-5)
+
+    def test_mmr_with_scores_chooses_what_mmr_by_vector_chooses(self, vector_store):
+        query = vector_store._test_vectors[5]
+        with_scores = vector_store.max_marginal_relevance_search_with_score_by_vector(query, k=5, fetch_k=15)
+        plain = vector_store.max_marginal_relevance_search_by_vector(query, k=5, fetch_k=15)
+        assert [d.id for d, _ in with_scores] == [d.id for d in plain]
+
+    def test_async_mmr_with_scores_matches_the_sync_call(self, vector_store):
+        import asyncio
+
+        query = vector_store._test_vectors[7]
+        got = asyncio.run(vector_store.amax_marginal_relevance_search_with_score_by_vector(query, k=3, fetch_k=10))
+        expected = vector_store.max_marginal_relevance_search_with_score_by_vector(query, k=3, fetch_k=10)
+        assert got == expected
