@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, Literal, Optional, Union
 
 import numpy as np
@@ -12,9 +13,47 @@ from rag.persistence import IndexFolder
 from stores.base import VectorStore
 from stores.scoring import DistanceStrategy, relevance_from_cosine, row_norms, top_k
 
-__all__ = ["InMemoryVectorStore"]
+__all__ = ["InMemoryVectorStore", "StoredEntries"]
 
 _FIRST_CAPACITY = 64
+
+
+class StoredEntries(Mapping[str, dict[str, Any]]):
+    """Read-only view of a store's documents as LangChain's ``InMemoryVectorStore.store``:
+    id -> ``{"id", "vector", "text", "metadata"}``.
+
+    Live (it sees later adds and deletes) and read-only: it has no item assignment, and each
+    entry is a new dict whose ``vector`` (a list of floats, as LangChain stores it) and
+    ``metadata`` are copies, so changing one never changes the store. Ids iterate in
+    insertion order, as LangChain's dict does.
+    """
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner: "InMemoryVectorStore") -> None:
+        self._owner = owner
+
+    def __getitem__(self, doc_id: str) -> dict[str, Any]:
+        owner = self._owner
+        with owner._lock:
+            found = owner.get_by_ids([doc_id]) if isinstance(doc_id, str) else []
+            if not found:
+                raise KeyError(doc_id)
+            vector = owner.get_vectors_by_ids([doc_id])[0]
+        document = found[0]
+        return {"id": document.id, "vector": vector.tolist(), "text": document.page_content,
+                "metadata": document.metadata}
+
+    def __iter__(self) -> Iterator[str]:
+        with self._owner._lock:
+            ids = list(self._owner._columns.texts)  # a snapshot: adds during iteration are safe
+        return iter(ids)
+
+    def __len__(self) -> int:
+        return len(self._owner)
+
+    def __repr__(self) -> str:
+        return f"<StoredEntries of {len(self)} documents>"
 
 
 class InMemoryVectorStore(VectorStore):
@@ -24,6 +63,7 @@ class InMemoryVectorStore(VectorStore):
     per add); deletes move the last rows into the holes so the matrix stays compact.
     ``similarity_search_with_score`` returns the cosine similarity in [-1, 1]; relevance is
     ``clip(cosine, 0, 1)``. A callable filter receives the Document (as LangChain's).
+    ``store`` is LangChain's ``store`` dict as a read-only view (vectors as float32 values).
     Thread-safe. ``dump(path)`` / ``load(path, embedding)`` use the shared index folder format.
 
     >>> from rag.embeddings import HashingEmbeddings
@@ -44,6 +84,12 @@ class InMemoryVectorStore(VectorStore):
         self._row_labels = np.empty(0, dtype=np.int64)
         self._row_of_label = np.empty(0, dtype=np.int64)  # label -> row, -1 when absent
         self._rows = 0
+
+    @property
+    def store(self) -> StoredEntries:
+        """The documents as LangChain's ``store`` dict, read-only: id ->
+        ``{"id", "vector", "text", "metadata"}`` (see :class:`StoredEntries`)."""
+        return StoredEntries(self)
 
     # ------------------------------------------------------------------ primitives
 

@@ -57,3 +57,45 @@ def test_threshold_retrieval_works_where_langchains_in_memory_store_raises():
         theirs.similarity_search_with_relevance_scores("red apple", score_threshold=0.5)
     ours = InMemoryVectorStore.from_texts(texts, DeterministicFakeEmbedding(size=8))
     assert [d.page_content for d, _ in ours.similarity_search_with_relevance_scores("red apple", score_threshold=0.99)] == ["red apple"]
+
+
+def _both_stores():
+    texts = ["red apple", "green pear", "yellow banana"]
+    metadatas = [{"colour": "red"}, {"colour": "green"}, {}]
+    ids = ["a", "p", "b"]
+    ours = InMemoryVectorStore.from_texts(texts, DeterministicFakeEmbedding(size=8), metadatas, ids=ids)
+    theirs = lc_vectorstores.InMemoryVectorStore.from_texts(texts, lc_embeddings.DeterministicFakeEmbedding(size=8),
+                                                            metadatas, ids=ids)
+    return ours, theirs
+
+
+def test_store_view_lists_what_langchains_store_dict_holds():
+    ours, theirs = _both_stores()
+    ours.delete(["p"]), theirs.delete(["p"])
+    assert list(ours.store) == list(theirs.store) == ["a", "b"]
+    for doc_id, entry in theirs.store.items():
+        got = ours.store[doc_id]
+        assert set(got) == set(entry) == {"id", "vector", "text", "metadata"}
+        assert (got["id"], got["text"], got["metadata"]) == (entry["id"], entry["text"], entry["metadata"])
+        assert isinstance(got["vector"], list)
+        np.testing.assert_allclose(got["vector"], entry["vector"], rtol=1e-6)
+
+
+def test_store_view_cannot_change_the_store():
+    ours, _ = _both_stores()
+    with pytest.raises(TypeError):
+        ours.store["a"] = {"id": "a", "vector": [0.0] * 8, "text": "x", "metadata": {}}
+    entry = ours.store["a"]
+    entry["metadata"]["colour"] = "blue"
+    entry["vector"][0] = 99.0
+    assert ours.store["a"]["metadata"] == {"colour": "red"}
+    assert ours.store["a"]["vector"][0] != 99.0
+
+
+def test_store_view_follows_later_writes_and_raises_key_error_for_missing_ids():
+    ours, _ = _both_stores()
+    view = ours.store
+    ours.add_texts(["purple plum"], ids=["u"])
+    assert "u" in view and len(view) == 4
+    with pytest.raises(KeyError):
+        view["nope"]
