@@ -1,4 +1,5 @@
-"""Metadata filters: compile a LangChain-style filter once, then test documents quickly.
+"""Metadata filters: the dict language parsed once into an expression tree that each
+backend evaluates (a Python predicate, numpy over columns) or translates (SQL).
 
 A filter is a callable or a dict. In a dict:
 
@@ -8,133 +9,238 @@ A filter is a callable or a dict. In a dict:
 - ``{"$and": [f, ...]}``, ``{"$or": [f, ...]}``, ``{"$not": f}``;
 - several keys in one dict must all match.
 
-A comparison on a missing field does not match; the negations ``$ne``, ``$nin`` and
-``$not`` do match it (as in LangChain). Ordering comparisons between values that cannot
-be ordered (a string against a number) do not match rather than raise. An unknown operator
-raises :class:`~rag.errors.ValidationError` naming it, when the filter is compiled.
+Semantics, the same on every backend (the conformance suite checks each operator):
+
+- A comparison on a missing field does not match; the negations ``$ne``, ``$nin`` and
+  ``$not`` do match it (as in LangChain). A field holding ``None`` (JSON null) is present.
+- Values compare as JSON values: numbers with numbers (``1 == 1.0``), strings with
+  strings, lists and dicts structurally; ``True`` is a boolean, not the number 1 (Python
+  alone would say ``True == 1``; a database cannot).
+- Orderings (``$gt`` ...) match only a number against a number or a string against a
+  string (code-point order); any other pair does not match rather than raise.
+- An empty ``$and`` matches everything and an empty ``$or`` nothing (as in LangChain).
+- An unknown operator raises :class:`~rag.errors.ValidationError` with LangChain's text,
+  ``filter contains unsupported operator: $op``, when the filter is parsed.
 """
 
 from __future__ import annotations
 
+import math
 import operator
-from typing import Any, Callable, Mapping, Union
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Mapping, Optional, Union
 
 from rag.errors import ValidationError
 
-__all__ = ["Filter", "Predicate", "compile_filter", "OPERATORS"]
+__all__ = [
+    "Filter", "Predicate", "Expr", "Compare", "And", "Or", "Not", "parse_filter", "compile_filter",
+    "to_predicate", "value_key", "is_number", "OPERATORS", "COMBINATORS",
+]
 
 Predicate = Callable[[Mapping[str, Any]], bool]
 Filter = Union[Callable[..., bool], Mapping[str, Any], None]
 
-_MISSING = object()
-
-_ORDERING: dict[str, Callable[[Any, Any], bool]] = {
-    "$gt": operator.gt,
-    "$gte": operator.ge,
-    "$lt": operator.lt,
-    "$lte": operator.le,
+CompareOp = Literal["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists"]
+ORDERINGS: dict[str, Callable[[Any, Any], bool]] = {
+    "$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt, "$lte": operator.le,
 }
-OPERATORS = ("$eq", "$ne", "$neq", *_ORDERING, "$in", "$nin", "$exists")
+OPERATORS = ("$eq", "$ne", "$neq", *ORDERINGS, "$in", "$nin", "$exists")
 COMBINATORS = ("$and", "$or", "$not")
 
 
-def _ordered(compare: Callable[[Any, Any], bool], field: str, operand: Any) -> Predicate:
-    def test(metadata: Mapping[str, Any]) -> bool:
-        value = metadata.get(field, _MISSING)
-        if value is _MISSING:
-            return False
-        try:
-            return bool(compare(value, operand))
-        except TypeError:
-            return False
+@dataclass(frozen=True)
+class Compare:
+    """``field op value``. ``value`` is a tuple for ``$in``/``$nin`` and a bool for ``$exists``."""
 
-    return test
+    field: str
+    op: CompareOp
+    value: Any
 
 
-def _as_list(op: str, field: str, operand: Any) -> list[Any]:
-    if isinstance(operand, (list, tuple, set, frozenset)):
-        return list(operand)
-    raise ValidationError(f"{op} on {field!r} needs a list of values, got {operand!r:.60}")
+@dataclass(frozen=True)
+class And:
+    """Every clause matches (no clauses: everything matches)."""
+
+    clauses: tuple["Expr", ...]
 
 
-def _one_of(values: list[Any]) -> Callable[[Any], bool]:
-    # Hashable values get a set lookup; unhashable ones (dicts, lists) fall back to a scan.
+@dataclass(frozen=True)
+class Or:
+    """Some clause matches (no clauses: nothing matches)."""
+
+    clauses: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    """The clause does not match."""
+
+    clause: "Expr"
+
+
+Expr = Union[Compare, And, Or, Not]
+
+
+# ---------------------------------------------------------------------- JSON values
+
+
+def is_number(value: Any) -> bool:
+    """True for int and float values (numpy's too), never for bool."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (int, float)) or (_is_numpy_scalar(value) and value.dtype.kind in "iuf")
+
+
+def _is_numpy_scalar(value: Any) -> bool:
+    return type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0
+
+
+def value_key(value: Any) -> Any:
+    """A hashable key under which two values are equal exactly when they are equal JSON
+    values: ``1`` and ``1.0`` share one, ``True`` and ``1`` do not; lists and dicts compare
+    structurally. Values JSON lacks (dates, sets...) compare as Python compares them."""
+    if _is_numpy_scalar(value):
+        value = value.item()
+    if isinstance(value, bool):
+        return (1, value)
+    if isinstance(value, str):
+        return (3, value)
+    if value is None:
+        return (0,)
+    if isinstance(value, (int, float)):
+        return (2, value)
+    if isinstance(value, (list, tuple)):
+        return (4, tuple(value_key(item) for item in value))
+    if isinstance(value, Mapping):
+        return (5, frozenset((key, value_key(item)) for key, item in value.items()))
     try:
-        lookup = frozenset(values)
+        hash(value)
     except TypeError:
-        return lambda value: value in values
-
-    def test(value: Any) -> bool:
-        try:
-            return value in lookup
-        except TypeError:
-            return value in values
-
-    return test
+        return (7, id(value))  # an unhashable foreign object equals only itself
+    return (6, value)
 
 
-def _field_operator(field: str, op: str, operand: Any) -> Predicate:
-    if op == "$eq":
-        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and v == operand
-    if op in ("$ne", "$neq"):
-        return lambda m: m.get(field, _MISSING) is _MISSING or m[field] != operand
-    if op in _ORDERING:
-        return _ordered(_ORDERING[op], field, operand)
-    if op == "$in":
-        member = _one_of(_as_list(op, field, operand))
-        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and member(v)
-    if op == "$nin":
-        member = _one_of(_as_list(op, field, operand))
-        return lambda m: (v := m.get(field, _MISSING)) is _MISSING or not member(v)
-    if op == "$exists":
-        if not isinstance(operand, bool):
-            raise ValidationError(f"$exists on {field!r} needs true or false, got {operand!r:.60}")
-        return lambda m: (field in m) == operand
-    raise ValidationError(
-        f"unknown filter operator {op!r} on field {field!r}; expected one of {', '.join(OPERATORS)}"
+def _ordered(value: Any, operand: Any, compare: Callable[[Any, Any], bool]) -> bool:
+    if isinstance(operand, str):
+        return isinstance(value, str) and compare(value, operand)
+    if is_number(value) and is_number(operand):
+        return bool(compare(value, operand))
+    return False
+
+
+# ---------------------------------------------------------------------- parsing
+
+
+def _unsupported(op: Any, where: str) -> ValidationError:
+    # LangChain's text first (code matching on it keeps working), then what we accept.
+    return ValidationError(
+        f"filter contains unsupported operator: {op} ({where}); expected one of "
+        f"{', '.join(OPERATORS)} on a field, or {', '.join(COMBINATORS)}"
     )
 
 
-def _field(field: str, condition: Any) -> Predicate:
+def _as_values(op: str, field: str, operand: Any) -> tuple[Any, ...]:
+    if isinstance(operand, (list, tuple, set, frozenset)):
+        return tuple(operand)
+    raise ValidationError(f"{op} on {field!r} needs a list of values, got {operand!r:.60}")
+
+
+def _compare(field: str, op: str, operand: Any) -> Compare:
+    if op in ("$ne", "$neq"):
+        return Compare(field, "$ne", operand)
+    if op == "$eq" or op in ORDERINGS:
+        if op in ORDERINGS and isinstance(operand, float) and math.isnan(operand):
+            raise ValidationError(f"{op} on {field!r} needs a number or a string, got NaN")
+        return Compare(field, op, operand)  # type: ignore[arg-type]
+    if op in ("$in", "$nin"):
+        return Compare(field, op, _as_values(op, field, operand))  # type: ignore[arg-type]
+    if op == "$exists":
+        if not isinstance(operand, bool):
+            raise ValidationError(f"$exists on {field!r} needs true or false, got {operand!r:.60}")
+        return Compare(field, "$exists", operand)
+    raise _unsupported(op, f"on field {field!r}")
+
+
+def _field(field: str, condition: Any) -> Expr:
     if isinstance(condition, Mapping) and condition and all(str(k).startswith("$") for k in condition):
-        tests = [_field_operator(field, op, operand) for op, operand in condition.items()]
-        return tests[0] if len(tests) == 1 else (lambda m: all(t(m) for t in tests))
+        parts = tuple(_compare(field, str(op), operand) for op, operand in condition.items())
+        return parts[0] if len(parts) == 1 else And(parts)
     if isinstance(condition, list):
-        member = _one_of(condition)
-        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and member(v)
-    return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and v == condition
+        return Compare(field, "$in", tuple(condition))
+    return Compare(field, "$eq", condition)
 
 
-def _clauses(op: str, operand: Any) -> list[Predicate]:
-    if not isinstance(operand, (list, tuple)) or not operand:
-        raise ValidationError(f"{op} needs a non-empty list of filters, got {operand!r:.60}")
-    return [_compile_dict(clause) for clause in operand]
+def _clauses(op: str, operand: Any) -> tuple[Expr, ...]:
+    if not isinstance(operand, (list, tuple)):
+        raise ValidationError(f"{op} needs a list of filters, got {operand!r:.60}")
+    return tuple(_parse(clause) for clause in operand)
 
 
-def _compile_dict(spec: Any) -> Predicate:
+def _parse(spec: Any) -> Expr:
     if not isinstance(spec, Mapping):
         raise ValidationError(f"a filter must be a dict or a callable, got {type(spec).__name__}: {spec!r:.60}")
-    tests: list[Predicate] = []
+    parts: list[Expr] = []
     for key, condition in spec.items():
         if key == "$and":
-            parts = _clauses(key, condition)
-            tests.append(lambda m, parts=parts: all(p(m) for p in parts))
+            parts.append(And(_clauses(key, condition)))
         elif key == "$or":
-            parts = _clauses(key, condition)
-            tests.append(lambda m, parts=parts: any(p(m) for p in parts))
+            parts.append(Or(_clauses(key, condition)))
         elif key == "$not":
-            inner = _compile_dict(condition)
-            tests.append(lambda m, inner=inner: not inner(m))
+            parts.append(Not(_parse(condition)))
         elif isinstance(key, str) and key.startswith("$"):
-            raise ValidationError(
-                f"unknown filter operator {key!r} at the top level; expected a field name or one of "
-                f"{', '.join(COMBINATORS)}"
-            )
+            raise _unsupported(key, "at the top level")
+        elif not isinstance(key, str) or not key:
+            raise ValidationError(f"a filter's field names must be non-empty strings, got {key!r:.60}")
         else:
-            tests.append(_field(key, condition))
-    if len(tests) == 1:
-        return tests[0]
-    return lambda m: all(t(m) for t in tests)
+            parts.append(_field(key, condition))
+    return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+
+def parse_filter(spec: Any) -> Optional[Expr]:
+    """The expression tree of a dict filter; None for None or ``{}`` (no filter).
+
+    Raises ValidationError for a malformed filter or an unknown operator. Callables are
+    not expressions: see :func:`compile_filter`.
+    """
+    if spec is None or (isinstance(spec, Mapping) and not spec):
+        return None
+    return _parse(spec)
+
+
+# ---------------------------------------------------------------------- Python evaluation
+
+_MISSING = object()
+
+
+def _compare_predicate(node: Compare) -> Predicate:
+    field, op, operand = node.field, node.op, node.value
+    if op == "$exists":
+        return lambda m: (field in m) == operand
+    if op in ORDERINGS:
+        compare = ORDERINGS[op]
+        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and _ordered(v, operand, compare)
+    if op in ("$eq", "$ne"):
+        key = value_key(operand)
+        if op == "$eq":
+            return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and value_key(v) == key
+        return lambda m: (v := m.get(field, _MISSING)) is _MISSING or value_key(v) != key
+    keys = frozenset(value_key(item) for item in operand)
+    if op == "$in":
+        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and value_key(v) in keys
+    return lambda m: (v := m.get(field, _MISSING)) is _MISSING or value_key(v) not in keys
+
+
+def to_predicate(expr: Expr) -> Predicate:
+    """A function ``metadata dict -> bool`` evaluating ``expr``."""
+    if isinstance(expr, Compare):
+        return _compare_predicate(expr)
+    if isinstance(expr, Not):
+        inner = to_predicate(expr.clause)
+        return lambda m: not inner(m)
+    parts = [to_predicate(clause) for clause in expr.clauses]
+    if isinstance(expr, And):
+        return parts[0] if len(parts) == 1 else (lambda m: all(p(m) for p in parts))
+    return lambda m: any(p(m) for p in parts)
 
 
 def compile_filter(spec: Filter) -> Predicate | None:
@@ -142,10 +248,7 @@ def compile_filter(spec: Filter) -> Predicate | None:
 
     Raises ValidationError for a malformed filter or an unknown operator.
     """
-    if spec is None:
-        return None
     if callable(spec) and not isinstance(spec, Mapping):
         return spec  # type: ignore[return-value]
-    if isinstance(spec, Mapping) and not spec:
-        return None
-    return _compile_dict(spec)
+    expr = parse_filter(spec)
+    return None if expr is None else to_predicate(expr)

@@ -13,7 +13,7 @@ override :meth:`~stores.testing.persistence.PersistenceTests.save` and
 
 The suite is one class per capability, in its own module (as Haystack's document-store
 test mixins): :class:`AddingTests`, :class:`InputValidationTests`, :class:`SearchingTests`,
-:class:`FilteringTests`, :class:`MMRTests`, :class:`SearchTypeTests`, :class:`AsyncTests`,
+:class:`FilteringTests`, :class:`FilterSemanticsTests`, :class:`MMRTests`, :class:`SearchTypeTests`, :class:`AsyncTests`,
 :class:`ConcurrencyTests` and :class:`PersistenceTests`. A backend that offers only some
 capabilities combines :class:`StoreFixtures` with those it has.
 """
@@ -21,6 +21,7 @@ capabilities combines :class:`StoreFixtures` with those it has.
 from stores.testing._support import DIM, StoreFixtures, brute_force_cosine, unit_rows
 from stores.testing.adding import AddingTests, InputValidationTests
 from stores.testing.concurrency import AsyncTests, ConcurrencyTests
+from stores.testing.filter_semantics import FilterSemanticsTests
 from stores.testing.filtering import FilteringTests
 from stores.testing.mmr import MMRTests
 from stores.testing.persistence import PersistenceTests
@@ -34,6 +35,7 @@ __all__ = [
     "InputValidationTests",
     "SearchingTests",
     "FilteringTests",
+    "FilterSemanticsTests",
     "MMRTests",
     "SearchTypeTests",
     "AsyncTests",
@@ -51,6 +53,7 @@ class VectorStoreConformance(
     InputValidationTests,
     SearchingTests,
     FilteringTests,
+    FilterSemanticsTests,
     MMRTests,
     SearchTypeTests,
     AsyncTests,
