@@ -19,6 +19,8 @@ import numpy as np
 from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
 from rag.ids import uuid4_strings
+from stores._metadata_columns import MetadataColumns
+from stores.filters import Expr
 
 __all__ = ["DocumentColumns", "columns_from_documents", "columns_from_texts", "resolve_ids", "check_id_list"]
 
@@ -38,6 +40,10 @@ class DocumentColumns:
         self.id_by_label: dict[int, str] = {}
         self.next_label = 0
         self._filter_cache: Optional[dict[str, Document]] = None  # see filter_documents
+        # Built on the first dict-filtered search, then kept in step: labels written since
+        # wait in _pending until the next filtered search (adds pay nothing until then).
+        self._metadata_columns: Optional[MetadataColumns] = None
+        self._pending: list[int] = []
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -71,6 +77,9 @@ class DocumentColumns:
             del self.id_by_label[label]
         label_list = labels.tolist()
         self._filter_cache = None
+        if self._metadata_columns is not None:
+            self._unindex(replaced)
+            self._pending.extend(label_list)
         self.texts.update(zip(ids, texts))
         self.metadatas.update(zip(ids, metadatas))
         self.label_by_id.update(zip(ids, label_list))
@@ -79,6 +88,8 @@ class DocumentColumns:
     def forget(self, ids: list[str], labels: np.ndarray) -> None:
         """Drop stored ``ids`` whose vectors (under ``labels``) the backend has removed."""
         self._filter_cache = None
+        if self._metadata_columns is not None:
+            self._unindex(labels)
         for doc_id, label in zip(ids, labels.tolist()):
             del self.texts[doc_id], self.metadatas[doc_id], self.label_by_id[doc_id], self.id_by_label[label]
 
@@ -91,6 +102,28 @@ class DocumentColumns:
         else:
             labels = [label_by_id[doc_id] for doc_id, metadata in self.metadatas.items() if predicate(metadata)]
         return np.asarray(labels, dtype=np.int64)
+
+    def labels_matching(self, expr: Expr) -> np.ndarray:
+        """int64 labels of the documents whose metadata ``expr`` keeps, evaluated over
+        numpy columns (:class:`~stores._metadata_columns.MetadataColumns`)."""
+        columns = self._metadata_columns
+        if columns is None:
+            columns = self._metadata_columns = MetadataColumns()
+            self._pending = list(self.id_by_label)
+        if self._pending:
+            id_by_label, metadatas = self.id_by_label, self.metadatas
+            alive = [label for label in self._pending if label in id_by_label]
+            columns.append(alive, (metadatas[id_by_label[label]] for label in alive))
+            self._pending = []
+        return columns.labels_matching(expr)
+
+    def _unindex(self, labels: np.ndarray) -> None:
+        # Labels still pending were never put in the columns: they are skipped when the
+        # pending ones are added, because they are no longer in id_by_label.
+        columns = self._metadata_columns
+        present = [label for label in labels.tolist() if columns.has(label)]
+        if present:
+            columns.remove(np.asarray(present, dtype=np.int64))
 
     def filter_documents(self) -> dict[str, Document]:
         """Every stored document as a Document, for callable filters that take one.
@@ -125,6 +158,7 @@ class DocumentColumns:
         """Fill these empty columns from a ``documents`` section (see :meth:`to_json`)
         aligned with ``labels``; ``where`` names the folder in errors."""
         self._filter_cache = None
+        self._metadata_columns, self._pending = None, []
         rows = data.get("documents") if isinstance(data, dict) else None
         if not isinstance(rows, list) or len(rows) != labels.shape[0]:
             raise CorruptIndexError(f"{where}: the documents do not match the stored vectors' count")

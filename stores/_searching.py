@@ -1,23 +1,23 @@
 """A store's search API, once for every backend: similarity, relevance, MMR, search types.
 
-Mixed into :class:`stores.base.VectorStore`, whose lock, documents
-(:class:`~stores._columns.DocumentColumns`) and backend primitives (``_search_vectors``,
-``_get_vectors``, ``_relevance``, ``exact_filtering``) it uses. Filtering, scoring and MMR
-are the pure functions of :mod:`stores.filters`, :mod:`stores.scoring` and
-:mod:`stores.mmr`; this module decides what to ask the backend for.
+Mixed into :class:`stores.base.VectorStore`, whose lock and engine primitives
+(``_search_documents``, ``_vectors_by_ids``, ``_relevance``) it uses. Filters are parsed
+here (:mod:`stores.filters`) and evaluated by the backend; scoring and MMR are the pure
+functions of :mod:`stores.scoring` and :mod:`stores.mmr`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 import numpy as np
 
 from rag.documents import Document
 from rag.embeddings.base import embed_query_text
+from rag.errors import ValidationError
 from rag.search_types import check_fraction, check_k, search_store
 from rag.vectors import MatrixLike, VectorLike, as_matrix, as_vector
-from stores.filters import Filter, compile_filter
+from stores.filters import Filter, parse_filter
 from stores.mmr import maximal_marginal_relevance
 
 if TYPE_CHECKING:
@@ -37,13 +37,20 @@ class SearchMethods:
     def _as_query(self, embedding: VectorLike) -> np.ndarray:
         return as_vector(embedding, dimension=self._dimension, name="query embedding")
 
-    def _allowed_labels(self, filter: Filter) -> Optional[np.ndarray]:
-        """Labels a filter keeps (int64), or None for no filter. Callers hold the lock."""
-        predicate = compile_filter(filter)
-        if predicate is None:
-            return None
-        pass_document = self.callable_filter_receives == "document" and callable(filter) and not isinstance(filter, dict)
-        return self._columns.allowed_labels(predicate, pass_document)
+    def _parsed_filter(self, filter: Filter) -> Any:
+        """``filter`` as an expression tree (:mod:`stores.filters`), a callable, or None.
+
+        A store whose engine evaluates filters (``supports_callable_filter = False``)
+        refuses a Python callable here, before anything is searched.
+        """
+        if callable(filter) and not isinstance(filter, Mapping):
+            if not self.supports_callable_filter:
+                raise ValidationError(
+                    f"{type(self).__name__} filters in its database and cannot run a Python callable "
+                    f"({filter!r:.60}); pass a dict filter such as {{'source': {{'$eq': 'a.md'}}}}"
+                )
+            return filter
+        return parse_filter(filter)
 
     # ------------------------------------------------------------------ core search
 
@@ -54,48 +61,16 @@ class SearchMethods:
         k = check_k(k)
         if fetch_k is not None:
             fetch_k = check_k(fetch_k, "fetch_k")
+        return self._search_documents(queries, k, self._parsed_filter(filter), fetch_k)
+
+    def _mmr_candidates(self, query: np.ndarray, fetch: int, filter: Filter) -> tuple[list[tuple[Document, float]], np.ndarray]:
+        """The ``fetch`` best (document, raw score) pairs for ``query`` and their stored
+        vectors (one row each). A backend that can read both at once overrides this."""
         with self._lock:
-            total = len(self._columns)
-            allowed = self._allowed_labels(filter)
-            if total == 0 or (allowed is not None and allowed.size == 0):
-                return [[] for _ in range(queries.shape[0])]
-            if allowed is None or self.exact_filtering:
-                limit = total if allowed is None else int(allowed.size)
-                scores, labels = self._search_vectors(queries, min(k, limit), allowed)
-            else:
-                scores, labels = self._overfetch(queries, k, allowed, fetch_k or 4 * k, total)
-            document, id_by_label = self._columns.document, self._columns.id_by_label
-            return [
-                [
-                    (document(id_by_label[label]), score)
-                    for score, label in zip(row_scores.tolist(), row_labels.tolist())
-                    if label >= 0
-                ]
-                for row_scores, row_labels in zip(scores, labels)
-            ]
-
-    def _overfetch(
-        self, queries: np.ndarray, k: int, allowed: np.ndarray, fetch: int, total: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Approximate filtered search for backends that cannot restrict: fetch, then drop.
-
-        The fetch doubles until every query has k allowed results or the whole store has
-        been fetched, so a selective filter still fills k when the index can reach them.
-        """
-        fetch = min(max(fetch, k), total)
-        while True:
-            scores, labels = self._search_vectors(queries, fetch, None)
-            keep = np.isin(labels, allowed) & (labels >= 0)
-            if fetch >= total or keep.sum(axis=1).min() >= k:
-                break
-            fetch = min(fetch * 2, total)
-        out_scores = np.zeros((queries.shape[0], k), dtype=np.float32)
-        out_labels = np.full((queries.shape[0], k), -1, dtype=np.int64)
-        for row in range(queries.shape[0]):
-            hits = np.flatnonzero(keep[row])[:k]
-            out_scores[row, : hits.size] = scores[row, hits]
-            out_labels[row, : hits.size] = labels[row, hits]
-        return out_scores, out_labels
+            candidates = self._search(query[None, :], fetch, filter)[0]
+            if not candidates:
+                return [], np.empty((0, query.shape[0]), dtype=np.float32)
+            return candidates, self._vectors_by_ids([doc.id for doc, _ in candidates])
 
     # ------------------------------------------------------------------ similarity
 
@@ -206,11 +181,9 @@ class SearchMethods:
         fetch_k = check_k(fetch_k, "fetch_k")
         lambda_mult = check_fraction(lambda_mult, "lambda_mult")
         query = self._as_query(embedding)
-        with self._lock:
-            candidates = self._search(query[None, :], max(fetch_k, k), filter)[0]
-            if not candidates:
-                return []
-            vectors = self._get_vectors(self._columns.labels_of([doc.id for doc, _ in candidates]))
+        candidates, vectors = self._mmr_candidates(query, max(fetch_k, k), filter)
+        if not candidates:
+            return []
         order = maximal_marginal_relevance(query, vectors, lambda_mult, k)
         return [candidates[i] for i in order]
 

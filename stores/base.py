@@ -1,17 +1,18 @@
-"""The VectorStore base: validation, ids, filtering, scoring, MMR and persistence, once.
+"""The VectorStore base: validation, ids, filtering, scoring and MMR, once.
 
-A backend stores vectors under int64 *labels* that the base hands out, and implements five
-primitives: :meth:`VectorStore._add_vectors`, :meth:`VectorStore._remove_vectors`,
-:meth:`VectorStore._get_vectors`, :meth:`VectorStore._search_vectors` and
-:meth:`VectorStore._relevance`, plus the persistence hooks of
-:class:`~stores._persisting.Persistence` if it saves. The base owns the documents and the
-id <-> label maps (:class:`~stores._columns.DocumentColumns`), and changes them only after
-the backend has accepted the vectors, under one lock, so vectors, documents and ids cannot
-disagree.
+A backend implements the *engine primitives*: :meth:`VectorStore._write`,
+:meth:`VectorStore._delete_ids`, :meth:`VectorStore._documents_by_ids`,
+:meth:`VectorStore._vectors_by_ids`, :meth:`VectorStore._search_documents`,
+:meth:`VectorStore._count` and :meth:`VectorStore._relevance`. The base assumes nothing
+about where documents live: a database backend (:mod:`stores.pgvector`) keeps texts,
+metadata and vectors in its engine and translates filters there. Backends whose documents
+live in this process derive from :class:`stores._in_process.InProcessStore`, which keeps
+them as columns and asks its backend for vectors under int64 labels only.
 
 The base is composed of one module per concern: writing (here), searching
-(:mod:`stores._searching`), the async twins (:mod:`stores._async`), saving and loading
-(:mod:`stores._persisting`) and the document columns (:mod:`stores._columns`).
+(:mod:`stores._searching`), the async twins (:mod:`stores._async`); in-process stores add
+saving and loading (:mod:`stores._persisting`) and the document columns
+(:mod:`stores._columns`).
 
 Differences from LangChain, on purpose:
 
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Iterable, Literal, Optional, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Iterable, Literal, Optional, Sequence, TypeVar, Union
 
 import numpy as np
 
@@ -38,9 +39,9 @@ from rag.errors import ValidationError
 from rag.search_types import SearchType, check_fraction, check_k
 from rag.vectors import MatrixLike, VectorLike, as_matrix
 from stores._async import AsyncMethods
-from stores._columns import DocumentColumns, check_id_list, columns_from_documents, columns_from_texts, resolve_ids
-from stores._persisting import Persistence
+from stores._columns import check_id_list, columns_from_documents, columns_from_texts, resolve_ids
 from stores._searching import SearchMethods
+from stores.filters import Expr
 from stores.scoring import DistanceStrategy
 
 __all__ = ["VectorStore", "SearchType", "check_k", "check_threshold"]
@@ -53,58 +54,64 @@ def check_threshold(value: Any) -> float:
     return check_fraction(value, "score_threshold")
 
 
-class VectorStore(SearchMethods, AsyncMethods, Persistence, ABC):
+class VectorStore(SearchMethods, AsyncMethods, ABC):
     """Vectors plus documents, searchable by similarity, with LangChain's API.
 
-    Subclasses supply the storage primitives; everything public is defined here and in
+    Subclasses supply the engine primitives; everything public is defined here and in
     the mixins it is composed of (see the module docstring).
     """
 
     #: What a callable filter receives: the metadata dict (LangChain's FAISS) or the
     #: Document (LangChain's InMemoryVectorStore).
     callable_filter_receives: ClassVar[Literal["metadata", "document"]] = "metadata"
+    #: False for stores that filter in a database: a callable filter is refused there.
+    supports_callable_filter: ClassVar[bool] = True
     #: How the store compares vectors (saved in the manifest of an index folder).
     distance_strategy: DistanceStrategy
 
     def __init__(self, embedding: Any = None) -> None:
         self._embedding = embedding
         self._lock = threading.RLock()
-        self._columns = DocumentColumns()
         self._dimension: Optional[int] = None
 
-    # ------------------------------------------------------------------ primitives
+    # ------------------------------------------------------------------ engine primitives
 
     @abstractmethod
-    def _add_vectors(self, labels: np.ndarray, vectors: np.ndarray) -> None:
-        """Store float32 ``vectors`` (n, d) under int64 ``labels`` (n,); all or nothing."""
+    def _write(self, ids: list[str], texts: list[str], metadatas: list[dict[str, Any]], vectors: np.ndarray) -> None:
+        """Add or replace these documents (distinct ids) with float32 ``vectors`` (n, d):
+        all or nothing. ``metadatas`` become the store's own (callers pass copies)."""
 
     @abstractmethod
-    def _remove_vectors(self, labels: np.ndarray) -> None:
-        """Forget the vectors of ``labels`` (all present)."""
+    def _delete_ids(self, ids: list[str]) -> None:
+        """Remove the documents with these distinct ids; absent ids are ignored."""
 
     @abstractmethod
-    def _get_vectors(self, labels: np.ndarray) -> np.ndarray:
-        """float32 (len(labels), d) vectors of ``labels``, in that order."""
+    def _documents_by_ids(self, ids: list[str]) -> list[Document]:
+        """New Documents for these ids, in that order, skipping absent ones."""
 
     @abstractmethod
-    def _search_vectors(
-        self, queries: np.ndarray, k: int, allowed: Optional[np.ndarray]
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Best ``k`` matches of each query row, best first: (raw scores, labels), both (q, k).
+    def _vectors_by_ids(self, ids: list[str]) -> np.ndarray:
+        """float32 (n, d) vectors of these ids, in that order, skipping absent ones."""
 
-        ``allowed`` (int64 labels) restricts the search when given; label -1 pads rows with
-        fewer than k matches. Raw scores are in the backend's native unit (what
-        ``similarity_search_with_score`` returns).
+    @abstractmethod
+    def _search_documents(
+        self, queries: np.ndarray, k: int, filter: Union[Expr, Callable[..., bool], None], fetch_k: Optional[int]
+    ) -> list[list[tuple[Document, float]]]:
+        """Best ``k`` (document, raw score) pairs for each query row (q, d), best first.
+
+        ``filter``: a parsed expression, a callable (only if ``supports_callable_filter``)
+        or None. ``fetch_k``: candidates an approximate filtered search may fetch first.
+        Raw scores are in the backend's native unit (what ``similarity_search_with_score``
+        returns).
         """
+
+    @abstractmethod
+    def _count(self) -> int:
+        """How many documents the store holds."""
 
     @abstractmethod
     def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Map raw scores of ``query`` (as given by the caller) to relevance in [0, 1]."""
-
-    @property
-    def exact_filtering(self) -> bool:
-        """True when ``_search_vectors`` restricts to ``allowed`` exactly (no over-fetch)."""
-        return True
 
     # ------------------------------------------------------------------ basics
 
@@ -119,7 +126,7 @@ class VectorStore(SearchMethods, AsyncMethods, Persistence, ABC):
         return self._dimension
 
     def __len__(self) -> int:
-        return len(self._columns)
+        return self._count()
 
     def _require_embedding(self) -> Any:
         if self._embedding is None:
@@ -189,21 +196,13 @@ class VectorStore(SearchMethods, AsyncMethods, Persistence, ABC):
         return self._store(texts, copies, matrix, resolved)
 
     def _store(self, texts: list[str], metadatas: list[dict[str, Any]], vectors: np.ndarray, ids: list[str]) -> list[str]:
-        """Add or replace under the lock; vectors first, so a backend failure changes nothing.
-
-        ``metadatas`` become the store's own: callers pass copies.
-        """
+        """Add or replace under the lock; ``metadatas`` become the store's own (callers pass copies)."""
         with self._lock:
             if self._dimension is not None and vectors.shape[1] != self._dimension:
                 # Re-checked under the lock: another thread may have set the dimension.
                 as_matrix(vectors, dimension=self._dimension, name="vectors")
-            labels = self._columns.allocate(len(ids))
-            self._add_vectors(labels, vectors)  # may raise: no document has changed yet
+            self._write(ids, texts, metadatas, vectors)  # may raise: then nothing has changed
             self._dimension = int(vectors.shape[1])
-            replaced = self._columns.labels_of(ids)
-            if replaced.size:
-                self._remove_vectors(replaced)
-            self._columns.record(ids, texts, metadatas, labels, replaced)
         return ids
 
     def delete(self, ids: Optional[Sequence[str]] = None) -> bool:
@@ -211,21 +210,20 @@ class VectorStore(SearchMethods, AsyncMethods, Persistence, ABC):
         if ids is None:
             raise ValidationError("delete() needs the list of ids to remove, got None")
         wanted = list(dict.fromkeys(check_id_list(ids)))
-        with self._lock:
-            present = [i for i in wanted if i in self._columns]
-            if present:
-                labels = self._columns.labels_of(present)
-                self._remove_vectors(labels)
-                self._columns.forget(present, labels)
+        if wanted:
+            with self._lock:
+                self._delete_ids(wanted)
         return True
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """The documents with these ids, in the order asked; missing ids are skipped."""
         if isinstance(ids, str):
             raise ValidationError(f"ids must be a list of ids, got the single string {ids!r:.60}; wrap it in a list")
+        wanted = [str(i) for i in ids]
+        if not wanted:
+            return []
         with self._lock:
-            wanted = [str(i) for i in ids]
-            return [self._columns.document(i) for i in wanted if i in self._columns]
+            return self._documents_by_ids(wanted)
 
     def get_vectors_by_ids(self, ids: Sequence[str], /) -> np.ndarray:
         """float32 (n, d) stored vectors of the documents with these ids, in the order
@@ -233,11 +231,12 @@ class VectorStore(SearchMethods, AsyncMethods, Persistence, ABC):
         returns the normalised vectors.)"""
         if isinstance(ids, str):
             raise ValidationError(f"ids must be a list of ids, got the single string {ids!r:.60}; wrap it in a list")
+        wanted = [str(i) for i in ids]
         with self._lock:
-            labels = self._columns.labels_of(str(i) for i in ids)
-            if labels.size == 0:
+            vectors = self._vectors_by_ids(wanted) if wanted else None
+            if vectors is None or vectors.shape[0] == 0:
                 return np.empty((0, self._dimension or 0), dtype=np.float32)
-            return np.asarray(self._get_vectors(labels), dtype=np.float32)
+            return np.asarray(vectors, dtype=np.float32)
 
     # ------------------------------------------------------------------ construction
 

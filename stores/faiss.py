@@ -45,7 +45,7 @@ from rag.persistence import IndexFolder
 from rag.vectors import MatrixLike, VectorLike, as_matrix
 from stores import _faiss_index as faiss_index
 from stores._lazy_faiss import load_faiss
-from stores.base import VectorStore
+from stores._in_process import InProcessStore
 from stores.scoring import (
     DistanceStrategy,
     relevance_from_cosine,
@@ -82,7 +82,7 @@ def _check_strategy(value: Any) -> DistanceStrategy:
     return strategy
 
 
-class FAISS(VectorStore):
+class FAISS(InProcessStore):
     """A vector store on a faiss index, with LangChain's ``FAISS`` API.
 
     ``embedding_function`` (or ``embedding=``): the embeddings object. ``distance_strategy``:

@@ -10,7 +10,7 @@ import numpy as np
 
 from rag.errors import CorruptIndexError
 from rag.persistence import IndexFolder
-from stores.base import VectorStore
+from stores._in_process import InProcessStore
 from stores.scoring import DistanceStrategy, relevance_from_cosine, row_norms, top_k
 
 __all__ = ["InMemoryVectorStore", "StoredEntries"]
@@ -56,7 +56,7 @@ class StoredEntries(Mapping[str, dict[str, Any]]):
         return f"<StoredEntries of {len(self)} documents>"
 
 
-class InMemoryVectorStore(VectorStore):
+class InMemoryVectorStore(InProcessStore):
     """Exact cosine-similarity search over vectors held in memory, as LangChain's class.
 
     Vectors live in one contiguous float32 matrix that grows by doubling (amortised O(1)
