@@ -32,7 +32,7 @@ from typing import Any, Iterator, Literal, Mapping, Optional
 from rag.errors import ValidationError
 
 __all__ = ["Run", "RunKind", "EVENTS", "handlers_of", "start_run", "astart_run", "PARENT_RUN_ID_KEY",
-           "ambient_config"]
+           "RUN_TAGS_KEY", "STREAM_CHUNK_EVENT", "ambient_config", "wants_model_tokens"]
 
 logger = logging.getLogger("rag.callbacks")
 
@@ -51,6 +51,17 @@ _IGNORE_ATTR = {"chain": "ignore_chain", "chat_model": "ignore_chat_model",
 
 # The config key under which a parent run hands its id to its children (internal).
 PARENT_RUN_ID_KEY = "_parent_run_id"
+# Tags for the next run only, not its children (LangChain's ``seq:step:N``, ``map:key:K``).
+RUN_TAGS_KEY = "_run_tags"
+# Each chunk a streaming chain run yields (not a LangChain callback: event streams use it).
+STREAM_CHUNK_EVENT = "on_stream_chunk"
+
+
+def wants_model_tokens(config: Optional[Mapping[str, Any]]) -> bool:
+    """True when a handler asks chat models to stream even on ``invoke`` (the event stream
+    of :meth:`Runnable.astream_events` does, so token events appear; as LangChain)."""
+    config = config if config is not None else _AMBIENT.get()
+    return any(getattr(h, "streams_model_tokens", False) for h in handlers_of(config))
 
 
 # The config of the run whose body is executing. A runnable invoked with no config at all
@@ -192,7 +203,7 @@ class Run:
 
     def child_config(self, config: Optional[Mapping[str, Any]]) -> dict[str, Any]:
         """``config`` for a child: this run as parent; run_name and run_id stay with this run."""
-        child = {k: v for k, v in (config or {}).items() if k not in ("run_name", "run_id")}
+        child = {k: v for k, v in (config or {}).items() if k not in ("run_name", "run_id", RUN_TAGS_KEY)}
         if self.handlers:
             child[PARENT_RUN_ID_KEY] = self.run_id
         return child
@@ -204,7 +215,8 @@ def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
         raise ValidationError(f"unknown run kind {kind!r}; expected one of {sorted(EVENTS)}")
     config = (config if config is not None else _AMBIENT.get()) or {}
     listeners = [h for h in handlers_of(config) if not getattr(h, _IGNORE_ATTR[kind], False)]
-    run_tags = list(config.get("tags") or []) + [t for t in (tags or []) if t not in (config.get("tags") or [])]
+    inherited = list(config.get("tags") or [])
+    run_tags = inherited + [t for t in [*(tags or []), *(config.get(RUN_TAGS_KEY) or [])] if t not in inherited]
     run = Run(kind, listeners, config.get("run_id") or uuid.uuid4(), config.get(PARENT_RUN_ID_KEY), run_tags)
     extra = {"metadata": {**(metadata or {}), **(config.get("metadata") or {})},
              "name": config.get("run_name") or name}

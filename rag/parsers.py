@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import typing
 from abc import abstractmethod
 from typing import Any, AsyncIterator, Generic, Iterator, Optional, TypeVar
 
@@ -35,6 +36,18 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
     """A parser implements :meth:`parse` (text to value); ``invoke`` accepts a message or a
     string and runs ``parse`` on its text."""
 
+    _run_type = "parser"
+
+    def _input_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import PARSER_INPUT_SCHEMA
+
+        return PARSER_INPUT_SCHEMA
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import hint_schema
+
+        return hint_schema(_parse_return_hint(type(self)))
+
     @abstractmethod
     def parse(self, text: str) -> T:
         """The value in ``text``."""
@@ -49,27 +62,41 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
         return await self._acall_traced(body, input, config)
 
 
+def _parse_return_hint(cls: type) -> Any:
+    try:
+        return typing.get_type_hints(cls.parse).get("return", Any)
+    except Exception:  # an unresolvable annotation: no schema rather than an error
+        return Any
+
+
 class BaseTransformOutputParser(BaseOutputParser[T]):
     """A parser that parses each streamed chunk on its own, passing results on at once."""
 
-    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[T]:
+    def _transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None) -> Iterator[T]:
         for chunk in input:
             yield self.parse(_text(chunk))
+
+    async def _atransform(self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None) -> AsyncIterator[T]:
+        async for chunk in input:
+            yield self.parse(_text(chunk))
+
+    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[T]:
+        return self._transform_traced(self._transform, input, config)
 
     async def atransform(
         self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
     ) -> AsyncIterator[T]:
-        async for chunk in input:
-            yield self.parse(_text(chunk))
+        async for chunk in self._atransform_traced(self._atransform, input, config):
+            yield chunk
 
     def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[T]:
-        return self._stream_traced(lambda value, cfg: self.transform(iter([value]), cfg), input, config)
+        return self._stream_traced(lambda value, cfg: self._transform(iter([value]), cfg), input, config)
 
     async def astream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[T]:
         async def once() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._astream_traced(lambda value, cfg: self.atransform(once(), cfg), input, config):
+        async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
             yield chunk
 
 

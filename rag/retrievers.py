@@ -46,6 +46,14 @@ class BaseRetriever(Runnable[str, list[Document]]):
         """Async :meth:`_get_relevant_documents`; a worker thread unless overridden."""
         return await asyncio.to_thread(self._get_relevant_documents, query, **kwargs)
 
+    def _input_jsonschema(self) -> dict[str, Any]:
+        return {"type": "string"}
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import DOCUMENT_SCHEMA
+
+        return {"type": "array", "items": DOCUMENT_SCHEMA}
+
     @staticmethod
     def _check_query(query: Any) -> str:
         if not isinstance(query, str):

@@ -128,7 +128,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
 
     def invoke(self, input: LanguageModelInput, config: Optional[RunnableConfig] = None, *,
                stop: Optional[list[str]] = None, **kwargs: Any) -> AIMessage:
-        if self.streaming and self._can_stream():
+        if (self.streaming or _callbacks.wants_model_tokens(config)) and self._can_stream():
             total: Optional[AIMessageChunk] = None
             for chunk in self.stream(input, config, stop=stop, **kwargs):
                 total = chunk if total is None else total + chunk
@@ -145,7 +145,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
 
     async def ainvoke(self, input: LanguageModelInput, config: Optional[RunnableConfig] = None, *,
                       stop: Optional[list[str]] = None, **kwargs: Any) -> AIMessage:
-        if self.streaming and self._can_astream():
+        if (self.streaming or _callbacks.wants_model_tokens(config)) and self._can_astream():
             total: Optional[AIMessageChunk] = None
             async for chunk in self.astream(input, config, stop=stop, **kwargs):
                 total = chunk if total is None else total + chunk
@@ -213,3 +213,13 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
 
     def _graph_io_names(self) -> tuple[str, str]:
         return "ChatModelInput", f"{self.get_name()}Output"
+
+    def _input_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import CHAT_MODEL_INPUT_SCHEMA
+
+        return CHAT_MODEL_INPUT_SCHEMA
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import AI_MESSAGE_SCHEMA
+
+        return AI_MESSAGE_SCHEMA

@@ -25,6 +25,7 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
     input_variables: list[str]
     optional_variables: list[str]
     partial_variables: dict[str, PartialValue]
+    _run_type = "prompt"
 
     @abstractmethod
     def format_prompt(self, **kwargs: Any) -> PromptValue:
@@ -67,3 +68,23 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
 
     def _graph_io_names(self) -> tuple[str, str]:
         return "PromptInput", f"{self.get_name()}Output"
+
+    def _variable_schema(self, name: str) -> dict[str, Any]:
+        """The JSON Schema of one variable (a string unless a subclass knows better)."""
+        return {"title": name.replace("_", " ").title(), "type": "string"}
+
+    def _input_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import object_schema
+
+        variables = [*self.input_variables, *self.optional_variables]
+        properties = {name: self._variable_schema(name) for name in variables if name not in self.partial_variables}
+        required = [name for name in self.input_variables if name not in self.partial_variables]
+        return object_schema(properties, required=required)
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import PROMPT_VALUE_SCHEMA
+
+        return PROMPT_VALUE_SCHEMA
+
+    def _schema_title(self, suffix: str) -> str:
+        return "PromptInput" if suffix == "Input" else super()._schema_title(suffix)

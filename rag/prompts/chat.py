@@ -187,6 +187,13 @@ class ChatPromptTemplate(BasePromptTemplate):
         return ChatPromptTemplate([*self.messages, *extra], template_format=self.template_format,
                                   partial_variables=self.partial_variables)
 
+    def _variable_schema(self, name: str) -> dict[str, Any]:
+        if any(isinstance(part, MessagesPlaceholder) and part.variable_name == name for part in self.messages):
+            from rag.runnables.schema import MESSAGES_SCHEMA
+
+            return {"title": name.replace("_", " ").title(), **MESSAGES_SCHEMA}
+        return super()._variable_schema(name)
+
     def __len__(self) -> int:
         return len(self.messages)
 

@@ -13,6 +13,12 @@
 from rag.runnables.base import Runnable, coerce_to_runnable
 from rag.runnables.binding import RunnableBinding
 from rag.runnables.config import RunnableConfig
+from rag.runnables.configurable import (
+    ConfigurableField,
+    ConfigurableFieldSpec,
+    RunnableConfigurableAlternatives,
+    RunnableConfigurableFields,
+)
 from rag.runnables.fallbacks import RunnableWithFallbacks
 from rag.runnables.graph import Edge, Graph, Node
 from rag.runnables.lambdas import RunnableGenerator, RunnableLambda
@@ -41,4 +47,8 @@ __all__ = [
     "Node",
     "Edge",
     "coerce_to_runnable",
+    "ConfigurableField",
+    "ConfigurableFieldSpec",
+    "RunnableConfigurableFields",
+    "RunnableConfigurableAlternatives",
 ]

@@ -10,6 +10,7 @@ transformation). Composition (``|``, ``pipe``, ``bind``, ``with_config``, ``with
 from __future__ import annotations
 
 import asyncio
+import itertools
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from typing import (
@@ -53,6 +54,9 @@ class Runnable(ABC, Generic[Input, Output]):
     """
 
     name: Optional[str] = None
+    # The run type callbacks and event streams see ("chain"; prompts say "prompt", parsers
+    # "parser"): LangChain's ``on_prompt_start`` etc. come from it.
+    _run_type: str = "chain"
 
     # -- the primitive and its derived entry points ------------------------------------
     @abstractmethod
@@ -251,7 +255,7 @@ class Runnable(ABC, Generic[Input, Output]):
         self, body: Callable[[Any, RunnableConfig], Any], input: Any, config: Optional[RunnableConfig]
     ) -> Any:
         """Run ``body(input, child_config)`` as a "chain" run: start, end or error events."""
-        run = _callbacks.start_run(config, "chain", self.get_name(), input)
+        run = _callbacks.start_run(config, "chain", self.get_name(), input, **self._run_type_extra())
         child = run.child_config(config)
         try:
             with _callbacks.ambient_config(child if run.handlers else None):
@@ -265,7 +269,7 @@ class Runnable(ABC, Generic[Input, Output]):
     async def _acall_traced(
         self, body: Callable[[Any, RunnableConfig], Awaitable[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> Any:
-        run = await _callbacks.astart_run(config, "chain", self.get_name(), input)
+        run = await _callbacks.astart_run(config, "chain", self.get_name(), input, **self._run_type_extra())
         child = run.child_config(config)
         try:
             with _callbacks.ambient_config(child if run.handlers else None):
@@ -280,13 +284,15 @@ class Runnable(ABC, Generic[Input, Output]):
         self, body: Callable[[Any, RunnableConfig], Iterator[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> Iterator[Any]:
         """Stream ``body(input, child_config)`` as a run whose end event gets the chunks' sum."""
-        run = _callbacks.start_run(config, "chain", self.get_name(), input)
+        run = _callbacks.start_run(config, "chain", self.get_name(), input, **self._run_type_extra())
         total = NOTHING
         # No ambient config here: a context variable set inside a generator would leak into
         # the consumer's code between chunks.
         try:
             for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
-                total = add_chunks(total, chunk) if run.handlers else total
+                if run.handlers:
+                    total = add_chunks(total, chunk)
+                    run.event(_callbacks.STREAM_CHUNK_EVENT, chunk)
                 yield chunk
         except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
             run.error(exc)
@@ -296,16 +302,178 @@ class Runnable(ABC, Generic[Input, Output]):
     async def _astream_traced(
         self, body: Callable[[Any, RunnableConfig], AsyncIterator[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> AsyncIterator[Any]:
-        run = await _callbacks.astart_run(config, "chain", self.get_name(), input)
+        run = await _callbacks.astart_run(config, "chain", self.get_name(), input, **self._run_type_extra())
         total = NOTHING
         try:
             async for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
-                total = add_chunks(total, chunk) if run.handlers else total
+                if run.handlers:
+                    total = add_chunks(total, chunk)
+                    await run.aevent(_callbacks.STREAM_CHUNK_EVENT, chunk)
                 yield chunk
         except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
             await run.aerror(exc)  # the sync path for GeneratorExit: see Run.aerror
             raise
         await run.aend(None if total is NOTHING else total)
+
+
+    def _run_type_extra(self) -> dict[str, str]:
+        # LangChain passes run_type to on_chain_start only for the special kinds.
+        return {} if self._run_type == "chain" else {"run_type": self._run_type}
+
+    def _transform_traced(
+        self, body: Callable[[Iterator[Any], RunnableConfig], Iterator[Any]], input: Iterator[Any],
+        config: Optional[RunnableConfig],
+    ) -> Iterator[Any]:
+        """Stream ``body(input_chunks, child_config)`` as one run. As in LangChain the start
+        event gets ``{"input": ""}`` (the input is still arriving) and the end event gets
+        the input chunks added up as ``inputs``. The run starts when the first input chunk
+        has arrived (so a step after a model starts after the model's first token)."""
+        pieces = iter(input)
+        first = next(pieces, NOTHING)
+        run = _callbacks.start_run(config, "chain", self.get_name(), {"input": ""}, **self._run_type_extra())
+        seen: list[Any] = [NOTHING]
+
+        def tee() -> Iterator[Any]:
+            for piece in itertools.chain([] if first is NOTHING else [first], pieces):
+                if run.handlers:
+                    seen[0] = add_chunks(seen[0], piece)
+                yield piece
+
+        total = NOTHING
+        try:
+            for chunk in body(tee(), run.child_config(config)):  # type: ignore[arg-type]
+                if run.handlers:
+                    total = add_chunks(total, chunk)
+                    run.event(_callbacks.STREAM_CHUNK_EVENT, chunk)
+                yield chunk
+        except BaseException as exc:
+            run.error(exc)
+            raise
+        run.end(None if total is NOTHING else total, inputs=None if seen[0] is NOTHING else seen[0])
+
+    async def _atransform_traced(
+        self, body: Callable[[AsyncIterator[Any], RunnableConfig], AsyncIterator[Any]], input: AsyncIterator[Any],
+        config: Optional[RunnableConfig],
+    ) -> AsyncIterator[Any]:
+        pieces = aiter(input)
+        first = await anext(pieces, NOTHING)
+        run = await _callbacks.astart_run(config, "chain", self.get_name(), {"input": ""}, **self._run_type_extra())
+        seen: list[Any] = [NOTHING]
+
+        async def tee() -> AsyncIterator[Any]:
+            if first is not NOTHING:
+                if run.handlers:
+                    seen[0] = first
+                yield first
+            async for piece in pieces:
+                if run.handlers:
+                    seen[0] = add_chunks(seen[0], piece)
+                yield piece
+
+        total = NOTHING
+        try:
+            async for chunk in body(tee(), run.child_config(config)):  # type: ignore[arg-type]
+                if run.handlers:
+                    total = add_chunks(total, chunk)
+                    await run.aevent(_callbacks.STREAM_CHUNK_EVENT, chunk)
+                yield chunk
+        except BaseException as exc:
+            await run.aerror(exc)
+            raise
+        await run.aend(None if total is NOTHING else total, inputs=None if seen[0] is NOTHING else seen[0])
+
+    # -- schemas, configurable fields, event streams (implemented in their own modules) ---
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema (a dict) of this runnable's input; see :mod:`rag.runnables.schema`."""
+        return self.get_input_jsonschema()
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON Schema (a dict) of this runnable's output."""
+        return self.get_output_jsonschema()
+
+    def config_schema(self, *, include: Optional[Sequence[str]] = None) -> dict[str, Any]:
+        """The JSON Schema (a dict) of the config this runnable accepts: ``configurable``
+        lists the fields it declares; ``include`` adds other RunnableConfig keys."""
+        return self.get_config_jsonschema(include=include)
+
+    def get_input_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        from rag.runnables.schema import titled
+
+        return titled(self._input_jsonschema(), self._schema_title("Input"))
+
+    def get_output_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        from rag.runnables.schema import titled
+
+        return titled(self._output_jsonschema(), self._schema_title("Output"))
+
+    def get_config_jsonschema(self, *, include: Optional[Sequence[str]] = None) -> dict[str, Any]:
+        from rag.runnables.schema import config_jsonschema
+
+        return config_jsonschema(self, include=include)
+
+    def _schema_title(self, suffix: str) -> str:
+        return f"{self.get_name()}{suffix}"
+
+    def _input_jsonschema(self) -> dict[str, Any]:
+        """The input schema without its title; ``{}`` (anything) unless a subclass knows."""
+        return {}
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        return {}
+
+    @property
+    def config_specs(self) -> list[Any]:
+        """The :class:`~rag.runnables.ConfigurableFieldSpec` s this runnable and the
+        runnables inside it declare (read from ``config["configurable"]``)."""
+        from rag.runnables.configurable import collect_config_specs
+
+        return collect_config_specs(self)
+
+    def configurable_fields(self, **fields: Any) -> "Runnable":
+        """A copy whose attributes named in ``fields`` (each a
+        :class:`~rag.runnables.ConfigurableField`) can be set per call through
+        ``config["configurable"][field.id]``."""
+        from rag.runnables.configurable import RunnableConfigurableFields
+
+        return RunnableConfigurableFields(self, fields)
+
+    def configurable_alternatives(self, which: Any, *, default_key: str = "default",
+                                  **alternatives: Any) -> "Runnable":
+        """A runnable that is ``self`` or one of ``alternatives``, chosen per call by
+        ``config["configurable"][which.id]`` (``default_key`` selects ``self``)."""
+        from rag.runnables.configurable import RunnableConfigurableAlternatives
+
+        return RunnableConfigurableAlternatives(self, which, alternatives, default_key=default_key)
+
+    def astream_events(self, input: Any, config: Optional[RunnableConfig] = None, *, version: str = "v2",
+                       include_names: Optional[Sequence[str]] = None, include_types: Optional[Sequence[str]] = None,
+                       include_tags: Optional[Sequence[str]] = None, exclude_names: Optional[Sequence[str]] = None,
+                       exclude_types: Optional[Sequence[str]] = None, exclude_tags: Optional[Sequence[str]] = None,
+                       **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        """Every step's events as they happen, in LangChain's v2 shape; see
+        :func:`rag.runnables.events.astream_events`."""
+        from rag.runnables.events import astream_events
+
+        return astream_events(self, input, config, version=version, include_names=include_names,
+                              include_types=include_types, include_tags=include_tags,
+                              exclude_names=exclude_names, exclude_types=exclude_types,
+                              exclude_tags=exclude_tags, **kwargs)
+
+    def astream_log(self, input: Any, config: Optional[RunnableConfig] = None, *, diff: bool = True,
+                    with_streamed_output_list: bool = True, include_names: Optional[Sequence[str]] = None,
+                    include_types: Optional[Sequence[str]] = None, include_tags: Optional[Sequence[str]] = None,
+                    exclude_names: Optional[Sequence[str]] = None, exclude_types: Optional[Sequence[str]] = None,
+                    exclude_tags: Optional[Sequence[str]] = None, **kwargs: Any) -> AsyncIterator[Any]:
+        """The run's state as JSON-patch operations (LangChain's ``RunLogPatch``), or whole
+        ``RunLog`` states with ``diff=False``; see :func:`rag.runnables.log.astream_log`."""
+        from rag.runnables.log import astream_log
+
+        return astream_log(self, input, config, diff=diff, with_streamed_output_list=with_streamed_output_list,
+                           include_names=include_names, include_types=include_types, include_tags=include_tags,
+                           exclude_names=exclude_names, exclude_types=exclude_types, exclude_tags=exclude_tags,
+                           **kwargs)
 
 
 def coerce_to_runnable(thing: Any) -> Runnable:

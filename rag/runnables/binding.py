@@ -63,5 +63,11 @@ class RunnableBinding(Runnable[Any, Any]):
     def get_graph(self, config: Optional[RunnableConfig] = None) -> Graph:
         return self.bound.get_graph(self._config(config))
 
+    def get_input_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        return self.bound.get_input_jsonschema(self._config(config))
+
+    def get_output_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        return self.bound.get_output_jsonschema(self._config(config))
+
     def __repr__(self) -> str:
         return f"RunnableBinding(bound={self.bound!r}, kwargs={self.kwargs!r}, config={self.config!r})"

@@ -106,5 +106,11 @@ class RunnableWithFallbacks(Runnable[Any, Any]):
             return
         raise first_error  # type: ignore[misc]
 
+    def get_input_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        return self.runnable.get_input_jsonschema(config)
+
+    def get_output_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        return self.runnable.get_output_jsonschema(config)
+
     def __repr__(self) -> str:
         return f"RunnableWithFallbacks(runnable={self.runnable!r}, fallbacks={self.fallbacks!r})"

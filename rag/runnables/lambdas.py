@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import typing
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Optional
 
+from rag import _callbacks
 from rag.errors import ValidationError
 from rag.runnables._streams import NOTHING, acollect, collect
 from rag.runnables.base import Input, Output, Runnable
@@ -29,6 +31,17 @@ def is_generator_function(func: Any) -> bool:
 
 def _call(func: Callable[..., Any], input: Any, config: Optional[RunnableConfig]) -> Any:
     return func(input, config=config or {}) if _accepts_config(func) else func(input)
+
+
+def _hints(func: Any) -> tuple[Any, Any]:
+    """The type hints of ``func``'s first parameter and of its return value (Any if none)."""
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+        hints = typing.get_type_hints(func)
+    except Exception:  # builtins, unresolvable forward references: no schema, not an error
+        return Any, Any
+    first = hints.get(parameters[0].name, Any) if parameters else Any
+    return first, hints.get("return", Any)
 
 
 def _display_name(func: Any) -> Optional[str]:
@@ -81,9 +94,42 @@ class RunnableLambda(Runnable[Input, Output]):
     async def ainvoke(self, input: Input, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Output:
         return await self._acall_traced(self._abody, input, config)
 
+    # Streaming yields the one output, but as a streaming run (a stream event with the
+    # output before the end event), as LangChain's lambdas do.
+    def stream(self, input: Input, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Output]:
+        if self.func is None:
+            yield self.invoke(input, config)
+            return
+
+        def body(value: Any, cfg: RunnableConfig) -> Iterator[Any]:
+            with _callbacks.ambient_config(cfg):
+                output = self._body(value, cfg)
+            return iter([output])
+
+        yield from self._stream_traced(body, input, config)
+
+    async def astream(self, input: Input, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[Output]:
+        async def body(value: Any, cfg: RunnableConfig) -> AsyncIterator[Any]:
+            with _callbacks.ambient_config(cfg):
+                output = await self._abody(value, cfg)
+            yield output
+
+        async for chunk in self._astream_traced(body, input, config):
+            yield chunk
+
     def _graph_io_names(self) -> tuple[str, str]:
         name = self.get_name()
         return f"{name}_input", f"{name}_output"
+
+    def _input_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import hint_schema
+
+        return hint_schema(_hints(self.func or self.afunc)[0])
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import hint_schema
+
+        return hint_schema(_hints(self.func or self.afunc)[1])
 
     def __repr__(self) -> str:
         return f"RunnableLambda({self.name or '...'})"

@@ -6,6 +6,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Iterator, Mapping, Optional
 
+from rag._callbacks import RUN_TAGS_KEY
 from rag.errors import ValidationError
 from rag.runnables._streams import NOTHING, acollect, amerge_streams, collect, merge_streams
 from rag.runnables.base import Runnable, coerce_to_runnable
@@ -39,22 +40,28 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
     def get_name(self) -> str:
         return self.name or f"RunnableParallel<{','.join(self.steps__)}>"
 
+    @staticmethod
+    def _branch_config(config: Optional[RunnableConfig], key: str) -> RunnableConfig:
+        # Each branch's run is tagged "map:key:KEY", that run only, as in LangChain.
+        return {**(config or {}), RUN_TAGS_KEY: [f"map:key:{key}"]}  # type: ignore[typeddict-unknown-key]
+
     def _run(self, input: Any, config: RunnableConfig) -> dict[str, Any]:
         workers = max_workers(config, len(self.steps__))
         if workers == 1:
-            return {key: step.invoke(input, config) for key, step in self.steps__.items()}
+            return {key: step.invoke(input, self._branch_config(config, key)) for key, step in self.steps__.items()}
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {key: pool.submit(step.invoke, input, config) for key, step in self.steps__.items()}
+            futures = {key: pool.submit(step.invoke, input, self._branch_config(config, key))
+                       for key, step in self.steps__.items()}
             return {key: future.result() for key, future in futures.items()}
 
     async def _arun(self, input: Any, config: RunnableConfig) -> dict[str, Any]:
         gate = asyncio.Semaphore(max_workers(config, len(self.steps__)))
 
-        async def one(step: Runnable) -> Any:
+        async def one(key: str, step: Runnable) -> Any:
             async with gate:
-                return await step.ainvoke(input, config)
+                return await step.ainvoke(input, self._branch_config(config, key))
 
-        outputs = await asyncio.gather(*(one(step) for step in self.steps__.values()))
+        outputs = await asyncio.gather(*(one(key, step) for key, step in self.steps__.items()))
         return dict(zip(self.steps__, outputs))
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> dict[str, Any]:
@@ -64,13 +71,15 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         return await self._acall_traced(self._arun, input, config)
 
     def _stream_branches(self, input: Any, config: RunnableConfig) -> Iterator[dict[str, Any]]:
-        openers = {key: (lambda step=step: step.stream(input, config)) for key, step in self.steps__.items()}
+        openers = {key: (lambda step=step, key=key: step.stream(input, self._branch_config(config, key)))
+                   for key, step in self.steps__.items()}
         for key, chunk in merge_streams(openers, max_workers(config, len(openers))):
             yield {key: chunk}
 
     def _astream_branches(self, input: Any, config: RunnableConfig) -> AsyncIterator[dict[str, Any]]:
         async def generate() -> AsyncIterator[dict[str, Any]]:
-            openers = {key: (lambda step=step: step.astream(input, config)) for key, step in self.steps__.items()}
+            openers = {key: (lambda step=step, key=key: step.astream(input, self._branch_config(config, key)))
+                       for key, step in self.steps__.items()}
             async for key, chunk in amerge_streams(openers, max_workers(config, len(openers))):
                 yield {key: chunk}
 
@@ -83,19 +92,36 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         async for chunk in self._astream_traced(self._astream_branches, input, config):
             yield chunk
 
-    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def _transform(self, input: Iterator[Any], config: RunnableConfig) -> Iterator[dict[str, Any]]:
         # Every branch needs the whole input; the branches' outputs then stream as they come.
         total = collect(input)
         if total is not NOTHING:
             yield from self._stream_branches(total, config or {})
 
-    async def atransform(
-        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
-    ) -> AsyncIterator[dict[str, Any]]:
+    async def _atransform(self, input: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[dict[str, Any]]:
         total = await acollect(input)
         if total is not NOTHING:
             async for chunk in self._astream_branches(total, config or {}):
                 yield chunk
+
+    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        return self._transform_traced(self._transform, input, config)
+
+    async def atransform(
+        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        async for chunk in self._atransform_traced(self._atransform, input, config):
+            yield chunk
+
+    def _input_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import parallel_input_schema
+
+        return parallel_input_schema(self.steps__.values())
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        from rag.runnables.schema import object_schema
+
+        return object_schema({key: step.get_output_jsonschema() for key, step in self.steps__.items()}, required=False)
 
     def _graph_io_names(self) -> tuple[str, str]:
         label = f"Parallel<{','.join(self.steps__)}>"

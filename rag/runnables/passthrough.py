@@ -68,7 +68,7 @@ class RunnablePassthrough(Runnable[Any, Any]):
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         return await self._acall_traced(self._aside_effect, input, config)
 
-    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
+    def _transform(self, input: Iterator[Any], config: RunnableConfig) -> Iterator[Any]:
         total = NOTHING
         for chunk in input:
             total = add_chunks(total, chunk) if self.func or self.afunc else total
@@ -76,9 +76,7 @@ class RunnablePassthrough(Runnable[Any, Any]):
         if total is not NOTHING:
             self._side_effect(total, config or {})
 
-    async def atransform(
-        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
+    async def _atransform(self, input: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[Any]:
         total = NOTHING
         async for chunk in input:
             total = add_chunks(total, chunk) if self.func or self.afunc else total
@@ -86,14 +84,23 @@ class RunnablePassthrough(Runnable[Any, Any]):
         if total is not NOTHING:
             await self._aside_effect(total, config or {})
 
+    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
+        return self._transform_traced(self._transform, input, config)
+
+    async def atransform(
+        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        async for chunk in self._atransform_traced(self._atransform, input, config):
+            yield chunk
+
     def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
-        return self.transform(iter([input]), config)
+        return self._stream_traced(lambda value, cfg: self._transform(iter([value]), cfg), input, config)
 
     async def astream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[Any]:
         async def once() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self.atransform(once(), config):
+        async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
             yield chunk
 
     def __repr__(self) -> str:
@@ -136,7 +143,7 @@ class RunnableAssign(Runnable[dict, dict]):
         passed = self._unassigned(chunk)
         return add_chunks(total, chunk), (passed or None)
 
-    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict]:
+    def _transform(self, input: Iterator[Any], config: RunnableConfig) -> Iterator[dict]:
         total = NOTHING
         for chunk in input:
             total, passed = self._pass_on(total, chunk)
@@ -145,9 +152,7 @@ class RunnableAssign(Runnable[dict, dict]):
         if total is not NOTHING:
             yield from self.mapper.stream(total, config)
 
-    async def atransform(
-        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
-    ) -> AsyncIterator[dict]:
+    async def _atransform(self, input: AsyncIterator[Any], config: RunnableConfig) -> AsyncIterator[dict]:
         total = NOTHING
         async for chunk in input:
             total, passed = self._pass_on(total, chunk)
@@ -157,14 +162,23 @@ class RunnableAssign(Runnable[dict, dict]):
             async for chunk in self.mapper.astream(total, config):
                 yield chunk
 
-    def stream(self, input: dict, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict]:
-        return self._stream_traced(lambda value, cfg: self.transform(iter([value]), cfg), input, config)
+    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict]:
+        return self._transform_traced(self._transform, input, config)
 
-    async def astream(self, input: dict, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[dict]:
+    async def atransform(
+        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        async for chunk in self._atransform_traced(self._atransform, input, config):
+            yield chunk
+
+    def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
+        return self._stream_traced(lambda value, cfg: self._transform(iter([value]), cfg), input, config)
+
+    async def astream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[Any]:
         async def once() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._astream_traced(lambda value, cfg: self.atransform(once(), cfg), input, config):
+        async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
             yield chunk
 
     def get_graph(self, config: Optional[RunnableConfig] = None) -> Graph:

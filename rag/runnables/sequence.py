@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Iterator, Optional
 
+from rag._callbacks import RUN_TAGS_KEY
 from rag.errors import ValidationError
 from rag.runnables.base import Runnable, coerce_to_runnable
 from rag.runnables.config import RunnableConfig
@@ -47,14 +48,19 @@ class RunnableSequence(Runnable[Any, Any]):
     def middle(self) -> list[Runnable]:
         return self.steps[1:-1]
 
+    @staticmethod
+    def _step_config(config: Optional[RunnableConfig], index: int) -> RunnableConfig:
+        # Each step's run is tagged "seq:step:N" (1-based), that run only, as in LangChain.
+        return {**(config or {}), RUN_TAGS_KEY: [f"seq:step:{index + 1}"]}  # type: ignore[typeddict-unknown-key]
+
     def _run(self, input: Any, config: RunnableConfig) -> Any:
-        for step in self.steps:
-            input = step.invoke(input, config)
+        for index, step in enumerate(self.steps):
+            input = step.invoke(input, self._step_config(config, index))
         return input
 
     async def _arun(self, input: Any, config: RunnableConfig) -> Any:
-        for step in self.steps:
-            input = await step.ainvoke(input, config)
+        for index, step in enumerate(self.steps):
+            input = await step.ainvoke(input, self._step_config(config, index))
         return input
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
@@ -65,38 +71,49 @@ class RunnableSequence(Runnable[Any, Any]):
 
     def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
         stream = input
-        for step in self.steps:
-            stream = step.transform(stream, config)
+        for index, step in enumerate(self.steps):
+            stream = step.transform(stream, self._step_config(config, index))
         yield from stream
 
     async def atransform(
         self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
         stream = input
-        for step in self.steps:
-            stream = step.atransform(stream, config)
+        for index, step in enumerate(self.steps):
+            stream = step.atransform(stream, self._step_config(config, index))
         async for chunk in stream:
             yield chunk
 
     def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
         # The first step streams from its whole input (its own stream), the rest transform.
         def body(value: Any, cfg: RunnableConfig) -> Iterator[Any]:
-            stream = self.first.stream(value, cfg)
-            for step in self.steps[1:]:
-                stream = step.transform(stream, cfg)
+            stream = self.first.stream(value, self._step_config(cfg, 0))
+            for index, step in enumerate(self.steps[1:], start=1):
+                stream = step.transform(stream, self._step_config(cfg, index))
             return stream
 
         return self._stream_traced(body, input, config)
 
     async def astream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[Any]:
         def body(value: Any, cfg: RunnableConfig) -> AsyncIterator[Any]:
-            stream = self.first.astream(value, cfg)
-            for step in self.steps[1:]:
-                stream = step.atransform(stream, cfg)
+            stream = self.first.astream(value, self._step_config(cfg, 0))
+            for index, step in enumerate(self.steps[1:], start=1):
+                stream = step.atransform(stream, self._step_config(cfg, index))
             return stream
 
         async for chunk in self._astream_traced(body, input, config):
             yield chunk
+
+    def _input_jsonschema(self) -> dict[str, Any]:
+        return self.first.get_input_jsonschema()
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        return self.last.get_output_jsonschema()
+
+    def _schema_title(self, suffix: str) -> str:
+        # LangChain titles a sequence's schemas after its first/last step.
+        return (self.first if suffix == "Input" else self.last)._schema_title(suffix) if self.name is None \
+            else super()._schema_title(suffix)
 
     def get_graph(self, config: Optional[RunnableConfig] = None) -> Graph:
         graph = Graph()
