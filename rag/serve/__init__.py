@@ -1,0 +1,39 @@
+"""Runnables over HTTP: LangServe-compatible :func:`add_routes` and :class:`RemoteRunnable`.
+
+The server side needs the ``serve`` extra (``pip install "rag-toolkit[serve]"``: Starlette
+and uvicorn); the client needs only httpx. Both speak LangServe 0.3.3's wire format, so
+LangServe's ``RemoteRunnable`` can call our server and ours can call a LangServe server.
+
+>>> from rag.serve import RemoteRunnable
+>>> RemoteRunnable("http://127.0.0.1:8000/chain").url
+'http://127.0.0.1:8000/chain'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag.serve.errors import RemoteConnectionError, RemoteInputError, RemoteRunnableError, RemoteServerError
+from rag.serve.remote import RemoteRunnable
+
+__all__ = [
+    "add_routes",
+    "serve_in_thread",
+    "RemoteRunnable",
+    "RemoteRunnableError",
+    "RemoteInputError",
+    "RemoteServerError",
+    "RemoteConnectionError",
+]
+
+# The server parts import Starlette/uvicorn (the `serve` extra): loaded on first use, so the
+# client works without them.
+_LAZY = {"add_routes": "rag.serve.routes", "serve_in_thread": "rag.serve.background"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,44 @@
+"""Run an ASGI app with uvicorn in a background thread (tests, benchmarks, notebooks).
+
+>>> from starlette.applications import Starlette
+>>> with serve_in_thread(Starlette()) as url:
+...     url.startswith("http://127.0.0.1:")
+True
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from rag._optional import require
+from rag.errors import UsageError
+
+__all__ = ["serve_in_thread"]
+
+
+@contextmanager
+def serve_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning",
+                    startup_timeout: float = 10.0) -> Iterator[str]:
+    """Serve ``app`` on ``host`` (default 127.0.0.1, this machine only) and ``port``
+    (default 0: a free one) while the block runs; yields the base URL. The server stops
+    (open connections closed) when the block ends. ``startup_timeout``: seconds to wait for
+    the socket before giving up with :class:`~rag.errors.UsageError`."""
+    uvicorn = require("uvicorn", feature="serve_in_thread", extra="serve")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="off"))
+    thread = threading.Thread(target=server.run, name="rag-serve", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            raise UsageError(f"the server did not start on {host}:{port} within {startup_timeout} s")
+        time.sleep(0.01)
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://{host}:{bound}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
