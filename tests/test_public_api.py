@@ -19,6 +19,7 @@ PACKAGES = [
     "rag.index",
     "rag.persistence",
     "rag.search_types",
+    "rag.serve",
     "stores",
     "stores.faiss",
     "stores.testing",
