@@ -42,7 +42,9 @@ class BaseCallbackHandler:
     # -- chains (every Runnable composition) ------------------------------------------
     def on_chain_start(self, serialized: dict[str, Any], inputs: Any, *, run_id: UUID,
                        parent_run_id: Optional[UUID] = None, **kwargs: Any) -> Any:
-        """A chain run started with ``inputs``."""
+        """A chain run started with ``inputs`` (``{"input": ""}`` for a streamed step whose
+        input is still arriving; its end event then gets ``inputs=``). Prompts and parsers
+        pass ``run_type="prompt"`` / ``"parser"``, as in LangChain."""
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: Optional[UUID] = None, **kwargs: Any) -> Any:
         """A chain run returned ``outputs`` (for a stream: its chunks added up)."""
@@ -50,6 +52,11 @@ class BaseCallbackHandler:
     def on_chain_error(self, error: BaseException, *, run_id: UUID, parent_run_id: Optional[UUID] = None,
                        **kwargs: Any) -> Any:
         """A chain run raised ``error``."""
+
+    def on_stream_chunk(self, chunk: Any, *, run_id: UUID, parent_run_id: Optional[UUID] = None,
+                        **kwargs: Any) -> Any:
+        """A streaming chain run yielded ``chunk`` (not a LangChain callback: the event
+        streams of ``astream_events`` / ``astream_log`` are built on it)."""
 
     # -- retrievers -------------------------------------------------------------------
     def on_retriever_start(self, serialized: dict[str, Any], query: str, *, run_id: UUID,

@@ -10,7 +10,6 @@ transformation). Composition (``|``, ``pipe``, ``bind``, ``with_config``, ``with
 from __future__ import annotations
 
 import asyncio
-import itertools
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from typing import (
@@ -324,63 +323,19 @@ class Runnable(ABC, Generic[Input, Output]):
         self, body: Callable[[Iterator[Any], RunnableConfig], Iterator[Any]], input: Iterator[Any],
         config: Optional[RunnableConfig],
     ) -> Iterator[Any]:
-        """Stream ``body(input_chunks, child_config)`` as one run. As in LangChain the start
-        event gets ``{"input": ""}`` (the input is still arriving) and the end event gets
-        the input chunks added up as ``inputs``. The run starts when the first input chunk
-        has arrived (so a step after a model starts after the model's first token)."""
-        pieces = iter(input)
-        first = next(pieces, NOTHING)
-        run = _callbacks.start_run(config, "chain", self.get_name(), {"input": ""}, **self._run_type_extra())
-        seen: list[Any] = [NOTHING]
+        """Stream ``body(input_chunks, child_config)`` as one run; see
+        :func:`rag.runnables._tracing.transform_traced`."""
+        from rag.runnables._tracing import transform_traced
 
-        def tee() -> Iterator[Any]:
-            for piece in itertools.chain([] if first is NOTHING else [first], pieces):
-                if run.handlers:
-                    seen[0] = add_chunks(seen[0], piece)
-                yield piece
+        return transform_traced(self, body, input, config)
 
-        total = NOTHING
-        try:
-            for chunk in body(tee(), run.child_config(config)):  # type: ignore[arg-type]
-                if run.handlers:
-                    total = add_chunks(total, chunk)
-                    run.event(_callbacks.STREAM_CHUNK_EVENT, chunk)
-                yield chunk
-        except BaseException as exc:
-            run.error(exc)
-            raise
-        run.end(None if total is NOTHING else total, inputs=None if seen[0] is NOTHING else seen[0])
-
-    async def _atransform_traced(
+    def _atransform_traced(
         self, body: Callable[[AsyncIterator[Any], RunnableConfig], AsyncIterator[Any]], input: AsyncIterator[Any],
         config: Optional[RunnableConfig],
     ) -> AsyncIterator[Any]:
-        pieces = aiter(input)
-        first = await anext(pieces, NOTHING)
-        run = await _callbacks.astart_run(config, "chain", self.get_name(), {"input": ""}, **self._run_type_extra())
-        seen: list[Any] = [NOTHING]
+        from rag.runnables._tracing import atransform_traced
 
-        async def tee() -> AsyncIterator[Any]:
-            if first is not NOTHING:
-                if run.handlers:
-                    seen[0] = first
-                yield first
-            async for piece in pieces:
-                if run.handlers:
-                    seen[0] = add_chunks(seen[0], piece)
-                yield piece
-
-        total = NOTHING
-        try:
-            async for chunk in body(tee(), run.child_config(config)):  # type: ignore[arg-type]
-                if run.handlers:
-                    total = add_chunks(total, chunk)
-                    await run.aevent(_callbacks.STREAM_CHUNK_EVENT, chunk)
-                yield chunk
-        except BaseException as exc:
-            await run.aerror(exc)
-            raise
-        await run.aend(None if total is NOTHING else total, inputs=None if seen[0] is NOTHING else seen[0])
+        return atransform_traced(self, body, input, config)
 
     # -- schemas, configurable fields, event streams (implemented in their own modules) ---
     @property
