@@ -21,7 +21,7 @@ from rag.errors import ValidationError
 from rag.runnables import Runnable
 from rag.serve import codec
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, format_event, run_until_disconnect
-from rag.serve.validation import RequestError, check_body, check_config, check_schema
+from rag.serve.validation import CONFIG_KEYS, RequestError, check_body, check_config, check_schema
 
 require("starlette", feature="add_routes", extra="serve")
 
@@ -52,18 +52,38 @@ def _failure(exc: BaseException) -> dict[str, Any]:
     return {"type": type(exc).__name__, "message": str(exc)}
 
 
+def _schema(given: Any, default: Callable[[], dict[str, Any]], what: str) -> dict[str, Any]:
+    """LangServe's ``input_type``/``output_type``: "auto", a JSON Schema dict, or a class
+    with ``model_json_schema()`` (a pydantic model, as LangServe users pass)."""
+    if isinstance(given, str) and given == "auto":
+        return default()
+    if isinstance(given, dict):
+        return given
+    if hasattr(given, "model_json_schema"):
+        return given.model_json_schema()
+    raise ValidationError(f"{what} must be 'auto', a JSON Schema dict or a pydantic model class, got {given!r:.60}")
+
+
 @dataclass
 class _Endpoints:
     runnable: Runnable
     run_name: str
     per_req_config_modifier: Optional[Callable[[dict[str, Any], Request], dict[str, Any]]] = None
+    input_type: Any = "auto"
+    output_type: Any = "auto"
+    config_keys: Optional[Sequence[str]] = None
     _input_schema: dict[str, Any] = field(init=False)
+    _output_schema: dict[str, Any] = field(init=False)
     _specs: list[Any] = field(init=False)
 
     def __post_init__(self) -> None:
         # Computed once: a served runnable does not change shape between requests.
-        self._input_schema = self.runnable.get_input_jsonschema()
+        self._input_schema = _schema(self.input_type, self.runnable.get_input_jsonschema, "input_type")
+        self._output_schema = _schema(self.output_type, self.runnable.get_output_jsonschema, "output_type")
         self._specs = self.runnable.config_specs
+        unknown = [key for key in self.config_keys or [] if key not in CONFIG_KEYS]
+        if unknown:
+            raise ValidationError(f"config_keys {unknown} are not RunnableConfig keys; choose from {list(CONFIG_KEYS)}")
 
     # -- request parsing ----------------------------------------------------------------
     async def _body(self, request: Request, required: str, optional: Sequence[str]) -> dict[str, Any]:
@@ -76,6 +96,9 @@ class _Endpoints:
 
     def _config(self, raw: Any, request: Request, loc: Sequence[Any] = ("config",)) -> dict[str, Any]:
         config = check_config(raw, self._specs, loc)
+        if self.config_keys is not None:
+            # LangServe's rule when the app lists config_keys: the others are dropped.
+            config = {key: value for key, value in config.items() if key in self.config_keys}
         config.setdefault("run_name", self.run_name)
         config.setdefault("run_id", uuid.uuid4())
         if self.per_req_config_modifier is not None:
@@ -176,7 +199,7 @@ class _Endpoints:
         return _json(self._input_schema)
 
     async def output_schema(self, request: Request) -> Response:
-        return _json(self.runnable.get_output_jsonschema())
+        return _json(self._output_schema)
 
     async def config_schema(self, request: Request) -> Response:
         return _json(self.runnable.get_config_jsonschema())
@@ -199,7 +222,8 @@ def _selected(enabled_endpoints: Optional[Sequence[str]], disabled_endpoints: Op
 def add_routes(app: Any, runnable: Any, path: str = "", *, enabled_endpoints: Optional[Sequence[str]] = None,
                disabled_endpoints: Optional[Sequence[str]] = None,
                per_req_config_modifier: Optional[Callable[[dict[str, Any], Request], dict[str, Any]]] = None,
-               run_name: Optional[str] = None) -> list[str]:
+               run_name: Optional[str] = None, input_type: Any = "auto", output_type: Any = "auto",
+               config_keys: Optional[Sequence[str]] = None) -> list[str]:
     """Serve ``runnable`` under ``path`` on the Starlette (or FastAPI) ``app``.
 
     ``path``: "" or starting with "/" and not ending with one (default "": the root, as in
@@ -207,7 +231,11 @@ def add_routes(app: Any, runnable: Any, path: str = "", *, enabled_endpoints: Op
     :data:`ENDPOINTS` (default all). ``per_req_config_modifier(config, request)`` may
     change each call's checked config (e.g. add the user from a header).
     ``run_name``: the top run's name in events and traces (default ``path``, as in
-    LangServe, or the runnable's name at the root). Returns the URL paths added.
+    LangServe, or the runnable's name at the root). ``input_type`` / ``output_type``:
+    "auto" (the runnable's schemas), a JSON Schema dict or a pydantic model class, as in
+    LangServe; requests are checked against the input one. ``config_keys``: the config
+    keys honoured (default None: every RunnableConfig key; others are dropped, LangServe's
+    rule, while keys outside RunnableConfig still get 400). Returns the URL paths added.
 
     >>> from starlette.applications import Starlette
     >>> from rag.runnables import RunnableLambda
@@ -219,7 +247,8 @@ def add_routes(app: Any, runnable: Any, path: str = "", *, enabled_endpoints: Op
     if not isinstance(path, str) or (path and (not path.startswith("/") or path.endswith("/"))):
         raise ValidationError(f"path must be '' or start with '/' and not end with '/', got {path!r}")
     runnable = coerce_to_runnable(runnable)
-    endpoints = _Endpoints(runnable, run_name or path or runnable.get_name(), per_req_config_modifier)
+    endpoints = _Endpoints(runnable, run_name or path or runnable.get_name(), per_req_config_modifier,
+                           input_type, output_type, config_keys)
     added = []
     for name in _selected(enabled_endpoints, disabled_endpoints):
         method = "GET" if name.endswith("_schema") else "POST"
