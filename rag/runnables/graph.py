@@ -2,8 +2,10 @@
 
 The drawing follows LangChain's look (boxes joined by ``*`` lines, top to bottom) with a
 small layered layout of our own: each node sits one layer below its deepest predecessor,
-layers are centred, and edges are straight lines of ``*``. No layout package is needed
-(LangChain needs ``grandalf``).
+layers are centred, and edges are straight lines of ``*`` (``.`` for conditional edges).
+Graphs with cycles (every agent loop) draw too: an edge back up to an earlier layer runs
+along the right margin. No layout package is needed (LangChain needs ``grandalf`` and
+refuses cycles). :meth:`Graph.draw_mermaid` gives Mermaid flowchart text.
 """
 
 from __future__ import annotations
@@ -108,18 +110,46 @@ class Graph:
             self.remove_node(last)
 
     # -- drawing -------------------------------------------------------------------------
+    def back_edges(self) -> list[Edge]:
+        """Edges that close a cycle (found depth-first from the nodes in insertion order,
+        sources first); without them the graph is acyclic."""
+        outgoing: dict[str, list[Edge]] = {node_id: [] for node_id in self.nodes}
+        for edge in self.edges:
+            outgoing[edge.source].append(edge)
+        state: dict[str, int] = {}  # 1: on the current path, 2: done
+        back: list[Edge] = []
+        targets = {e.target for e in self.edges}
+        roots = [n for n in self.nodes if n not in targets] + list(self.nodes)
+        for root in roots:
+            if root in state:
+                continue
+            stack = [(root, iter(outgoing[root]))]
+            state[root] = 1
+            while stack:
+                node_id, edges = stack[-1]
+                edge = next(edges, None)
+                if edge is None:
+                    state[node_id] = 2
+                    stack.pop()
+                elif state.get(edge.target) == 1:
+                    back.append(edge)
+                elif edge.target not in state:
+                    state[edge.target] = 1
+                    stack.append((edge.target, iter(outgoing[edge.target])))
+        return back
+
     def _layers(self) -> list[list[Node]]:
         depth: dict[str, int] = {}
         incoming: dict[str, list[str]] = {node_id: [] for node_id in self.nodes}
+        back = {id(e) for e in self.back_edges()}
         for edge in self.edges:
-            incoming[edge.target].append(edge.source)
+            if id(edge) not in back:
+                incoming[edge.target].append(edge.source)
 
-        def depth_of(node_id: str, visiting: frozenset[str] = frozenset()) -> int:
+        def depth_of(node_id: str) -> int:
             if node_id not in depth:
-                if node_id in visiting:
-                    raise ValidationError("draw_ascii needs a graph without cycles")
                 parents = incoming[node_id]
-                depth[node_id] = 1 + max((depth_of(p, visiting | {node_id}) for p in parents), default=-1)
+                depth[node_id] = 1 + max((depth_of(p) for p in parents), default=-1)
             return depth[node_id]
 
         layers: list[list[Node]] = []
@@ -134,21 +164,31 @@ class Graph:
         """The graph as ASCII boxes, top (inputs) to bottom (outputs)."""
         if not self.nodes:
             return ""
-        layers = self._layers()
+        back = self.back_edges()
+        ends = {e.source for e in back} | {e.target for e in back}
+        # Nodes with an edge going back up sit rightmost in their layer, so the edge's way
+        # out to the margin crosses no other box.
+        layers = [sorted(layer, key=lambda n: n.id in ends) for layer in self._layers()]
         widths = [sum(len(n.name) + 4 for n in layer) + _GAP * (len(layer) - 1) for layer in layers]
-        width = max(widths)
+        width = max(widths) + 3 * len(back)  # a margin lane per edge going back up
+        inner_width = max(widths)
         height = len(layers) * (_BOX_HEIGHT + _EDGE_ROWS) - _EDGE_ROWS
         canvas = [[" "] * width for _ in range(height)]
         box: dict[str, tuple[int, int, int]] = {}  # id -> (left, top, box width)
         for level, layer in enumerate(layers):
-            left = (width - widths[level]) // 2
+            left = (inner_width - widths[level]) // 2
             for node in layer:
                 box[node.id] = (left, level * (_BOX_HEIGHT + _EDGE_ROWS), len(node.name) + 4)
                 left += len(node.name) + 4 + _GAP
-        for edge in self.edges:
-            x0 = self._port(box, edge.source, [e.target for e in self.edges if e.source == edge.source], edge.target)
-            x1 = self._port(box, edge.target, [e.source for e in self.edges if e.target == edge.target], edge.source)
-            self._draw_edge(canvas, x0, box[edge.source][1] + _BOX_HEIGHT, x1, box[edge.target][1] - 1)
+        forward = [e for e in self.edges if all(e is not b for b in back)]
+        for edge in forward:
+            x0 = self._port(box, edge.source, [e.target for e in forward if e.source == edge.source], edge.target)
+            x1 = self._port(box, edge.target, [e.source for e in forward if e.target == edge.target], edge.source)
+            mark = "." if edge.conditional else "*"
+            self._draw_edge(canvas, x0, box[edge.source][1] + _BOX_HEIGHT, x1, box[edge.target][1] - 1, mark)
+        for lane, edge in enumerate(back):
+            self._draw_back_edge(canvas, box[edge.source], box[edge.target], inner_width + 1 + 3 * lane,
+                                 "." if edge.conditional else "*")
         for node in self.nodes.values():
             left, top, box_width = box[node.id]
             border = "+" + "-" * (box_width - 2) + "+"
@@ -167,7 +207,22 @@ class Graph:
         return left + (ordered.index(other) + 1) * width // (len(others) + 1)
 
     @staticmethod
-    def _draw_edge(canvas: list[list[str]], x0: int, y0: int, x1: int, y1: int) -> None:
+    def _draw_back_edge(canvas: list[list[str]], source: tuple[int, int, int], target: tuple[int, int, int],
+                        lane: int, mark: str) -> None:
+        """An edge to an earlier layer (or a node's edge to itself): out of the source's
+        right side, up the margin ``lane``, into the target's right side (``<``)."""
+        y0 = source[1] + (2 if source == target else 1)
+        y1 = target[1] + (0 if source == target else 1)
+        for col in range(source[0] + source[2], lane + 1):
+            canvas[y0][col] = mark
+        for row in range(min(y0, y1), max(y0, y1) + 1):
+            canvas[row][lane] = mark
+        for col in range(target[0] + target[2], lane):
+            canvas[y1][col] = mark
+        canvas[y1][target[0] + target[2]] = "<"
+
+    @staticmethod
+    def _draw_edge(canvas: list[list[str]], x0: int, y0: int, x1: int, y1: int, mark: str = "*") -> None:
         if y1 < y0:  # an edge upwards (never made by chains): leave it undrawn
             return
         if abs(x1 - x0) <= 1:  # centring rounding: keep nearly vertical lines straight
@@ -178,8 +233,15 @@ class Graph:
             step = 1 if x >= previous else -1
             # Fill the columns crossed on this row so slanted lines stay connected.
             for col in range(previous + step if row > y0 and x != previous else x, x + step, step):
-                canvas[row][col] = "*"
+                canvas[row][col] = mark
             previous = x
 
     def print_ascii(self) -> None:
         print(self.draw_ascii())  # noqa: T201
+
+    def draw_mermaid(self) -> str:
+        """The graph as Mermaid flowchart text (LangGraph's look: ``-->`` edges, ``-.->``
+        conditional ones, the first and last node marked); cycles are fine."""
+        from rag.runnables._mermaid import draw_mermaid
+
+        return draw_mermaid(self)

@@ -1,0 +1,200 @@
+"""Carrying out the loop's effects: sync (threads) and async (asyncio), and the
+``stream_mode="messages"`` handler that turns model tokens into stream chunks."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Iterator, Optional
+
+from rag.graph._loop import IO, Emit, RunTasks, Task, settle
+from rag.graph.errors import GraphInterrupt
+from rag.graph.types import CURRENT_TASK, TaskScope
+from rag.runnables.config import max_workers
+
+if TYPE_CHECKING:
+    from rag.graph.pregel import CompiledStateGraph
+
+__all__ = ["drive", "adrive", "MessagesHandler"]
+
+_DONE: Any = object()
+
+
+class MessagesHandler:
+    """A callback handler: chat model tokens inside nodes become ``(chunk, metadata)``
+    chunks; a model called without streaming gives its whole message at the end.
+    ``streams_model_tokens`` makes :meth:`BaseChatModel.invoke` stream while it listens."""
+
+    streams_model_tokens = True  # rag._callbacks.wants_model_tokens: models stream inside invoke
+
+    def __init__(self) -> None:
+        self.sink: Callable[[Any], None] = lambda item: None
+        self._runs: dict[Any, dict[str, Any]] = {}
+        self._streamed: set[Any] = set()
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def first_sight(self, message: Any) -> bool:
+        """True the first time a message id is seen (so node outputs are not sent twice)."""
+        with self._lock:
+            if message.id is not None and message.id in self._seen:
+                return False
+            if message.id is not None:
+                self._seen.add(message.id)
+            return True
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, metadata: Optional[dict] = None,
+                            tags: Optional[list] = None, **kwargs: Any) -> None:
+        if metadata and "langgraph_node" in metadata and "nostream" not in (tags or []):
+            self._runs[run_id] = metadata
+
+    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: Any = None, **kwargs: Any) -> None:
+        metadata = self._runs.get(run_id)
+        if metadata is None or chunk is None:
+            return
+        self._streamed.add(run_id)
+        if chunk.id is not None:
+            with self._lock:
+                self._seen.add(chunk.id)
+        self.sink(Emit("messages", (chunk, metadata)))
+
+    def on_llm_end(self, response: Any, *, run_id: Any = None, **kwargs: Any) -> None:
+        metadata = self._runs.pop(run_id, None)
+        if metadata is None or run_id in self._streamed:
+            self._streamed.discard(run_id)
+            return
+        for candidates in getattr(response, "generations", None) or []:
+            for generation in candidates:
+                message = getattr(generation, "message", None)
+                if message is not None and self.first_sight(message):
+                    self.sink(Emit("messages", (message, metadata)))
+
+    def on_llm_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
+        self._runs.pop(run_id, None)
+        self._streamed.discard(run_id)
+
+
+# -- running one task -----------------------------------------------------------------------
+def _scope(task: Task, checkpointed: bool) -> TaskScope:
+    return TaskScope(task.id, task.name, checkpointed, list(task.resume))
+
+
+def _record_failure(task: Task, exc: BaseException) -> None:
+    if isinstance(exc, GraphInterrupt):
+        task.interrupts = exc.interrupts
+    else:
+        task.error = exc
+
+
+def _run_task(graph: "CompiledStateGraph", task: Task, state: dict[str, Any], checkpointed: bool) -> None:
+    token = CURRENT_TASK.set(_scope(task, checkpointed))
+    task.ran = True
+    try:
+        output = graph.builder.nodes[task.name].invoke(dict(state), task.config)
+        settle(task, output, graph)
+    except Exception as exc:
+        _record_failure(task, exc)
+    finally:
+        CURRENT_TASK.reset(token)
+
+
+async def _arun_task(graph: "CompiledStateGraph", task: Task, state: dict[str, Any], checkpointed: bool) -> None:
+    CURRENT_TASK.set(_scope(task, checkpointed))  # this coroutine runs in its own task: its own context
+    task.ran = True
+    try:
+        output = await graph.builder.nodes[task.name].ainvoke(dict(state), task.config)
+        settle(task, output, graph)
+    except Exception as exc:
+        _record_failure(task, exc)
+
+
+def _run_tasks(graph: "CompiledStateGraph", effect: RunTasks) -> None:
+    tasks = effect.tasks
+    if len(tasks) == 1:
+        _run_task(graph, tasks[0], effect.state, effect.checkpointed)
+        return
+    workers = max_workers(tasks[0].config, len(tasks))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(lambda t: _run_task(graph, t, effect.state, effect.checkpointed), tasks))
+
+
+async def _arun_tasks(graph: "CompiledStateGraph", effect: RunTasks) -> None:
+    gate = asyncio.Semaphore(max_workers(effect.tasks[0].config, len(effect.tasks)))
+
+    async def one(task: Task) -> None:
+        async with gate:
+            await _arun_task(graph, task, effect.state, effect.checkpointed)
+
+    await asyncio.gather(*(asyncio.create_task(one(t)) for t in effect.tasks))
+
+
+# -- drivers -------------------------------------------------------------------------------
+def drive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
+          messages: Optional[MessagesHandler]) -> Iterator[Emit]:
+    """Run ``effects`` in this thread; nodes run here (several at once: in threads). With
+    ``messages``, nodes run in a worker thread so tokens stream while they run."""
+    reply = None
+    while True:
+        try:
+            effect = effects.send(reply)
+        except StopIteration:
+            return
+        reply = None
+        if type(effect) is Emit:
+            yield effect
+        elif type(effect) is IO:
+            reply = effect.call()
+        elif messages is None:
+            _run_tasks(graph, effect)
+        else:
+            inbox: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+            messages.sink = inbox.put
+
+            def work(effect: RunTasks = effect) -> None:
+                try:
+                    _run_tasks(graph, effect)
+                finally:
+                    inbox.put(_DONE)
+
+            worker = threading.Thread(target=work, name="rag-graph-step", daemon=True)
+            worker.start()
+            while (item := inbox.get()) is not _DONE:
+                yield item
+            worker.join()
+
+
+async def adrive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
+                 messages: Optional[MessagesHandler]) -> AsyncIterator[Emit]:
+    """Async :func:`drive`: nodes run as asyncio tasks, blocking checkpointer calls in a thread."""
+    saver = graph.checkpointer
+    blocking = saver is not None and saver.blocking_io
+    reply = None
+    while True:
+        try:
+            effect = effects.send(reply)
+        except StopIteration:
+            return
+        reply = None
+        if type(effect) is Emit:
+            yield effect
+        elif type(effect) is IO:
+            reply = await asyncio.to_thread(effect.call) if blocking else effect.call()
+        elif messages is None:
+            await _arun_tasks(graph, effect)
+        else:
+            inbox: "asyncio.Queue[Any]" = asyncio.Queue()
+            loop = asyncio.get_running_loop()
+            messages.sink = lambda item: loop.call_soon_threadsafe(inbox.put_nowait, item)
+
+            async def work(effect: RunTasks = effect) -> None:
+                try:
+                    await _arun_tasks(graph, effect)
+                finally:  # through the same queue of callbacks as the tokens: it arrives after them
+                    loop.call_soon_threadsafe(inbox.put_nowait, _DONE)
+
+            runner = asyncio.create_task(work())
+            while (item := await inbox.get()) is not _DONE:
+                yield item
+            await runner

@@ -1,0 +1,364 @@
+"""The superstep loop, written once for the sync and async entry points.
+
+:class:`Loop.run` is a generator of *effects*: :class:`Emit` (a stream chunk),
+:class:`IO` (a checkpointer call, whose result is sent back) and :class:`RunTasks` (run
+these nodes). The drivers in :mod:`rag.graph._drive` carry them out with threads or with
+asyncio; the rules of a step live here only.
+
+A step: the nodes due run on the same state; their updates are applied in order through
+the reducers; edges (plain, conditional, joins, ``Command.goto``) name the next nodes; the
+state is checkpointed. A paused or failed node leaves the step unapplied, with the results
+of the nodes that did finish saved as pending writes, so a resume re-runs only the rest.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Mapping, Optional
+
+from rag.errors import ValidationError
+from rag.graph.checkpoint.base import thread_of
+from rag.graph.constants import END, INTERRUPT, START
+from rag.graph.errors import (
+    CheckpointerRequiredError,
+    EmptyInputError,
+    GraphRecursionError,
+    InvalidUpdateError,
+    ThreadNotFoundError,
+)
+from rag.graph.state import apply_updates, check_keys, initial_values
+from rag.graph.types import Command
+from rag.messages import BaseMessage
+
+if TYPE_CHECKING:
+    from rag.graph.pregel import CompiledStateGraph
+
+__all__ = ["Loop", "Task", "Emit", "IO", "RunTasks", "recursion_limit", "settle", "DEFAULT_RECURSION_LIMIT"]
+
+#: Supersteps one invocation may run (LangGraph 1.2: 10,007); config["recursion_limit"] overrides.
+DEFAULT_RECURSION_LIMIT = 25
+RESULT, RESUME = "__result__", "__resume__"
+
+
+@dataclass
+class Task:
+    """One node run in one step. ``update``/``goto`` once it finished (``done``)."""
+
+    id: str
+    name: str
+    triggers: tuple[str, ...]
+    config: dict[str, Any] = field(default_factory=dict)
+    update: Optional[dict[str, Any]] = None
+    goto: list[str] = field(default_factory=list)
+    interrupts: tuple[Any, ...] = ()
+    resume: list[Any] = field(default_factory=list)
+    error: Optional[BaseException] = None
+    done: bool = False
+    ran: bool = False  # ran in this invocation (not restored from pending writes)
+
+
+@dataclass(frozen=True)
+class Emit:
+    mode: str
+    chunk: Any
+
+
+@dataclass(frozen=True)
+class IO:
+    call: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class RunTasks:
+    tasks: list[Task]
+    state: dict[str, Any]
+    checkpointed: bool
+
+
+Effects = Generator[Any, Any, None]
+
+
+def recursion_limit(config: Optional[Mapping[str, Any]]) -> int:
+    limit = (config or {}).get("recursion_limit", DEFAULT_RECURSION_LIMIT)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValidationError(f"recursion_limit must be a positive int, got {limit!r}")
+    return limit
+
+
+def settle(task: Task, output: Any, graph: "CompiledStateGraph") -> None:
+    """Record a node's return value on its task, checking its shape and keys."""
+    if isinstance(output, Command):
+        update, goto = output.update, output.goto_list()
+        for target in goto:
+            if target != END and target not in graph.builder.nodes:
+                raise InvalidUpdateError(
+                    f"node {task.name!r} returned Command(goto={target!r}), which is not a node; "
+                    f"nodes are {list(graph.builder.nodes)} (or END)"
+                )
+        task.goto = goto
+    else:
+        update = output
+    if update is not None and not isinstance(update, dict):
+        raise InvalidUpdateError(
+            f"node {task.name!r} returned {type(update).__name__} {update!r:.80}; a node returns a dict of "
+            f"state updates (keys {list(graph.builder.channels)}), a Command, or None"
+        )
+    if update:
+        check_keys(task.name, update, graph.builder.channels)
+    task.update = update
+    task.done = True
+
+
+def messages_in(update: Optional[dict[str, Any]]) -> Iterable[BaseMessage]:
+    for value in (update or {}).values():
+        if isinstance(value, BaseMessage):
+            yield value
+        elif isinstance(value, list):
+            yield from (item for item in value if isinstance(item, BaseMessage))
+
+
+class Loop:
+    """One invocation of a compiled graph (see the module docstring)."""
+
+    def __init__(self, graph: "CompiledStateGraph", config: dict[str, Any], modes: frozenset[str], *,
+                 interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None) -> None:
+        self.graph = graph
+        self.builder = graph.builder
+        self.config = config
+        self.modes = modes
+        self.saver = graph.checkpointer
+        self.limit = recursion_limit(config)
+        self.interrupt_before = frozenset(interrupt_before)
+        self.interrupt_after = frozenset(interrupt_after)
+        self.messages = messages  # the "messages" stream handler, or None
+        self.thread = thread_of(config) if self.saver is not None else None
+        self.saved_config: Optional[dict[str, Any]] = None
+        self.checkpoint_id = ""
+        self.values: dict[str, Any] = {}
+        self.next: list[str] = []
+        self.joins: dict[str, list[str]] = {}
+        self.step = -1
+        self.interrupts: tuple[Any, ...] = ()
+        self.restored: dict[str, Task] = {}
+        node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
+        if messages is not None:
+            callbacks = node_config.get("callbacks") or []
+            node_config["callbacks"] = [*(callbacks if isinstance(callbacks, list) else [callbacks]), messages]
+        self.node_config = node_config
+        self.base_metadata = dict(config.get("metadata") or {})
+        if self.thread is not None:
+            self.base_metadata.setdefault("thread_id", self.thread[0])
+
+    # -- checkpoints ----------------------------------------------------------------------
+    def _save(self, source: str, writers: list[str]) -> Effects:
+        if self.saver is None:
+            self.checkpoint_id = str(self.step)
+            return
+        thread_id, ns, _ = self.thread  # type: ignore[misc]
+        self.checkpoint_id = uuid.uuid4().hex
+        checkpoint = {"v": 1, "id": self.checkpoint_id, "ts": datetime.now(timezone.utc).isoformat(),
+                      "channel_values": dict(self.values), "next": list(self.next),
+                      "joins": {k: list(v) for k, v in self.joins.items()}, "writers": writers}
+        metadata = {"source": source, "step": self.step, "parents": {}}
+        parent = self.saved_config or {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
+        self.saved_config = yield IO(partial(self.saver.put, parent, checkpoint, metadata, {}))
+
+    def _load(self, saved: Any) -> None:
+        checkpoint = saved.checkpoint
+        self.values = dict(checkpoint["channel_values"])
+        self.next = list(checkpoint.get("next", []))
+        self.joins = {k: list(v) for k, v in (checkpoint.get("joins") or {}).items()}
+        self.step = saved.metadata.get("step", -1)
+        self.saved_config = saved.config
+        self.checkpoint_id = checkpoint["id"]
+
+    def _tasks(self) -> list[Task]:
+        tasks = []
+        for index, name in enumerate(self.next):
+            task_id = f"{self.checkpoint_id}:{index}:{name}"
+            task = self.restored.pop(task_id, None) or Task(task_id, name, (f"branch:to:{name}",))
+            metadata = {**self.base_metadata, "langgraph_step": self.step + 1, "langgraph_node": name,
+                        "langgraph_triggers": task.triggers, "langgraph_path": ("__pregel_pull", name),
+                        "langgraph_checkpoint_ns": f"{name}:{task_id}"}
+            task.config = {**self.node_config, "metadata": metadata}
+            tasks.append(task)
+        return tasks
+
+    def _restore(self, pending: list[tuple[str, str, Any]]) -> None:
+        for task_id, channel, value in pending:
+            name = task_id.rsplit(":", 1)[-1]
+            task = self.restored.setdefault(task_id, Task(task_id, name, (f"branch:to:{name}",)))
+            if channel == RESULT:
+                task.update, task.goto, task.done = value.get("update"), list(value.get("goto") or []), True
+            elif channel == INTERRUPT:
+                task.interrupts = tuple(value)
+            elif channel == RESUME:
+                task.resume = list(value)
+
+    # -- the run --------------------------------------------------------------------------
+    def run(self, input: Any) -> Effects:
+        saved = None
+        if self.saver is not None:
+            saved = yield IO(partial(self.saver.get_tuple, self.config))
+        resuming = input is None or isinstance(input, Command)
+        if resuming:
+            yield from self._start_resume(input, saved)
+        else:
+            yield from self._start_input(input, saved)
+        steps = 0
+        skip_before = resuming
+        while self.next:
+            if steps >= self.limit:
+                raise GraphRecursionError(
+                    f"the graph ran recursion_limit={self.limit} steps without reaching END (nodes still due: "
+                    f"{self.next}); raise it with config={{'recursion_limit': N}} if the run needs more steps"
+                )
+            tasks = self._tasks()
+            if not skip_before and any(t.name in self.interrupt_before for t in tasks):
+                yield Emit("updates", {INTERRUPT: ()})
+                return
+            skip_before = False
+            pending = [t for t in tasks if not t.done]
+            if pending:
+                yield RunTasks(pending, dict(self.values), self.saver is not None)
+            if any(t.error is not None or (not t.done and t.interrupts) for t in tasks):
+                yield from self._stop_step(tasks)
+                return
+            yield from self._finish_step(tasks)
+            steps += 1
+            if self.next and any(t.name in self.interrupt_after for t in tasks):
+                yield Emit("updates", {INTERRUPT: ()})
+                return
+
+    def _start_input(self, input: Any, saved: Any) -> Effects:
+        if not isinstance(input, dict):
+            raise InvalidUpdateError(
+                f"the graph's input must be a dict of state keys {list(self.builder.channels)}, a Command or None "
+                f"(resume), got {type(input).__name__} {input!r:.80}"
+            )
+        if saved is not None:
+            self._load(saved)
+            self.step += 1
+        else:
+            self.values = initial_values(self.builder.channels)
+        self.joins = {}
+        self.next = [START]
+        yield from self._save("input", [])
+        for key in input:
+            if key not in self.builder.channels:
+                raise InvalidUpdateError(
+                    f"the graph's input has key {key!r}, which is not in the state; the state's keys are "
+                    f"{list(self.builder.channels)}"
+                )
+        apply_updates(self.values, [(START, input)], self.builder.channels)
+        self.step += 1
+        self.next = self._successors([(START, [])])
+        yield from self._save("loop", [START])
+        yield Emit("values", dict(self.values))
+
+    def _start_resume(self, input: Optional[Command], saved: Any) -> Effects:
+        what = "invoke(None, config)" if input is None else "Command(...)"
+        if self.saver is None:
+            raise CheckpointerRequiredError(
+                f"{what} resumes a saved thread, but this graph has no checkpointer: "
+                "compile(checkpointer=InMemorySaver()) and pass a thread_id"
+            )
+        if saved is None:
+            raise ThreadNotFoundError(
+                f"thread {self.thread[0]!r} has no checkpoint to resume with {what}; start it with "  # type: ignore[index]
+                "invoke(input, config) first (or check the thread_id)"
+            )
+        self._load(saved)
+        self._restore(saved.pending_writes)
+        yield Emit("values", dict(self.values))
+        if input is None:
+            return
+        if input.has_resume:
+            yield from self._apply_resume(input.resume)
+        if input.update:
+            apply_updates(self.values, [(START, input.update)], self.builder.channels)
+        for target in input.goto_list():
+            if target != END and target not in self.builder.nodes:
+                raise InvalidUpdateError(f"Command(goto={target!r}) names no node; nodes are {list(self.builder.nodes)}")
+            if target not in self.next and target != END:
+                self.next.append(target)
+
+    def _apply_resume(self, value: Any) -> Effects:
+        paused = [t for t in self.restored.values() if t.interrupts and not t.done]
+        if not paused:
+            raise EmptyInputError(
+                f"thread {self.thread[0]!r} is not paused at an interrupt(), so Command(resume=...) has nothing "  # type: ignore[index]
+                "to answer; continue a thread paused by interrupt_before/after with invoke(None, config)"
+            )
+        by_id = {i.id: t for t in paused for i in t.interrupts}
+        if isinstance(value, dict) and value and all(key in by_id for key in value):
+            answers = [(by_id[key], answer) for key, answer in value.items()]
+        elif len(paused) == 1:
+            answers = [(paused[0], value)]
+        else:
+            raise ValidationError(
+                f"{len(paused)} nodes are paused; resume them with Command(resume={{interrupt_id: value, ...}}) "
+                f"using the ids {list(by_id)}"
+            )
+        for task, answer in answers:
+            task.resume.append(answer)
+            yield IO(partial(self.saver.put_writes, self.saved_config, [(RESUME, task.resume)], task.id))  # type: ignore[union-attr]
+
+    def _stop_step(self, tasks: list[Task]) -> Effects:
+        """A node paused or failed: save what finished, report the pauses or raise."""
+        for task in tasks:
+            if task.ran and task.done:
+                yield Emit("updates", {task.name: task.update})
+        if self.saver is not None:
+            for task in tasks:
+                if task.ran and task.done:
+                    writes = [(RESULT, {"update": task.update, "goto": task.goto})]
+                elif task.interrupts and not task.done:
+                    writes = [(INTERRUPT, list(task.interrupts))] + ([(RESUME, task.resume)] if task.resume else [])
+                else:
+                    continue
+                yield IO(partial(self.saver.put_writes, self.saved_config, writes, task.id))
+        failed = [t for t in tasks if t.error is not None]
+        if failed:
+            raise failed[0].error  # type: ignore[misc]
+        self.interrupts = tuple(i for t in tasks if not t.done for i in t.interrupts)
+        yield Emit("updates", {INTERRUPT: self.interrupts})
+        yield Emit("values", {**self.values, INTERRUPT: self.interrupts})
+
+    def _finish_step(self, tasks: list[Task]) -> Effects:
+        apply_updates(self.values, [(t.name, t.update) for t in tasks if t.update], self.builder.channels)
+        for task in tasks:
+            if self.messages is not None:
+                for message in messages_in(task.update):
+                    if self.messages.first_sight(message):
+                        yield Emit("messages", (message, task.config["metadata"]))
+            yield Emit("updates", {task.name: task.update})
+        self.step += 1
+        self.next = self._successors([(t.name, t.goto) for t in tasks])
+        yield from self._save("loop", [t.name for t in tasks])
+        yield Emit("values", dict(self.values))
+
+    def _successors(self, finished: list[tuple[str, list[str]]]) -> list[str]:
+        found: dict[str, None] = {}
+        nodes = self.builder.nodes
+        for name, goto in finished:
+            for target in self.graph.edges_from.get(name, ()):
+                found[target] = None
+            for branch in self.builder.branches.get(name, ()):
+                for target in branch.targets(dict(self.values), self.node_config, nodes):
+                    found[target] = None
+            for target in goto:
+                found[target] = None
+            for sources, target in self.graph.joins_from.get(name, ()):
+                key = f"{'|'.join(sources)}>{target}"
+                seen = self.joins.setdefault(key, [])
+                if name not in seen:
+                    seen.append(name)
+                if set(seen) >= set(sources):
+                    found[target] = None
+                    del self.joins[key]
+        found.pop(END, None)
+        return list(found)

@@ -1,0 +1,137 @@
+"""JSON serialisation of checkpoints: state values, messages, Documents; never pickle.
+
+Plain JSON values pass through the C encoder untouched; messages, Documents and
+:class:`~rag.graph.types.Interrupt` become tagged objects (``{"__rag_type__": "message",
+...}``) that load back as the same classes. Tuples load back as lists and dict keys must be
+strings (JSON has neither tuples nor other keys). Anything else raises
+:class:`SerializationError` naming the state key, the path inside it and the type, before
+anything is written.
+
+>>> from rag.messages import HumanMessage
+>>> loads(dumps({"messages": [HumanMessage("hi", id="1")]}))["messages"][0]
+HumanMessage(content='hi')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from rag.documents import Document
+from rag.errors import ValidationError
+from rag.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+__all__ = ["dumps", "loads", "SerializationError", "TAG"]
+
+TAG = "__rag_type__"
+
+_MESSAGE_CLASSES: dict[str, type[BaseMessage]] = {
+    cls.type: cls for cls in (SystemMessage, HumanMessage, AIMessage, AIMessageChunk, ToolMessage)
+}
+
+
+class SerializationError(ValidationError):
+    """A state value cannot be written as JSON; ``key`` and ``path`` say where it is."""
+
+    def __init__(self, message: str, *, key: str = "", path: str = "") -> None:
+        super().__init__(message)
+        self.key = key
+        self.path = path
+
+
+def _message_fields(message: BaseMessage) -> dict[str, Any]:
+    # Empty fields are left out (they load back as their defaults): checkpoints stay small.
+    fields = {}
+    for f in dataclasses.fields(message):
+        if f.init and f.name != "_":
+            value = getattr(message, f.name)
+            if f.name == "content" or not (value is None or value == {} or value == []):
+                fields[f.name] = value
+    return fields
+
+
+def _encode(value: Any) -> Any:
+    """The JSON encoder's hook for values it does not know."""
+    if isinstance(value, BaseMessage) and value.type in _MESSAGE_CLASSES:
+        return {TAG: "message", "type": value.type, **_message_fields(value)}
+    if isinstance(value, Document):
+        return {TAG: "document", "page_content": value.page_content, "metadata": value.metadata, "id": value.id}
+    from rag.graph.types import Interrupt
+
+    if isinstance(value, Interrupt):
+        return {TAG: "interrupt", "value": value.value, "id": value.id}
+    if isinstance(value, (set, frozenset)):
+        return {TAG: "set", "items": sorted(value, key=repr)}
+    raise TypeError(type(value).__name__)
+
+
+def _decode(obj: dict[str, Any]) -> Any:
+    kind = obj.get(TAG)
+    if kind is None:
+        return obj
+    body = {k: v for k, v in obj.items() if k != TAG}
+    if kind == "message":
+        cls = _MESSAGE_CLASSES.get(body.pop("type", None))
+        if cls is None:
+            raise ValidationError(f"checkpoint holds a message of unknown type {obj.get('type')!r}")
+        content = body.pop("content")
+        return cls(content, **body)
+    if kind == "document":
+        return Document(body["page_content"], body.get("metadata") or {}, id=body.get("id"))
+    if kind == "interrupt":
+        from rag.graph.types import Interrupt
+
+        return Interrupt(body["value"], body.get("id", ""))
+    if kind == "set":
+        return set(body["items"])
+    raise ValidationError(f"checkpoint holds an object tagged {kind!r}, which this version cannot read")
+
+
+def _find_unserialisable(value: Any, path: str) -> tuple[str, str]:
+    """``(path, type name)`` of the first value the encoder refuses (walked only on error)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return "", ""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                return f"{path}[{key!r}]", f"a dict key of type {type(key).__name__}"
+            found = _find_unserialisable(item, f"{path}[{key!r}]")
+            if found[0]:
+                return found
+        return "", ""
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _find_unserialisable(item, f"{path}[{index}]")
+            if found[0]:
+                return found
+        return "", ""
+    try:
+        encoded = _encode(value)
+    except TypeError:
+        return path, type(value).__name__
+    return _find_unserialisable({k: v for k, v in encoded.items() if k != TAG}, path)
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` as compact UTF-8 JSON; raises :class:`SerializationError` for values JSON
+    cannot hold (naming the top-level key, the path and the type)."""
+    try:
+        return json.dumps(value, default=_encode, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=True).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        path, type_name = _find_unserialisable(value, "")
+        if path.startswith("['channel_values']"):  # a checkpoint: name the state key
+            path = path[len("['channel_values']"):]
+        key = path[2:].split("'")[0] if path.startswith("['") else ""
+        raise SerializationError(
+            f"state key {key!r} holds {type_name} at {path or '(top)'}, which cannot be saved in a checkpoint "
+            "(JSON: str, int, float, bool, None, lists, dicts with str keys, messages, Documents); "
+            f"store plain data instead ({exc})",
+            key=key, path=path,
+        ) from exc
+
+
+def loads(data: bytes | str) -> Any:
+    """The value :func:`dumps` wrote."""
+    return json.loads(data, object_hook=_decode)

@@ -1,0 +1,7 @@
+"""Reserved node names (LangGraph's values, so saved threads and drawings read the same)."""
+
+START = "__start__"  #: the virtual first node: ``add_edge(START, "first")``
+END = "__end__"  #: the virtual last node: ``add_edge("last", END)``
+INTERRUPT = "__interrupt__"  #: the key under which paused runs report their interrupts
+
+__all__ = ["START", "END", "INTERRUPT"]

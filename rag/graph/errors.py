@@ -1,0 +1,59 @@
+"""The graph's errors, under the toolkit's one tree (:mod:`rag.errors`).
+
+::
+
+    GraphRecursionError(RagError, RecursionError)  the run needed more steps than recursion_limit
+    InvalidUpdateError(ValidationError)            a node's update does not fit the state
+    GraphInterrupt(RagError)                       interrupt() pausing a node (caught by the graph)
+
+``EmptyInputError``, ``ThreadNotFoundError`` and ``CheckpointerRequiredError`` say what to do
+where LangGraph silently does nothing or fails deep inside.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag.errors import NotFoundError, RagError, UsageError, ValidationError
+
+__all__ = [
+    "GraphRecursionError",
+    "InvalidUpdateError",
+    "GraphInterrupt",
+    "EmptyInputError",
+    "ThreadNotFoundError",
+    "CheckpointerRequiredError",
+]
+
+
+class GraphRecursionError(RagError, RecursionError):
+    """The run needed more supersteps than ``config["recursion_limit"]`` (default 25)."""
+
+
+class InvalidUpdateError(ValidationError):
+    """A node returned a key that is not in the state, a value its reducer refuses, two
+    values for a key without a reducer in one step, or routed to an unknown node."""
+
+
+class EmptyInputError(ValidationError):
+    """The graph got ``None`` (resume) or a ``Command`` for a thread with nothing to resume."""
+
+
+class ThreadNotFoundError(NotFoundError):
+    """A resume (``Command(resume=...)``, ``invoke(None, config)``) names a thread with no checkpoint."""
+
+
+class CheckpointerRequiredError(UsageError):
+    """``interrupt()``, ``get_state`` or a resume was used on a graph compiled without a checkpointer."""
+
+
+class GraphInterrupt(RagError):
+    """Raised by :func:`~rag.graph.types.interrupt` to pause the node; the graph catches it.
+
+    Like LangGraph's, it derives from ``Exception``: a node's ``except Exception`` around
+    ``interrupt()`` would swallow the pause, so keep ``interrupt()`` outside such blocks.
+    """
+
+    def __init__(self, interrupts: tuple[Any, ...]) -> None:
+        super().__init__(f"graph interrupted: {interrupts!r:.200}")
+        self.interrupts = interrupts

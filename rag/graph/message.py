@@ -1,0 +1,84 @@
+"""``add_messages``: the reducer for a list of chat messages, and ``MessagesState``.
+
+New messages are appended; a message whose ``id`` is already in the list replaces it (so
+a node can edit a message); a :class:`RemoveMessage` deletes the message with its id.
+Messages without an id get a new uuid4 string. Inputs may be anything
+:func:`rag.messages.convert_to_messages` accepts (``("human", "hi")``, ``"hi"``, role dicts).
+
+>>> from rag.messages import AIMessage, HumanMessage
+>>> history = add_messages([HumanMessage("hi", id="1")], [AIMessage("hello", id="2")])
+>>> [m.content for m in history]
+['hi', 'hello']
+>>> [m.content for m in add_messages(history, [AIMessage("hello!", id="2")])]
+['hi', 'hello!']
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, TypedDict
+
+from rag.graph.errors import InvalidUpdateError
+from rag.messages import BaseMessage, convert_to_messages, message_chunk_to_message
+
+__all__ = ["add_messages", "RemoveMessage", "REMOVE_ALL_MESSAGES", "MessagesState"]
+
+#: ``RemoveMessage(id=REMOVE_ALL_MESSAGES)`` clears the list (then later messages are kept).
+REMOVE_ALL_MESSAGES = "__remove_all__"
+
+
+@dataclass(kw_only=True)
+class RemoveMessage(BaseMessage):
+    """Deletes the message with ``id`` from a list reduced by :func:`add_messages`."""
+
+    content: Any = ""
+    type: ClassVar[str] = "remove"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise InvalidUpdateError(f"RemoveMessage needs the id of the message to remove, got {self.id!r}")
+
+
+def _as_messages(value: Any) -> list[BaseMessage]:
+    pair = isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)
+    if isinstance(value, (BaseMessage, str, dict)) or pair:
+        value = [value]
+    messages = [message_chunk_to_message(m) for m in convert_to_messages(value)]
+    for message in messages:
+        if message.id is None:
+            message.id = str(uuid.uuid4())
+    return messages
+
+
+def add_messages(left: Any, right: Any) -> list[BaseMessage]:
+    """``left`` with ``right`` merged in by id (see the module docstring); returns a new list."""
+    current = _as_messages(left)
+    incoming = _as_messages(right)
+    cut = max((i for i, m in enumerate(incoming) if isinstance(m, RemoveMessage) and m.id == REMOVE_ALL_MESSAGES),
+              default=None)
+    if cut is not None:
+        return incoming[cut + 1:]
+    merged = list(current)
+    position = {m.id: i for i, m in enumerate(merged)}
+    removed: set[str] = set()
+    for message in incoming:
+        at = position.get(message.id)
+        if isinstance(message, RemoveMessage):
+            if at is None:
+                raise InvalidUpdateError(
+                    f"RemoveMessage(id={message.id!r}) names no message in the list (ids: {list(position)[:10]})"
+                )
+            removed.add(message.id)  # type: ignore[arg-type]
+        elif at is not None:
+            merged[at] = message
+        else:
+            position[message.id] = len(merged)  # type: ignore[index]
+            merged.append(message)
+    return [m for m in merged if m.id not in removed] if removed else merged
+
+
+class MessagesState(TypedDict):
+    """A state with one key, ``messages``, reduced by :func:`add_messages`."""
+
+    messages: Annotated[list, add_messages]

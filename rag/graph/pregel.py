@@ -1,0 +1,250 @@
+"""CompiledStateGraph: a StateGraph ready to run, with its state API.
+
+``invoke``/``stream``/``batch`` and their async forms run the graph (see
+:mod:`rag.graph._loop` for what a step does); ``get_state``, ``get_state_history`` and
+``update_state`` read and edit a thread's checkpoints (time travel: pass the config of
+a past checkpoint to ``invoke(None, ...)`` or ``update_state`` to fork from it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Optional, Sequence, Union
+
+from rag.errors import ValidationError
+from rag.graph._drive import MessagesHandler, adrive, drive
+from rag.graph._loop import INTERRUPT, RESULT, Loop
+from rag.graph.constants import END, START
+from rag.graph.errors import CheckpointerRequiredError
+from rag.graph.state import apply_updates, initial_values
+from rag.graph.types import Interrupt, PregelTask, StateSnapshot
+from rag.runnables import Runnable, RunnableConfig
+from rag.runnables.graph import Graph
+
+if TYPE_CHECKING:
+    from rag.graph.state_graph import StateGraph
+
+__all__ = ["CompiledStateGraph", "STREAM_MODES"]
+
+STREAM_MODES = ("values", "updates", "messages")
+StreamMode = Union[str, Sequence[str]]
+
+
+class CompiledStateGraph(Runnable[Any, dict]):
+    """A compiled graph: a Runnable from a state dict (or a :class:`~rag.graph.types.Command`,
+    or None to resume) to the final state.
+
+    ``config`` keys: ``configurable.thread_id`` (needed with a checkpointer),
+    ``configurable.checkpoint_id`` (run from that checkpoint), ``recursion_limit``
+    (supersteps per invocation, default 25), plus the usual callbacks/tags/metadata.
+    """
+
+    def __init__(self, builder: "StateGraph", checkpointer: Any, interrupt_before: tuple[str, ...],
+                 interrupt_after: tuple[str, ...], *, name: str = "LangGraph") -> None:
+        self.builder = builder
+        self.checkpointer = checkpointer
+        self.interrupt_before_nodes = interrupt_before
+        self.interrupt_after_nodes = interrupt_after
+        self.name = name
+        self.edges_from: dict[str, list[str]] = {}
+        for source, target in builder.edges:
+            self.edges_from.setdefault(source, []).append(target)
+        self.joins_from: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for sources, target in builder.joins:
+            for source in sources:
+                self.joins_from.setdefault(source, []).append((sources, target))
+
+    # -- running ----------------------------------------------------------------------------
+    @staticmethod
+    def _modes(stream_mode: StreamMode) -> tuple[frozenset[str], bool]:
+        single = isinstance(stream_mode, str)
+        modes = [stream_mode] if single else list(stream_mode)
+        unknown = [m for m in modes if m not in STREAM_MODES]
+        if unknown or not modes:
+            raise ValidationError(f"stream_mode {unknown[0] if unknown else stream_mode!r} is not supported; "
+                                  f"use one of {list(STREAM_MODES)} or a list of them")
+        return frozenset(modes), single
+
+    def _loop(self, config: Optional[RunnableConfig], modes: frozenset[str], interrupt_before: Any,
+              interrupt_after: Any) -> tuple[Loop, Optional[MessagesHandler]]:
+        handler = MessagesHandler() if "messages" in modes else None
+        before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
+        after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
+        loop = Loop(self, dict(config or {}), modes, interrupt_before=before, interrupt_after=after,
+                    messages=handler)
+        return loop, handler
+
+    def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, stream_mode: StreamMode = "updates",
+               interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> Iterator[Any]:
+        """Chunks as the graph runs: ``"values"`` (the state after each step), ``"updates"``
+        (``{node: update}`` per node), ``"messages"`` (``(message chunk, metadata)`` for
+        every model token in a node); a list of modes yields ``(mode, chunk)`` pairs."""
+        modes, single = self._modes(stream_mode)
+
+        def body(value: Any, child: RunnableConfig) -> Iterator[Any]:
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after)
+            for emit in drive(self, loop.run(value), handler):
+                if emit.mode in modes:
+                    yield emit.chunk if single else (emit.mode, emit.chunk)
+
+        return self._stream_traced(body, input, config)
+
+    async def astream(self, input: Any, config: Optional[RunnableConfig] = None, *,
+                      stream_mode: StreamMode = "updates", interrupt_before: Any = None,
+                      interrupt_after: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
+        """Async :meth:`stream`; async nodes run on the event loop, sync ones in threads."""
+        modes, single = self._modes(stream_mode)
+
+        async def body(value: Any, child: RunnableConfig) -> AsyncIterator[Any]:
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after)
+            async for emit in adrive(self, loop.run(value), handler):
+                if emit.mode in modes:
+                    yield emit.chunk if single else (emit.mode, emit.chunk)
+
+        async for chunk in self._astream_traced(body, input, config):
+            yield chunk
+
+    @staticmethod
+    def _output(loop: Loop) -> dict[str, Any]:
+        output = dict(loop.values)
+        if loop.interrupts:
+            output[INTERRUPT] = list(loop.interrupts)
+        return output
+
+    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, interrupt_before: Any = None,
+               interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """Run to the end (or a pause) and return the state; a pause by ``interrupt()``
+        adds ``"__interrupt__": [Interrupt(...)]``."""
+        def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
+            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after)
+            for _ in drive(self, loop.run(value), None):
+                pass
+            return self._output(loop)
+
+        return self._call_traced(body, input, config)
+
+    async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, *, interrupt_before: Any = None,
+                      interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
+        async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
+            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after)
+            async for _ in adrive(self, loop.run(value), None):
+                pass
+            return self._output(loop)
+
+        return await self._acall_traced(body, input, config)
+
+    # -- state API --------------------------------------------------------------------------
+    def _need_saver(self, what: str) -> Any:
+        if self.checkpointer is None:
+            raise CheckpointerRequiredError(
+                f"{what} reads saved threads, but this graph has no checkpointer: compile(checkpointer=InMemorySaver())"
+            )
+        return self.checkpointer
+
+    def _snapshot(self, saved: Any, config: Any) -> StateSnapshot:
+        if saved is None:
+            return StateSnapshot({}, (), dict(config or {}), None, None, None, (), ())
+        checkpoint = saved.checkpoint
+        by_task: dict[str, dict[str, Any]] = {}
+        for task_id, channel, value in saved.pending_writes:
+            by_task.setdefault(task_id, {})[channel] = value
+        tasks = []
+        for index, name in enumerate(checkpoint.get("next", [])):
+            task_id = f"{checkpoint['id']}:{index}:{name}"
+            writes = by_task.get(task_id, {})
+            result = writes.get(RESULT)
+            tasks.append(PregelTask(task_id, name, ("__pregel_pull", name),
+                                    interrupts=tuple(writes.get(INTERRUPT, ()) if result is None else ()),
+                                    result=result.get("update") if result else None))
+        interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
+        return StateSnapshot(dict(checkpoint["channel_values"]), tuple(checkpoint.get("next", [])), saved.config,
+                             saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
+
+    def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
+        """The thread's newest checkpoint (or the one ``configurable.checkpoint_id`` names);
+        an empty snapshot for a thread never run."""
+        return self._snapshot(self._need_saver("get_state").get_tuple(config), config)
+
+    async def aget_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
+        return self._snapshot(await self._need_saver("aget_state").aget_tuple(config), config)
+
+    def get_state_history(self, config: RunnableConfig, *, filter: Optional[dict[str, Any]] = None,
+                          before: Optional[RunnableConfig] = None, limit: Optional[int] = None) -> Iterator[StateSnapshot]:
+        """The thread's checkpoints, newest first (``filter`` on metadata, e.g. ``{"step": 2}``)."""
+        saver = self._need_saver("get_state_history")
+        plain = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
+        for saved in saver.list(plain, filter=filter, before=before, limit=limit):
+            yield self._snapshot(saved, config)
+
+    async def aget_state_history(self, config: RunnableConfig, *, filter: Optional[dict[str, Any]] = None,
+                                 before: Optional[RunnableConfig] = None,
+                                 limit: Optional[int] = None) -> AsyncIterator[StateSnapshot]:
+        saver = self._need_saver("aget_state_history")
+        plain = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
+        async for saved in saver.alist(plain, filter=filter, before=before, limit=limit):
+            yield self._snapshot(saved, config)
+
+    def update_state(self, config: RunnableConfig, values: Optional[dict[str, Any]], as_node: Optional[str] = None) -> dict[str, Any]:
+        """Apply ``values`` through the reducers as if node ``as_node`` had returned them
+        (default: the node that ran last), save a new checkpoint (source "update") whose
+        ``next`` follows ``as_node``'s edges, and return its config. From a past checkpoint
+        (its config) this forks the thread: later invocations continue from the fork."""
+        saver = self._need_saver("update_state")
+        saved = saver.get_tuple(config)
+        config_out = self._updated(saved, config, values, as_node)
+        return saver.put(*config_out)
+
+    async def aupdate_state(self, config: RunnableConfig, values: Optional[dict[str, Any]],
+                            as_node: Optional[str] = None) -> dict[str, Any]:
+        saver = self._need_saver("aupdate_state")
+        saved = await saver.aget_tuple(config)
+        return await saver.aput(*self._updated(saved, config, values, as_node))
+
+    def _updated(self, saved: Any, config: RunnableConfig, values: Optional[dict[str, Any]],
+                 as_node: Optional[str]) -> tuple[Any, ...]:
+        loop = Loop(self, dict(config), frozenset(), interrupt_before=(), interrupt_after=())
+        if saved is not None:
+            loop._load(saved)
+            writers = saved.checkpoint.get("writers") or []
+        else:
+            loop.values = initial_values(self.builder.channels)
+            writers = [START]
+        if as_node is None:
+            if len(writers) != 1:
+                raise ValidationError(
+                    f"update_state cannot tell which node the update comes from (the last step ran {writers}); "
+                    "pass as_node='node_name'"
+                )
+            as_node = writers[0]
+        if as_node != START and as_node not in self.builder.nodes:
+            raise ValidationError(f"as_node={as_node!r} is not a node; nodes are {list(self.builder.nodes)}")
+        if values is not None and not isinstance(values, dict):
+            raise ValidationError(f"update_state needs a dict of state updates, got {type(values).__name__}")
+        apply_updates(loop.values, [(as_node, values)] if values else [], self.builder.channels)
+        loop.step += 1
+        loop.next = loop._successors([(as_node, [])])
+        effects = loop._save("update", [as_node])
+        call = next(effects).call  # the saver.put call, handed back so async callers can await it
+        return call.args
+
+    # -- drawing ----------------------------------------------------------------------------
+    def get_graph(self, config: Optional[RunnableConfig] = None, *, xray: Union[bool, int] = False) -> Graph:
+        """The graph's diagram: ``__start__``, the nodes, ``__end__``; conditional edges
+        are marked (dotted in Mermaid). ``draw_ascii()`` and ``draw_mermaid()`` draw it."""
+        graph = Graph()
+        ids = {START: graph.add_node(START, id=START)}
+        for name, node in self.builder.nodes.items():
+            ids[name] = graph.add_node(name, node, id=name)
+        ids[END] = graph.add_node(END, id=END)
+        for source, target in self.builder.edges:
+            graph.add_edge(ids[source], ids[target])
+        for sources, target in self.builder.joins:
+            for source in sources:
+                graph.add_edge(ids[source], ids[target])
+        for source, branches in self.builder.branches.items():
+            for branch in branches:
+                ends = branch.ends if branch.ends is not None else (*self.builder.nodes, END)
+                for target in dict.fromkeys(ends):
+                    graph.add_edge(ids[source], ids[target], conditional=True)
+        if not any(e.target == END for e in graph.edges):
+            graph.remove_node(ids[END])
+        return graph

@@ -1,0 +1,115 @@
+"""A state schema (a TypedDict) read as channels, and updates applied through reducers.
+
+A key annotated ``Annotated[T, reducer]`` combines each update with the current value as
+``reducer(current, update)`` and starts from ``T()`` when that works (``[]`` for a list,
+``0`` for an int); any other key is overwritten, and may be written once per step.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
+
+from rag.errors import ValidationError
+from rag.graph.errors import InvalidUpdateError
+
+__all__ = ["Channel", "channels_of", "apply_updates", "initial_values", "check_keys"]
+
+_MISSING: Any = object()
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One state key: its ``reducer`` (None: last write wins) and ``default`` factory."""
+
+    name: str
+    reducer: Optional[Callable[[Any, Any], Any]] = None
+    default: Optional[Callable[[], Any]] = None
+
+
+def _reducer_of(annotation: Any) -> Optional[Callable[[Any, Any], Any]]:
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return None
+    for extra in reversed(annotation.__metadata__):
+        if callable(extra):
+            return extra
+    return None
+
+
+def _default_of(annotation: Any) -> Optional[Callable[[], Any]]:
+    base = typing.get_args(annotation)[0]
+    kind = typing.get_origin(base) or base
+    if not isinstance(kind, type):
+        return None
+    try:
+        kind()
+    except Exception:  # a type without a no-argument value: the key starts absent
+        return None
+    return kind
+
+
+def channels_of(schema: Any) -> dict[str, Channel]:
+    """The channels of a TypedDict state schema (keys in declaration order)."""
+    if not (isinstance(schema, type) and issubclass(schema, dict) and hasattr(schema, "__annotations__")):
+        raise ValidationError(
+            f"StateGraph needs a TypedDict class as its state schema, got {schema!r:.80}; "
+            "e.g. class State(TypedDict): messages: Annotated[list, add_messages]"
+        )
+    hints = typing.get_type_hints(schema, include_extras=True)
+    if not hints:
+        raise ValidationError(f"state schema {schema.__name__} has no keys; declare at least one")
+    channels = {}
+    for key, annotation in hints.items():
+        reducer = _reducer_of(annotation)
+        channels[key] = Channel(key, reducer, _default_of(annotation) if reducer else None)
+    return channels
+
+
+def initial_values(channels: Mapping[str, Channel]) -> dict[str, Any]:
+    """The state before any write: reducer keys at their empty value, other keys absent."""
+    return {name: ch.default() for name, ch in channels.items() if ch.default is not None}
+
+
+def check_keys(node: str, update: Mapping[str, Any], channels: Mapping[str, Channel]) -> None:
+    unknown = [key for key in update if key not in channels]
+    if unknown:
+        raise InvalidUpdateError(
+            f"node {node!r} returned key {unknown[0]!r}, which is not in the state; "
+            f"the state's keys are {list(channels)}"
+        )
+
+
+def apply_updates(values: dict[str, Any], updates: list[tuple[str, Mapping[str, Any]]],
+                  channels: Mapping[str, Channel]) -> None:
+    """Apply ``(node, update)`` pairs to ``values`` in place, in order.
+
+    Raises :class:`InvalidUpdateError` naming the node, key and value for an unknown key,
+    a reducer that refuses the value, or two writes in one step to a key without reducer.
+    """
+    written_by: dict[str, str] = {}
+    for node, update in updates:
+        check_keys(node, update, channels)
+        for key, value in update.items():
+            reducer = channels[key].reducer
+            if reducer is None:
+                if key in written_by:
+                    raise InvalidUpdateError(
+                        f"nodes {written_by[key]!r} and {node!r} both wrote key {key!r} in one step; "
+                        f"give it a reducer (Annotated[..., operator.add]) to combine the values"
+                    )
+                written_by[key] = node
+                values[key] = value
+            elif key not in values:
+                values[key] = value
+            else:
+                try:
+                    values[key] = reducer(values[key], value)
+                except InvalidUpdateError:
+                    raise
+                except Exception as exc:
+                    name = getattr(reducer, "__name__", repr(reducer))
+                    raise InvalidUpdateError(
+                        f"node {node!r} wrote {type(value).__name__} {value!r:.80} to key {key!r}, which its "
+                        f"reducer {name} refused: {type(exc).__name__}: {exc}"
+                    ) from exc

@@ -1,0 +1,227 @@
+"""StateGraph: the builder. Nodes, edges, conditional edges; ``compile()`` checks them.
+
+>>> import operator
+>>> from typing import Annotated, TypedDict
+>>> class State(TypedDict):
+...     count: int
+...     seen: Annotated[list, operator.add]
+>>> graph = StateGraph(State)
+>>> graph.add_node("step", lambda s: {"count": s["count"] + 1, "seen": [s["count"]]})  # doctest: +ELLIPSIS
+<...StateGraph object at ...>
+>>> graph.add_edge(START, "step").add_conditional_edges("step", lambda s: "step" if s["count"] < 3 else END)  # doctest: +ELLIPSIS
+<...>
+>>> graph.compile().invoke({"count": 0})
+{'seen': [0, 1, 2], 'count': 3}
+"""
+
+
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Optional, Sequence, Union
+
+from rag.errors import ValidationError
+from rag.graph.constants import END, START
+from rag.graph.errors import InvalidUpdateError
+from rag.graph.state import Channel, channels_of
+from rag.runnables import Runnable, RunnableLambda
+
+__all__ = ["StateGraph", "Branch"]
+
+_RESERVED = (START, END)
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A conditional edge: ``path(state)`` returns a target (or a list of them), looked
+    up in ``path_map`` when one is given. ``ends`` lists the possible targets (None: unknown)."""
+
+    source: str
+    path: Callable[..., Any]
+    path_map: Optional[dict[Hashable, str]]
+    ends: Optional[tuple[str, ...]]
+
+    def targets(self, state: dict[str, Any], config: Any, nodes: Any) -> list[str]:
+        """The nodes to run after ``source``; raises naming the source and the value when
+        a target is unknown."""
+        result = self.path.invoke(state, config) if isinstance(self.path, Runnable) else self.path(state)
+        values = list(result) if isinstance(result, (list, tuple)) else [result]
+        found = []
+        for value in values:
+            if self.path_map is not None:
+                if value not in self.path_map:
+                    raise InvalidUpdateError(
+                        f"the conditional edge from {self.source!r} returned {value!r}, which is not in its "
+                        f"path_map {list(self.path_map)}"
+                    )
+                value = self.path_map[value]
+            if value != END and value not in nodes:
+                raise InvalidUpdateError(
+                    f"the conditional edge from {self.source!r} returned {value!r}, which is not a node; "
+                    f"nodes are {list(nodes)} (or END)"
+                )
+            found.append(value)
+        return found
+
+
+def _literal_ends(path: Callable[..., Any]) -> Optional[tuple[str, ...]]:
+    """Targets named by a ``-> Literal["a", "b"]`` return annotation, for drawings."""
+    try:
+        hint = typing.get_type_hints(path).get("return")
+    except Exception:  # unresolvable annotations: targets unknown
+        return None
+    if typing.get_origin(hint) is typing.Literal:
+        return tuple(str(v) for v in typing.get_args(hint))
+    return None
+
+
+class StateGraph:
+    """A graph whose nodes read the state (a TypedDict) and return updates to it.
+
+    ``add_node(name, fn)``: ``fn(state)`` or ``fn(state, config)``, sync or async, or any
+    Runnable; it returns a dict of updates (only keys of the state), a
+    :class:`~rag.graph.types.Command`, or None. Keys annotated with a reducer
+    (``Annotated[list, operator.add]``, ``Annotated[list, add_messages]``) combine updates;
+    other keys are overwritten. Builder methods return the graph, so calls chain.
+    """
+
+    def __init__(self, state_schema: type, config_schema: Optional[type] = None, *,
+                 input_schema: Optional[type] = None, output_schema: Optional[type] = None) -> None:
+        self.state_schema = state_schema
+        self.channels: dict[str, Channel] = channels_of(state_schema)
+        self.nodes: dict[str, Runnable] = {}
+        self.edges: list[tuple[str, str]] = []
+        self.joins: list[tuple[tuple[str, ...], str]] = []
+        self.branches: dict[str, list[Branch]] = {}
+
+    # -- building ---------------------------------------------------------------------------
+    def add_node(self, node: Union[str, Callable[..., Any], Runnable],
+                 action: Optional[Union[Callable[..., Any], Runnable]] = None, **kwargs: Any) -> "StateGraph":
+        """Add ``action`` under the name ``node`` (or ``add_node(fn)``: named ``fn.__name__``)."""
+        if kwargs:
+            raise ValidationError(f"add_node does not take {sorted(kwargs)}; pass a name and a function or Runnable")
+        if action is None:
+            action, node = node, getattr(node, "name", None) or getattr(node, "__name__", None)  # type: ignore[assignment]
+        if not isinstance(node, str) or not node:
+            raise ValidationError(f"a node needs a non-empty str name, got {node!r}")
+        if node in _RESERVED:
+            raise ValidationError(f"{node!r} is reserved (START/END); choose another node name")
+        if node in self.nodes:
+            raise ValidationError(f"node {node!r} is already in the graph")
+        if isinstance(action, Runnable):
+            runnable = action
+        elif callable(action):
+            runnable = RunnableLambda(action, name=node)
+        else:
+            raise ValidationError(f"node {node!r} needs a function or a Runnable, got {type(action).__name__}")
+        self.nodes[node] = runnable
+        return self
+
+    def add_edge(self, start_key: Union[str, Sequence[str]], end_key: str) -> "StateGraph":
+        """Run ``end_key`` after ``start_key``; with a list of sources, after all of them ran."""
+        if isinstance(start_key, str):
+            if start_key == END:
+                raise ValidationError("END cannot be the start of an edge")
+            if end_key == START:
+                raise ValidationError("START cannot be the end of an edge")
+            self.edges.append((start_key, end_key))
+        else:
+            sources = tuple(start_key)
+            if not sources or not all(isinstance(s, str) for s in sources):
+                raise ValidationError(f"add_edge needs a node name or a list of them, got {start_key!r}")
+            self.joins.append((sources, end_key))
+        return self
+
+    def add_conditional_edges(self, source: str, path: Union[Callable[..., Any], Runnable],
+                              path_map: Optional[Union[dict[Hashable, str], list[str]]] = None) -> "StateGraph":
+        """After ``source``, run the node(s) ``path(state)`` names (through ``path_map``)."""
+        if not callable(path) and not isinstance(path, Runnable):
+            raise ValidationError(f"add_conditional_edges needs a function as path, got {type(path).__name__}")
+        if isinstance(path_map, list):
+            path_map = {name: name for name in path_map}
+        elif path_map is not None and not isinstance(path_map, dict):
+            raise ValidationError(f"path_map must be a dict or a list of node names, got {type(path_map).__name__}")
+        ends = tuple(path_map.values()) if path_map else _literal_ends(path)
+        self.branches.setdefault(source, []).append(Branch(source, path, path_map, ends))
+        return self
+
+    def add_sequence(self, nodes: Sequence[Union[Callable[..., Any], tuple[str, Any]]]) -> "StateGraph":
+        """Add nodes joined one after another (names from functions, or ``(name, fn)`` pairs)."""
+        previous = None
+        for item in nodes:
+            name, action = item if isinstance(item, tuple) else (getattr(item, "__name__", None), item)
+            self.add_node(name, action)
+            if previous is not None:
+                self.add_edge(previous, name)
+            previous = name
+        return self
+
+    def set_entry_point(self, key: str) -> "StateGraph":
+        return self.add_edge(START, key)
+
+    def set_conditional_entry_point(self, path: Callable[..., Any],
+                                    path_map: Optional[Union[dict[Hashable, str], list[str]]] = None) -> "StateGraph":
+        return self.add_conditional_edges(START, path, path_map)
+
+    def set_finish_point(self, key: str) -> "StateGraph":
+        return self.add_edge(key, END)
+
+    # -- checking and compiling ---------------------------------------------------------------
+    def _check_node(self, name: str, where: str, *, allow: tuple[str, ...]) -> None:
+        if name not in self.nodes and name not in allow:
+            raise ValidationError(f"{where} names {name!r}, which is not a node; nodes are {list(self.nodes)}")
+
+    def validate(self, interrupt: Sequence[str] = ()) -> None:
+        """Raise naming the edge and the node for anything ``compile()`` cannot run."""
+        for source, target in self.edges:
+            self._check_node(source, f"edge {source!r} -> {target!r}", allow=(START,))
+            self._check_node(target, f"edge {source!r} -> {target!r}", allow=(END,))
+        for sources, target in self.joins:
+            for source in sources:
+                self._check_node(source, f"edge {list(sources)!r} -> {target!r}", allow=())
+            self._check_node(target, f"edge {list(sources)!r} -> {target!r}", allow=(END,))
+        for source, branches in self.branches.items():
+            self._check_node(source, "a conditional edge", allow=(START,))
+            for branch in branches:
+                for target in branch.path_map.values() if branch.path_map else ():
+                    self._check_node(target, f"the path_map of the conditional edge from {source!r}", allow=(END,))
+        if not any(s == START for s, _ in self.edges) and START not in self.branches:
+            raise ValidationError(
+                "the graph has no entry point: add_edge(START, 'first_node') or set_entry_point('first_node')"
+            )
+        for name in interrupt:
+            self._check_node(name, "interrupt_before/interrupt_after", allow=())
+
+    def compile(self, checkpointer: Any = None, *, interrupt_before: Union[str, Sequence[str], None] = None,
+                interrupt_after: Union[str, Sequence[str], None] = None, debug: bool = False,
+                name: Optional[str] = None, store: Any = None, cache: Any = None) -> "CompiledStateGraph":
+        """A runnable graph. ``checkpointer``: a saver (e.g. ``InMemorySaver()``) to keep
+        state per ``thread_id``; ``interrupt_before``/``interrupt_after``: node names (or
+        ``"*"``: all) to pause at; ``name``: the run's name in traces (default "LangGraph")."""
+        from rag.graph.checkpoint.base import BaseCheckpointSaver
+        from rag.graph.pregel import CompiledStateGraph
+
+        if checkpointer is not None and not isinstance(checkpointer, BaseCheckpointSaver):
+            raise ValidationError(
+                f"checkpointer must be a saver such as InMemorySaver() or SqliteSaver(...), got {type(checkpointer).__name__}"
+            )
+        if store is not None or cache is not None:
+            raise ValidationError("compile() does not support store= or cache= yet")
+        before = self._interrupt_names(interrupt_before)
+        after = self._interrupt_names(interrupt_after)
+        self.validate([*before, *after])
+        return CompiledStateGraph(self, checkpointer, before, after, name=name or "LangGraph")
+
+    def _interrupt_names(self, names: Union[str, Sequence[str], None]) -> tuple[str, ...]:
+        if names is None:
+            return ()
+        if names == "*":
+            return tuple(self.nodes)
+        if isinstance(names, str):
+            return (names,)
+        return tuple(names)
+
+
+
+
+if typing.TYPE_CHECKING:
+    from rag.graph.pregel import CompiledStateGraph

@@ -1,0 +1,147 @@
+"""What flows in and out of a graph run: :class:`Command`, :class:`Interrupt`,
+:class:`StateSnapshot`, and :func:`interrupt` (LangGraph's ``langgraph.types``).
+
+>>> Command(resume="yes")
+Command(resume='yes')
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence, Union
+
+from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
+from rag.errors import UsageError
+
+__all__ = ["Command", "Interrupt", "StateSnapshot", "PregelTask", "interrupt"]
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class Interrupt:
+    """A pause: ``value`` is what :func:`interrupt` was given (shown to the person), ``id``
+    tells pauses apart when several nodes paused in one step (resume them with
+    ``Command(resume={id: value, ...})``)."""
+
+    value: Any
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Command:
+    """What to do next, as a graph input or a node's return value.
+
+    ``resume``: the value the paused :func:`interrupt` call returns (or ``{interrupt_id:
+    value}`` when several nodes paused); ``update``: state updates (a dict), applied
+    through the reducers; ``goto``: a node name or a list of them to run next (added to the
+    node's edges when a node returns it).
+
+    >>> Command(update={"approved": True}, goto="act").goto
+    'act'
+    """
+
+    update: Optional[dict[str, Any]] = None
+    resume: Any = _UNSET
+    goto: Union[str, Sequence[str]] = ()
+    graph: Optional[str] = None
+
+    def __repr__(self) -> str:
+        parts = [f"{name}={value!r}" for name, value in (("update", self.update), ("resume", self.resume),
+                                                          ("goto", self.goto), ("graph", self.graph))
+                 if value is not None and value is not _UNSET and value != ()]
+        return f"Command({', '.join(parts)})"
+
+    @property
+    def has_resume(self) -> bool:
+        return self.resume is not _UNSET
+
+    def goto_list(self) -> list[str]:
+        return [self.goto] if isinstance(self.goto, str) else list(self.goto)
+
+    PARENT = "__parent__"
+
+
+@dataclass(frozen=True)
+class PregelTask:
+    """A node due to run from a checkpoint: ``interrupts`` it paused with, ``result`` its
+    update when it already finished in a step that did not complete (or None)."""
+
+    id: str
+    name: str
+    path: tuple[str, ...] = ()
+    error: Optional[Exception] = None
+    interrupts: tuple[Interrupt, ...] = ()
+    state: Any = None
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class StateSnapshot:
+    """A thread's state at one checkpoint (``get_state``, ``get_state_history``).
+
+    ``values``: the state; ``next``: nodes that run next (empty when the run ended);
+    ``config``: the config that points at this checkpoint (pass it to ``invoke`` or
+    ``update_state`` to go back here); ``metadata``: ``{"source": "input" | "loop" |
+    "update" | "fork", "step": int, "parents": {}}``; ``created_at``: ISO 8601 UTC;
+    ``parent_config``: the previous checkpoint; ``tasks``/``interrupts``: pending work.
+    """
+
+    values: dict[str, Any]
+    next: tuple[str, ...]
+    config: dict[str, Any]
+    metadata: Optional[dict[str, Any]]
+    created_at: Optional[str]
+    parent_config: Optional[dict[str, Any]]
+    tasks: tuple[PregelTask, ...] = ()
+    interrupts: tuple[Interrupt, ...] = ()
+
+
+# -- interrupt(): the running task's scope ---------------------------------------------------
+@dataclass
+class TaskScope:
+    """What :func:`interrupt` needs from the node it runs in (set by the graph per task)."""
+
+    task_id: str
+    node: str
+    checkpointed: bool
+    resume: list[Any] = field(default_factory=list)
+    calls: int = 0
+
+
+CURRENT_TASK: contextvars.ContextVar[Optional[TaskScope]] = contextvars.ContextVar("rag_graph_task", default=None)
+
+
+def interrupt_id(task_id: str, index: int) -> str:
+    """A stable id for the ``index``-th interrupt of a task (same on every re-run)."""
+    return hashlib.sha1(f"{task_id}:{index}".encode()).hexdigest()[:32]
+
+
+def interrupt(value: Any) -> Any:
+    """Pause the running node and hand ``value`` to the caller under ``"__interrupt__"``.
+
+    The run stops after the current step (other nodes of the step keep their results) and
+    the thread's checkpoint records the pause. ``invoke(Command(resume=answer), config)``
+    runs the node again **from its top**: this call then returns ``answer``. Code before
+    ``interrupt()`` therefore runs twice: keep side effects after it, or make them
+    idempotent. A node may call ``interrupt()`` several times; the n-th call returns the
+    n-th resume value.
+
+    Needs a checkpointer (``compile(checkpointer=InMemorySaver())``) and a ``thread_id``
+    in the config, which the pause is saved under.
+    """
+    scope = CURRENT_TASK.get()
+    if scope is None:
+        raise UsageError("interrupt() can only be called inside a graph node while the graph runs")
+    if not scope.checkpointed:
+        raise CheckpointerRequiredError(
+            f"interrupt() in node {scope.node!r} needs a checkpointer to save the pause: "
+            "compile(checkpointer=InMemorySaver()) and call with config={'configurable': {'thread_id': ...}}"
+        )
+    index = scope.calls
+    scope.calls += 1
+    if index < len(scope.resume):
+        return scope.resume[index]
+    raise GraphInterrupt((Interrupt(value, interrupt_id(scope.task_id, index)),))
