@@ -13,7 +13,7 @@ becomes ``from rag.graph import StateGraph``; ``langgraph.types`` is ``rag.graph
 >>> _ = graph.add_node("double", lambda s: {"total": s["total"] * 2, "steps": ["double"]})
 >>> _ = graph.add_edge(START, "double").add_edge("double", END)
 >>> graph.compile().invoke({"total": 21})
-{'steps': ['double'], 'total': 42}
+{'total': 42, 'steps': ['double']}
 """
 
 from rag.graph.constants import END, START

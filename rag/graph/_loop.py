@@ -29,7 +29,7 @@ from rag.graph.errors import (
     InvalidUpdateError,
     ThreadNotFoundError,
 )
-from rag.graph.state import apply_updates, check_keys, initial_values
+from rag.graph.state import apply_updates, check_keys, initial_values, ordered
 from rag.graph.types import Command
 from rag.messages import BaseMessage
 
@@ -152,6 +152,10 @@ class Loop:
         if self.thread is not None:
             self.base_metadata.setdefault("thread_id", self.thread[0])
 
+    def state(self) -> dict[str, Any]:
+        """The current state, a copy in the schema's key order."""
+        return ordered(self.values, self.builder.channels)
+
     # -- checkpoints ----------------------------------------------------------------------
     def _save(self, source: str, writers: list[str]) -> Effects:
         if self.saver is None:
@@ -223,7 +227,7 @@ class Loop:
             skip_before = False
             pending = [t for t in tasks if not t.done]
             if pending:
-                yield RunTasks(pending, dict(self.values), self.saver is not None)
+                yield RunTasks(pending, self.state(), self.saver is not None)
             if any(t.error is not None or (not t.done and t.interrupts) for t in tasks):
                 yield from self._stop_step(tasks)
                 return
@@ -257,7 +261,7 @@ class Loop:
         self.step += 1
         self.next = self._successors([(START, [])])
         yield from self._save("loop", [START])
-        yield Emit("values", dict(self.values))
+        yield Emit("values", self.state())
 
     def _start_resume(self, input: Optional[Command], saved: Any) -> Effects:
         what = "invoke(None, config)" if input is None else "Command(...)"
@@ -273,7 +277,7 @@ class Loop:
             )
         self._load(saved)
         self._restore(saved.pending_writes)
-        yield Emit("values", dict(self.values))
+        yield Emit("values", self.state())
         if input is None:
             return
         if input.has_resume:
@@ -326,7 +330,7 @@ class Loop:
             raise failed[0].error  # type: ignore[misc]
         self.interrupts = tuple(i for t in tasks if not t.done for i in t.interrupts)
         yield Emit("updates", {INTERRUPT: self.interrupts})
-        yield Emit("values", {**self.values, INTERRUPT: self.interrupts})
+        yield Emit("values", {**self.state(), INTERRUPT: self.interrupts})
 
     def _finish_step(self, tasks: list[Task]) -> Effects:
         apply_updates(self.values, [(t.name, t.update) for t in tasks if t.update], self.builder.channels)
@@ -339,7 +343,7 @@ class Loop:
         self.step += 1
         self.next = self._successors([(t.name, t.goto) for t in tasks])
         yield from self._save("loop", [t.name for t in tasks])
-        yield Emit("values", dict(self.values))
+        yield Emit("values", self.state())
 
     def _successors(self, finished: list[tuple[str, list[str]]]) -> list[str]:
         found: dict[str, None] = {}

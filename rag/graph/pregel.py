@@ -15,7 +15,7 @@ from rag.graph._drive import MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, RESULT, Loop
 from rag.graph.constants import END, START
 from rag.graph.errors import CheckpointerRequiredError
-from rag.graph.state import apply_updates, initial_values
+from rag.graph.state import apply_updates, initial_values, ordered
 from rag.graph.types import Interrupt, PregelTask, StateSnapshot
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.graph import Graph
@@ -105,7 +105,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     @staticmethod
     def _output(loop: Loop) -> dict[str, Any]:
-        output = dict(loop.values)
+        output = loop.state()
         if loop.interrupts:
             output[INTERRUPT] = list(loop.interrupts)
         return output
@@ -156,7 +156,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                                     interrupts=tuple(writes.get(INTERRUPT, ()) if result is None else ()),
                                     result=result.get("update") if result else None))
         interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
-        return StateSnapshot(dict(checkpoint["channel_values"]), tuple(checkpoint.get("next", [])), saved.config,
+        return StateSnapshot(ordered(checkpoint["channel_values"], self.builder.channels), tuple(checkpoint.get("next", [])), saved.config,
                              saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:

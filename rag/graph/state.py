@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Optional
 from rag.errors import ValidationError
 from rag.graph.errors import InvalidUpdateError
 
-__all__ = ["Channel", "channels_of", "apply_updates", "initial_values", "check_keys"]
+__all__ = ["Channel", "channels_of", "apply_updates", "initial_values", "check_keys", "ordered"]
 
 _MISSING: Any = object()
 
@@ -69,6 +69,11 @@ def channels_of(schema: Any) -> dict[str, Channel]:
 def initial_values(channels: Mapping[str, Channel]) -> dict[str, Any]:
     """The state before any write: reducer keys at their empty value, other keys absent."""
     return {name: ch.default() for name, ch in channels.items() if ch.default is not None}
+
+
+def ordered(values: Mapping[str, Any], channels: Mapping[str, Channel]) -> dict[str, Any]:
+    """A copy of ``values`` with keys in the schema's order (as LangGraph returns them)."""
+    return {key: values[key] for key in channels if key in values}
 
 
 def check_keys(node: str, update: Mapping[str, Any], channels: Mapping[str, Channel]) -> None:

@@ -11,7 +11,7 @@
 >>> graph.add_edge(START, "step").add_conditional_edges("step", lambda s: "step" if s["count"] < 3 else END)  # doctest: +ELLIPSIS
 <...>
 >>> graph.compile().invoke({"count": 0})
-{'seen': [0, 1, 2], 'count': 3}
+{'count': 3, 'seen': [0, 1, 2]}
 """
 
 
