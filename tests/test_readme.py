@@ -44,7 +44,8 @@ def test_every_python_block_runs_in_order(tmp_path, monkeypatch, capsys):
     for mark, code in python_blocks():
         chat_openai = fake_chat_openai if mark == "fake-chat-model" else real_chat_openai
         monkeypatch.setattr(rag.models, "ChatOpenAI", chat_openai)
-        exec(compile(code, str(README), "exec"), namespace)
+        # dont_inherit: run as a user would, without this file's `from __future__ import annotations`
+        exec(compile(code, str(README), "exec", dont_inherit=True), namespace)
     assert replies and all(r["model"] == "gpt-4o-mini" for r in replies)
     printed = capsys.readouterr().out
     assert "settings.toml" in printed and "[1]" in printed and "setup.md" in printed

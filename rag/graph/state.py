@@ -56,7 +56,13 @@ def channels_of(schema: Any) -> dict[str, Channel]:
             f"StateGraph needs a TypedDict class as its state schema, got {schema!r:.80}; "
             "e.g. class State(TypedDict): messages: Annotated[list, add_messages]"
         )
-    hints = typing.get_type_hints(schema, include_extras=True)
+    try:
+        hints = typing.get_type_hints(schema, include_extras=True)
+    except NameError as exc:  # string annotations (PEP 563) naming something out of reach
+        raise ValidationError(
+            f"cannot read the annotations of state schema {schema.__name__}: {exc}; define it at module "
+            "level with the names it uses imported there"
+        ) from exc
     if not hints:
         raise ValidationError(f"state schema {schema.__name__} has no keys; declare at least one")
     channels = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import typing
+import weakref
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Optional
 
 from rag import _callbacks
@@ -16,11 +17,25 @@ from rag.runnables.config import RunnableConfig
 __all__ = ["RunnableLambda", "RunnableGenerator", "is_generator_function"]
 
 
+# inspect.signature costs ~15 µs, paid on every call before: remembered per function (weakly,
+# so functions made on the fly are not kept alive).
+_TAKES_CONFIG: "weakref.WeakKeyDictionary[Any, bool]" = weakref.WeakKeyDictionary()
+
+
 def _accepts_config(func: Callable[..., Any]) -> bool:
     try:
-        return "config" in inspect.signature(func).parameters
+        return _TAKES_CONFIG[func]
+    except (KeyError, TypeError):  # not seen yet, or not weakly referable (a builtin)
+        pass
+    try:
+        found = "config" in inspect.signature(func).parameters
     except (TypeError, ValueError):  # builtins without a signature
-        return False
+        found = False
+    try:
+        _TAKES_CONFIG[func] = found
+    except TypeError:
+        pass
+    return found
 
 
 def is_generator_function(func: Any) -> bool:

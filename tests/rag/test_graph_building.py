@@ -248,3 +248,14 @@ def test_a_conditional_edge_typed_with_literal_draws_only_its_targets():
     graph.add_edge(START, "a").add_conditional_edges("a", route)
     assert "a -.-> b;" in graph.compile().get_graph().draw_mermaid()
     assert "a -.-> a;" not in graph.compile().get_graph().draw_mermaid()
+
+
+@pytest.mark.parametrize("name", ["rag.graph", "rag.graph.state_graph", "rag.graph.message", "rag.graph.types",
+                                  "rag.graph.checkpoint.memory", "rag.graph.checkpoint.sqlite",
+                                  "rag.graph.checkpoint.serde"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0
