@@ -251,12 +251,6 @@ class Loop:
         self.joins = {}
         self.next = [START]
         yield from self._save("input", [])
-        for key in input:
-            if key not in self.builder.channels:
-                raise InvalidUpdateError(
-                    f"the graph's input has key {key!r}, which is not in the state; the state's keys are "
-                    f"{list(self.builder.channels)}"
-                )
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
         self.next = self._successors([(START, [])])

@@ -85,9 +85,9 @@ def ordered(values: Mapping[str, Any], channels: Mapping[str, Channel]) -> dict[
 def check_keys(node: str, update: Mapping[str, Any], channels: Mapping[str, Channel]) -> None:
     unknown = [key for key in update if key not in channels]
     if unknown:
+        who = "the graph's input (or a Command's update) has" if node == "__start__" else f"node {node!r} returned"
         raise InvalidUpdateError(
-            f"node {node!r} returned key {unknown[0]!r}, which is not in the state; "
-            f"the state's keys are {list(channels)}"
+            f"{who} key {unknown[0]!r}, which is not in the state; the state's keys are {list(channels)}"
         )
 
 

@@ -15,6 +15,7 @@
 """
 
 
+import copy
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional, Sequence, Union
@@ -209,7 +210,11 @@ class StateGraph:
         before = self._interrupt_names(interrupt_before)
         after = self._interrupt_names(interrupt_after)
         self.validate([*before, *after])
-        return CompiledStateGraph(self, checkpointer, before, after, name=name or "LangGraph")
+        # A snapshot: nodes or edges added to this builder later do not change the compiled graph.
+        frozen = copy.copy(self)
+        frozen.nodes, frozen.edges, frozen.joins = dict(self.nodes), list(self.edges), list(self.joins)
+        frozen.branches = {source: list(branches) for source, branches in self.branches.items()}
+        return CompiledStateGraph(frozen, checkpointer, before, after, name=name or "LangGraph")
 
     def _interrupt_names(self, names: Union[str, Sequence[str], None]) -> tuple[str, ...]:
         if names is None:
