@@ -89,10 +89,22 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="graph-bench-"))
     ours_graph, lg_graph_ = build(our_graph, args.steps), build(lg_graph, args.steps)
 
+    commits: dict[str, int] = {}
+
+    def counted(conn: sqlite3.Connection, key: str) -> None:
+        """Count the transactions committed on ``conn`` (each is an fsync under FULL)."""
+        commits[key] = 0
+
+        def trace(statement: str) -> None:
+            if statement.lstrip().upper().startswith("COMMIT"):
+                commits[key] += 1
+        conn.set_trace_callback(trace)
+
     def our_sqlite(synchronous: str) -> Callable[[], Any]:
         def make() -> Any:
             saver = SqliteSaver.from_conn_string(str(folder / f"o{time.perf_counter_ns()}.db"))
             saver.conn.execute(f"PRAGMA synchronous={synchronous}")
+            counted(saver.conn, "ours")
             return ours_graph.compile(checkpointer=saver)
         return make
 
@@ -100,6 +112,7 @@ def main() -> None:
         def make() -> Any:
             conn = sqlite3.connect(folder / f"l{time.perf_counter_ns()}.db", check_same_thread=False)
             conn.execute(f"PRAGMA synchronous={synchronous}")
+            counted(conn, "langgraph")
             return lg_graph_.compile(checkpointer=lg_sqlite.SqliteSaver(conn))
         return make
 
@@ -130,6 +143,9 @@ def main() -> None:
         cell = {k: f"{med[k]:.1f} [{min(samples[k]):.1f}]" for k in med}
         print(f"{label:<17}{cell['ours']:>16}{cell['async']:>18}{cell['sync']:>18}"
               f"{med['async'] / med['ours']:>12.2f}x{med['sync'] / med['ours']:>11.2f}x")
+        if label.startswith("SQLite"):  # the last runs' commits (the LangGraph run was durability="sync")
+            print(f"{'':<17}commits per step: ours {commits['ours'] / args.steps:.2f}, "
+                  f"LangGraph {commits['langgraph'] / args.steps:.2f}")
 
     steps = args.size_steps
     big_ours, big_lg = build(our_graph, steps), build(lg_graph, steps)

@@ -247,3 +247,10 @@ def test_a_database_of_another_format_version_is_refused(tmp_path):
         conn.execute("UPDATE rag_graph_format SET version = 99")
     with pytest.raises(OSError, match="format 99"):
         SqliteSaver.from_conn_string(str(path))
+
+
+def test_a_connection_opened_as_in_langgraphs_docs_works(tmp_path):
+    conn = sqlite3.connect(tmp_path / "docs.sqlite", check_same_thread=False)
+    app = counting_graph().compile(checkpointer=SqliteSaver(conn))
+    assert app.invoke({"n": 3}, thread("d"))["n"] == 5
+    assert asyncio.run(app.ainvoke({"n": 4}, thread("e")))["n"] == 5

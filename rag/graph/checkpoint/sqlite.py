@@ -62,8 +62,9 @@ _FORMAT_VERSION = 1
 
 class SqliteSaver(BaseCheckpointSaver):
     """Checkpoints in SQLite. ``conn``: an open :class:`sqlite3.Connection` (opened with
-    ``check_same_thread=False`` if several threads use it) or a path; ``keep_last``: the
-    newest N checkpoints kept per thread (None: all).
+    ``check_same_thread=False`` if several threads or async code use it; the saver then
+    manages its transactions) or a path; ``keep_last``: the newest N checkpoints kept per
+    thread (None: all).
 
     ``SqliteSaver.from_conn_string(path)`` opens a file (``":memory:"`` for a private
     in-memory database); use it as a context manager, as in LangGraph, or call ``close()``.
@@ -75,6 +76,9 @@ class SqliteSaver(BaseCheckpointSaver):
             conn = self._open(str(conn))
         if not isinstance(conn, sqlite3.Connection):
             raise ValidationError(f"SqliteSaver needs a sqlite3.Connection or a path, got {type(conn).__name__}")
+        # The saver opens and commits its own transactions (BEGIN IMMEDIATE ... COMMIT), so a
+        # connection made with sqlite3.connect's default implicit transactions is switched off them.
+        conn.isolation_level = None
         self.conn = conn
         self._lock = threading.Lock()
         self._setup()
