@@ -40,13 +40,30 @@ class SerializationError(ValidationError):
         self.path = path
 
 
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    """Each init field's default value (left out of the JSON when a message holds it)."""
+    if cls not in _DEFAULTS:
+        found = {}
+        for f in dataclasses.fields(cls):
+            if f.default is not dataclasses.MISSING:
+                found[f.name] = f.default
+            elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+                found[f.name] = f.default_factory()  # type: ignore[misc]
+        _DEFAULTS[cls] = found
+    return _DEFAULTS[cls]
+
+
 def _message_fields(message: BaseMessage) -> dict[str, Any]:
-    # Empty fields are left out (they load back as their defaults): checkpoints stay small.
+    # Fields at their default are left out (they load back as it): checkpoints stay small.
+    defaults = _defaults(type(message))
     fields = {}
     for f in dataclasses.fields(message):
         if f.init and f.name != "_":
             value = getattr(message, f.name)
-            if f.name == "content" or not (value is None or value == {} or value == []):
+            if f.name not in defaults or type(value) is not type(defaults[f.name]) or value != defaults[f.name]:
                 fields[f.name] = value
     return fields
 
