@@ -328,15 +328,17 @@ class Loop:
 
     def _finish_step(self, tasks: list[Task]) -> Effects:
         apply_updates(self.values, [(t.name, t.update) for t in tasks if t.update], self.builder.channels)
+        self.step += 1
+        self.next = self._successors([(t.name, t.goto) for t in tasks])
+        # Saved before anything of the step is streamed: a consumer that stops at any chunk
+        # leaves the thread at the step it saw.
+        yield from self._save("loop", [t.name for t in tasks])
         for task in tasks:
             if self.messages is not None:
                 for message in messages_in(task.update):
                     if self.messages.first_sight(message):
                         yield Emit("messages", (message, task.config["metadata"]))
             yield Emit("updates", {task.name: task.update})
-        self.step += 1
-        self.next = self._successors([(t.name, t.goto) for t in tasks])
-        yield from self._save("loop", [t.name for t in tasks])
         yield Emit("values", self.state())
 
     def _successors(self, finished: list[tuple[str, list[str]]]) -> list[str]:

@@ -196,3 +196,29 @@ def test_state_api_without_a_checkpointer_says_how_to_add_one():
         app.get_state(thread())
     with pytest.raises(CheckpointerRequiredError, match="checkpointer"):
         app.invoke(None, thread())
+
+
+def test_async_interrupt_and_resume_through_sqlite(tmp_path):
+    from rag.graph.checkpoint import SqliteSaver
+
+    with SqliteSaver.from_conn_string(str(tmp_path / "a.sqlite")) as saver:
+        app = approval_graph([], saver)
+
+        async def main():
+            chunks = [c async for c in app.astream({"n": 0}, thread(), stream_mode="updates")]
+            done = await app.ainvoke(Command(resume="fine"), thread())
+            return chunks, done
+
+        chunks, done = asyncio.run(main())
+    assert chunks[0] == {"draft": {"log": ["draft"]}}
+    assert chunks[1]["__interrupt__"][0].value == {"draft": "draft"}
+    assert done["log"] == ["draft", "decision: fine"]
+
+
+def test_a_consumer_that_stops_streaming_early_leaves_the_last_finished_step_saved():
+    app = approval_graph([])
+    for chunk in app.stream({"n": 0}, thread(), stream_mode="updates"):
+        break  # stop after the first node's update
+    state = app.get_state(thread())
+    assert state.values["log"] == ["draft"] and state.next == ("approve",)
+    assert app.invoke(None, thread())["__interrupt__"][0].value == {"draft": "draft"}
