@@ -157,10 +157,9 @@ class Loop:
         return ordered(self.values, self.builder.channels)
 
     # -- checkpoints ----------------------------------------------------------------------
-    def _save(self, source: str, writers: list[str]) -> Effects:
-        if self.saver is None:
-            self.checkpoint_id = str(self.step)
-            return
+    def put_args(self, source: str, writers: list[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict]:
+        """The arguments of ``saver.put`` for a new checkpoint of the current state
+        (``writers``: the nodes whose updates it holds); makes it the current checkpoint."""
         thread_id, ns, _ = self.thread  # type: ignore[misc]
         self.checkpoint_id = uuid.uuid4().hex
         checkpoint = {"v": 1, "id": self.checkpoint_id, "ts": datetime.now(timezone.utc).isoformat(),
@@ -168,7 +167,13 @@ class Loop:
                       "joins": {k: list(v) for k, v in self.joins.items()}, "writers": writers}
         metadata = {"source": source, "step": self.step, "parents": {}}
         parent = self.saved_config or {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
-        self.saved_config = yield IO(partial(self.saver.put, parent, checkpoint, metadata, {}))
+        return parent, checkpoint, metadata, {}
+
+    def _save(self, source: str, writers: list[str]) -> Effects:
+        if self.saver is None:
+            self.checkpoint_id = str(self.step)  # task ids only need to differ between steps
+            return
+        self.saved_config = yield IO(partial(self.saver.put, *self.put_args(source, writers)))
 
     def _load(self, saved: Any) -> None:
         checkpoint = saved.checkpoint

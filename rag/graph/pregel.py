@@ -222,9 +222,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         apply_updates(loop.values, [(as_node, values)] if values else [], self.builder.channels)
         loop.step += 1
         loop.next = loop._successors([(as_node, [])])
-        effects = loop._save("update", [as_node])
-        call = next(effects).call  # the saver.put call, handed back so async callers can await it
-        return call.args
+        return loop.put_args("update", [as_node])
 
     # -- drawing ----------------------------------------------------------------------------
     def get_graph(self, config: Optional[RunnableConfig] = None, *, xray: Union[bool, int] = False) -> Graph:
