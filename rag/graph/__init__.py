@@ -21,7 +21,7 @@ from rag.graph.errors import GraphRecursionError, InvalidUpdateError
 from rag.graph.message import MessagesState, RemoveMessage, add_messages
 from rag.graph.pregel import CompiledStateGraph
 from rag.graph.state_graph import StateGraph
-from rag.graph.types import Command, Interrupt, StateSnapshot, interrupt
+from rag.graph.types import Command, Interrupt, Send, StateSnapshot, interrupt
 
 __all__ = [
     "StateGraph",
@@ -32,6 +32,7 @@ __all__ = [
     "MessagesState",
     "RemoveMessage",
     "Command",
+    "Send",
     "Interrupt",
     "StateSnapshot",
     "interrupt",

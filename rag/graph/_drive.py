@@ -92,7 +92,7 @@ def _run_task(graph: "CompiledStateGraph", task: Task, state: dict[str, Any], ch
     token = CURRENT_TASK.set(_scope(task, checkpointed))
     task.ran = True
     try:
-        output = graph.builder.nodes[task.name].invoke(dict(state), task.config)
+        output = graph.builder.nodes[task.name].invoke(task.arg if task.push else dict(state), task.config)
         settle(task, output, graph)
     except Exception as exc:
         _record_failure(task, exc)
@@ -104,7 +104,7 @@ async def _arun_task(graph: "CompiledStateGraph", task: Task, state: dict[str, A
     CURRENT_TASK.set(_scope(task, checkpointed))  # this coroutine runs in its own task: its own context
     task.ran = True
     try:
-        output = await graph.builder.nodes[task.name].ainvoke(dict(state), task.config)
+        output = await graph.builder.nodes[task.name].ainvoke(task.arg if task.push else dict(state), task.config)
         settle(task, output, graph)
     except Exception as exc:
         _record_failure(task, exc)

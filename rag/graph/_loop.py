@@ -30,7 +30,7 @@ from rag.graph.errors import (
     ThreadNotFoundError,
 )
 from rag.graph.state import apply_updates, check_keys, initial_values, ordered
-from rag.graph.types import Command
+from rag.graph.types import Command, Send
 from rag.messages import BaseMessage
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ class Task:
     error: Optional[BaseException] = None
     done: bool = False
     ran: bool = False  # ran in this invocation (not restored from pending writes)
+    push: bool = False  # made by a Send: the node runs on ``arg``, not on the state
+    arg: Any = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,8 @@ def settle(task: Task, output: Any, graph: "CompiledStateGraph") -> None:
     if isinstance(output, Command):
         update, goto = output.update, output.goto_list()
         for target in goto:
-            if target != END and target not in graph.builder.nodes:
+            name = target.node if isinstance(target, Send) else target
+            if name != END and name not in graph.builder.nodes:
                 raise InvalidUpdateError(
                     f"node {task.name!r} returned Command(goto={target!r}), which is not a node; "
                     f"nodes are {list(graph.builder.nodes)} (or END)"
@@ -138,7 +141,7 @@ class Loop:
         self.saved_config: Optional[dict[str, Any]] = None
         self.checkpoint_id = ""
         self.values: dict[str, Any] = {}
-        self.next: list[str] = []
+        self.next: list[Any] = []  # node names (run on the state) and Sends (run on their arg)
         self.joins: dict[str, list[str]] = {}
         self.step = -1
         self.interrupts: tuple[Any, ...] = ()
@@ -186,9 +189,13 @@ class Loop:
 
     def _tasks(self) -> list[Task]:
         tasks = []
-        for index, name in enumerate(self.next):
+        for index, entry in enumerate(self.next):
+            push = isinstance(entry, Send)
+            name = entry.node if push else entry
             task_id = f"{self.checkpoint_id}:{index}:{name}"
             task = self.restored.pop(task_id, None) or Task(task_id, name, (f"branch:to:{name}",))
+            if push:
+                task.push, task.arg, task.triggers = True, entry.arg, ("__pregel_push",)
             metadata = {**self.base_metadata, "langgraph_step": self.step + 1, "langgraph_node": name,
                         "langgraph_triggers": task.triggers, "langgraph_path": ("__pregel_pull", name),
                         "langgraph_checkpoint_ns": f"{name}:{task_id}"}
@@ -284,9 +291,10 @@ class Loop:
         if input.update:
             apply_updates(self.values, [(START, input.update)], self.builder.channels)
         for target in input.goto_list():
-            if target != END and target not in self.builder.nodes:
+            name = target.node if isinstance(target, Send) else target
+            if name != END and name not in self.builder.nodes:
                 raise InvalidUpdateError(f"Command(goto={target!r}) names no node; nodes are {list(self.builder.nodes)}")
-            if target not in self.next and target != END:
+            if isinstance(target, Send) or (target not in self.next and target != END):
                 self.next.append(target)
 
     def _apply_resume(self, value: Any) -> Effects:
@@ -346,17 +354,26 @@ class Loop:
             yield Emit("updates", {task.name: task.update})
         yield Emit("values", self.state())
 
-    def _successors(self, finished: list[tuple[str, list[str]]]) -> list[str]:
+    def _successors(self, finished: list[tuple[str, list[Any]]]) -> list[Any]:
+        """Next step's entries: each node once (edges, branches, goto, completed joins),
+        then every Send in the order made."""
         found: dict[str, None] = {}
+        sends: list[Send] = []
         nodes = self.builder.nodes
         for name, goto in finished:
             for target in self.graph.edges_from.get(name, ()):
                 found[target] = None
             for branch in self.builder.branches.get(name, ()):
                 for target in branch.targets(dict(self.values), self.node_config, nodes):
-                    found[target] = None
+                    if isinstance(target, Send):
+                        sends.append(target)
+                    else:
+                        found[target] = None
             for target in goto:
-                found[target] = None
+                if isinstance(target, Send):
+                    sends.append(target)
+                else:
+                    found[target] = None
             for sources, target in self.graph.joins_from.get(name, ()):
                 key = f"{'|'.join(sources)}>{target}"
                 seen = self.joins.setdefault(key, [])
@@ -366,4 +383,4 @@ class Loop:
                     found[target] = None
                     del self.joins[key]
         found.pop(END, None)
-        return list(found)
+        return [*found, *sends]

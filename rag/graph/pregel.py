@@ -16,7 +16,7 @@ from rag.graph._loop import INTERRUPT, RESULT, Loop
 from rag.graph.constants import END, START
 from rag.graph.errors import CheckpointerRequiredError
 from rag.graph.state import apply_updates, initial_values, ordered
-from rag.graph.types import Interrupt, PregelTask, StateSnapshot
+from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.graph import Graph
 
@@ -148,7 +148,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         for task_id, channel, value in saved.pending_writes:
             by_task.setdefault(task_id, {})[channel] = value
         tasks = []
-        for index, name in enumerate(checkpoint.get("next", [])):
+        names = [entry.node if isinstance(entry, Send) else entry for entry in checkpoint.get("next", [])]
+        for index, name in enumerate(names):
             task_id = f"{checkpoint['id']}:{index}:{name}"
             writes = by_task.get(task_id, {})
             result = writes.get(RESULT)
@@ -156,7 +157,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                                     interrupts=tuple(writes.get(INTERRUPT, ()) if result is None else ()),
                                     result=result.get("update") if result else None))
         interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
-        return StateSnapshot(ordered(checkpoint["channel_values"], self.builder.channels), tuple(checkpoint.get("next", [])), saved.config,
+        return StateSnapshot(ordered(checkpoint["channel_values"], self.builder.channels), tuple(names), saved.config,
                              saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:

@@ -24,6 +24,7 @@ from rag.errors import ValidationError
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidUpdateError
 from rag.graph.state import Channel, channels_of
+from rag.graph.types import Send
 from rag.runnables import Runnable, RunnableLambda
 
 __all__ = ["StateGraph", "Branch"]
@@ -41,13 +42,21 @@ class Branch:
     path_map: Optional[dict[Hashable, str]]
     ends: Optional[tuple[str, ...]]
 
-    def targets(self, state: dict[str, Any], config: Any, nodes: Any) -> list[str]:
-        """The nodes to run after ``source``; raises naming the source and the value when
-        a target is unknown."""
+    def targets(self, state: dict[str, Any], config: Any, nodes: Any) -> list[Union[str, Send]]:
+        """The nodes (or :class:`Send` tasks) to run after ``source``; raises naming the
+        source and the value when a target is unknown."""
         result = self.path.invoke(state, config) if isinstance(self.path, Runnable) else self.path(state)
         values = list(result) if isinstance(result, (list, tuple)) else [result]
         found = []
         for value in values:
+            if isinstance(value, Send):
+                if value.node not in nodes:
+                    raise InvalidUpdateError(
+                        f"the conditional edge from {self.source!r} returned Send({value.node!r}, ...), which is "
+                        f"not a node; nodes are {list(nodes)}"
+                    )
+                found.append(value)
+                continue
             if self.path_map is not None:
                 if value not in self.path_map:
                     raise InvalidUpdateError(

@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, Union
 from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
 from rag.errors import UsageError
 
-__all__ = ["Command", "Interrupt", "StateSnapshot", "PregelTask", "interrupt"]
+__all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "PregelTask", "interrupt"]
 
 _UNSET: Any = object()
 
@@ -31,13 +31,26 @@ class Interrupt:
 
 
 @dataclass(frozen=True)
+class Send:
+    """Run ``node`` in the next step on ``arg`` instead of the state (map-reduce): a
+    conditional edge returns a list of them, one per item, and each runs as its own task.
+
+    >>> Send("summarise", {"chunk": "..."}).node
+    'summarise'
+    """
+
+    node: str
+    arg: Any
+
+
+@dataclass(frozen=True)
 class Command:
     """What to do next, as a graph input or a node's return value.
 
     ``resume``: the value the paused :func:`interrupt` call returns (or ``{interrupt_id:
     value}`` when several nodes paused); ``update``: state updates (a dict), applied
-    through the reducers; ``goto``: a node name or a list of them to run next (added to the
-    node's edges when a node returns it).
+    through the reducers; ``goto``: a node name, a :class:`Send`, or a list of them to run
+    next (added to the node's edges when a node returns it).
 
     >>> Command(update={"approved": True}, goto="act").goto
     'act'
@@ -45,7 +58,7 @@ class Command:
 
     update: Optional[dict[str, Any]] = None
     resume: Any = _UNSET
-    goto: Union[str, Sequence[str]] = ()
+    goto: Union[str, Send, Sequence[Union[str, Send]]] = ()
     graph: Optional[str] = None
 
     def __repr__(self) -> str:
@@ -58,8 +71,8 @@ class Command:
     def has_resume(self) -> bool:
         return self.resume is not _UNSET
 
-    def goto_list(self) -> list[str]:
-        return [self.goto] if isinstance(self.goto, str) else list(self.goto)
+    def goto_list(self) -> list[Union[str, Send]]:
+        return [self.goto] if isinstance(self.goto, (str, Send)) else list(self.goto)
 
     PARENT = "__parent__"
 

@@ -22,7 +22,7 @@ import rag.messages as our_messages
 OURS = SimpleNamespace(
     name="rag", StateGraph=our_graph.StateGraph, START=our_graph.START, END=our_graph.END,
     add_messages=our_graph.add_messages, MessagesState=our_graph.MessagesState, RemoveMessage=our_graph.RemoveMessage,
-    InMemorySaver=our_memory.InMemorySaver, interrupt=our_types.interrupt, Command=our_types.Command,
+    InMemorySaver=our_memory.InMemorySaver, interrupt=our_types.interrupt, Command=our_types.Command, Send=our_types.Send,
     Interrupt=our_types.Interrupt, GraphRecursionError=our_errors.GraphRecursionError,
     HumanMessage=our_messages.HumanMessage, AIMessage=our_messages.AIMessage, ToolMessage=our_messages.ToolMessage,
 )
@@ -30,6 +30,7 @@ LANGGRAPH = SimpleNamespace(
     name="langgraph", StateGraph=lg_graph.StateGraph, START=lg_graph.START, END=lg_graph.END,
     add_messages=lg_graph.add_messages, MessagesState=lg_graph.MessagesState,
     RemoveMessage=lc_messages.RemoveMessage, InMemorySaver=lg_memory.InMemorySaver, interrupt=lg_types.interrupt,
+    Send=lg_types.Send,
     Command=lg_types.Command, Interrupt=lg_types.Interrupt, GraphRecursionError=lg_errors.GraphRecursionError,
     HumanMessage=lc_messages.HumanMessage, AIMessage=lc_messages.AIMessage, ToolMessage=lc_messages.ToolMessage,
 )

@@ -254,3 +254,27 @@ def test_a_connection_opened_as_in_langgraphs_docs_works(tmp_path):
     app = counting_graph().compile(checkpointer=SqliteSaver(conn))
     assert app.invoke({"n": 3}, thread("d"))["n"] == 5
     assert asyncio.run(app.ainvoke({"n": 4}, thread("e")))["n"] == 5
+
+
+class Items(TypedDict):
+    items: list
+    done: Annotated[list, operator.add]
+
+
+def test_send_tasks_paused_in_a_sqlite_file_resume_after_reopening_it(tmp_path):
+    from rag.graph.types import Send
+
+    def build(saver):
+        graph = StateGraph(Items)
+        graph.add_node("check", lambda item: {"done": [f"{item}={interrupt(item)}"]})
+        graph.add_conditional_edges(START, lambda s: [Send("check", x) for x in s["items"]])
+        return graph.compile(checkpointer=saver)
+
+    path = str(tmp_path / "send.sqlite")
+    with SqliteSaver.from_conn_string(path) as saver:
+        paused = build(saver).invoke({"items": ["a", "b"]}, thread("s"))["__interrupt__"]
+    with SqliteSaver.from_conn_string(path) as saver:
+        app = build(saver)
+        assert app.get_state(thread("s")).next == ("check", "check")
+        out = app.invoke(Command(resume={i.id: i.value * 2 for i in paused}), thread("s"))
+    assert sorted(out["done"]) == ["a=aa", "b=bb"]

@@ -220,3 +220,57 @@ def test_add_messages_gives_ids_to_new_messages_and_accepts_role_pairs_like_lang
     ours, theirs = both(lambda lib: lib.add_messages([("human", "hi")], [("ai", "hello"), "and you?"]))
     assert [(m.type, m.content) for m in ours] == [(m.type, m.content) for m in theirs]
     assert all(isinstance(m.id, str) and len(m.id) == 36 for m in ours)
+
+
+class Jokes(TypedDict):
+    subjects: list
+    jokes: Annotated[list, operator.add]
+
+
+def map_reduce(lib):
+    graph = lib.StateGraph(Jokes)
+    graph.add_node("plan", lambda s: {"subjects": s["subjects"] + ["cats"]})
+    graph.add_node("joke", lambda arg: {"jokes": [f"joke about {arg['subject']}"]})
+    graph.add_node("best", lambda s: {"jokes": [f"best of {len(s['jokes'])}"]})
+    graph.add_edge(lib.START, "plan")
+    graph.add_conditional_edges("plan", lambda s: [lib.Send("joke", {"subject": x}) for x in s["subjects"]], ["joke"])
+    graph.add_edge("joke", "best")
+    return graph.compile(checkpointer=lib.InMemorySaver())
+
+
+def test_send_fans_out_one_task_per_item_and_joins_once_like_langgraph():
+    def run(lib):
+        app = map_reduce(lib)
+        updates = list(app.stream({"subjects": ["dogs", "owls"]}, thread(), stream_mode="updates"))
+        return updates, [snapshot_shape(s) for s in app.get_state_history(thread())]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+    assert ours[1][2][1] == ("joke", "joke", "joke")  # the step after plan: three Send tasks
+    assert ours[0][-1] == {"best": {"jokes": ["best of 3"]}}
+
+
+def test_a_send_task_paused_by_interrupt_resumes_on_its_own_arg_like_langgraph():
+    def run(lib):
+        graph = lib.StateGraph(Jokes)
+        graph.add_node("ask", lambda arg: {"jokes": [f"{arg}: {lib.interrupt(arg)}"]})
+        graph.add_conditional_edges(lib.START, lambda s: [lib.Send("ask", x) for x in s["subjects"]])
+        app = graph.compile(checkpointer=lib.InMemorySaver())
+        paused = app.invoke({"subjects": ["one", "two"]}, thread())["__interrupt__"]
+        answers = {i.id: i.value.upper() for i in paused}
+        return sorted(i.value for i in paused), sorted(app.invoke(lib.Command(resume=answers), thread())["jokes"])
+
+    ours, theirs = both(run)
+    assert ours == theirs == (["one", "two"], ["one: ONE", "two: TWO"])
+
+
+def test_command_goto_send_from_a_node_matches_langgraph():
+    def run(lib):
+        graph = lib.StateGraph(Jokes)
+        graph.add_node("router", lambda s: lib.Command(goto=[lib.Send("joke", {"subject": "x"})]))
+        graph.add_node("joke", lambda arg: {"jokes": [arg["subject"]]})
+        graph.add_edge(lib.START, "router")
+        return graph.compile().invoke({"subjects": []})
+
+    ours, theirs = both(run)
+    assert ours == theirs == {"subjects": [], "jokes": ["x"]}

@@ -74,10 +74,12 @@ def _encode(value: Any) -> Any:
         return {TAG: "message", "type": value.type, **_message_fields(value)}
     if isinstance(value, Document):
         return {TAG: "document", "page_content": value.page_content, "metadata": value.metadata, "id": value.id}
-    from rag.graph.types import Interrupt
+    from rag.graph.types import Interrupt, Send
 
     if isinstance(value, Interrupt):
         return {TAG: "interrupt", "value": value.value, "id": value.id}
+    if isinstance(value, Send):
+        return {TAG: "send", "node": value.node, "arg": value.arg}
     if isinstance(value, (set, frozenset)):
         return {TAG: "set", "items": sorted(value, key=repr)}
     raise TypeError(type(value).__name__)
@@ -102,6 +104,10 @@ def _decode(obj: dict[str, Any]) -> Any:
         return Interrupt(body["value"], body.get("id", ""))
     if kind == "set":
         return set(body["items"])
+    if kind == "send":
+        from rag.graph.types import Send
+
+        return Send(body["node"], body.get("arg"))
     raise ValidationError(f"checkpoint holds an object tagged {kind!r}, which this version cannot read")
 
 
