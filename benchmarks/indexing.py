@@ -639,10 +639,10 @@ def langchain_child(folder: Path, out: Path, model: str) -> None:
             self.inner = LocalEmbeddings() if model == "local" else HashingEmbeddings()
 
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return self.inner.embed_documents(texts).tolist()
+            return self.inner.embed_documents(texts)  # lists already, as LangChain's
 
         def embed_query(self, text: str) -> list[float]:
-            return self.inner.embed_query(text).tolist()
+            return self.inner.embed_query(text)
 
     began = time.perf_counter()
     documents = DirectoryLoader(str(folder), glob="**/*.html", loader_cls=BSHTMLLoader).load()

@@ -1,8 +1,8 @@
 """A store's async API: LangChain's ``a*`` twins of the sync methods, once for every backend.
 
 Mixed into :class:`stores.base.VectorStore`. Embedding uses the model's own async methods
-when it has them (``aembed_documents``, ``aembed_query``: an HTTP client then waits
-without a thread); the store's work (numpy, faiss) runs in a worker thread, so the event
+when it has them (``aembed_documents_array``, else LangChain's ``aembed_documents``, and
+the query twins: an HTTP client then waits without a thread); the store's work (numpy, faiss) runs in a worker thread, so the event
 loop never blocks on it. Arguments are checked before anything is embedded.
 """
 
@@ -33,8 +33,10 @@ class AsyncMethods:
 
     async def _aembed_texts(self, texts: list[str]) -> np.ndarray:
         embedding = self._require_embedding()
-        if hasattr(embedding, "aembed_documents"):
-            matrix = as_matrix(await embedding.aembed_documents(texts), dimension=self._dimension, name="embeddings")
+        # Ours have numpy twins; LangChain's async methods return lists.
+        aembed = getattr(embedding, "aembed_documents_array", None) or getattr(embedding, "aembed_documents", None)
+        if aembed is not None:
+            matrix = as_matrix(await aembed(texts), dimension=self._dimension, name="embeddings")
             if matrix.shape[0] != len(texts):
                 raise ValidationError(f"{model_id_of(embedding)} returned {matrix.shape[0]} vectors for {len(texts)} texts")
             return matrix
@@ -44,8 +46,9 @@ class AsyncMethods:
         embedding = self._require_embedding()
         if not isinstance(query, str):
             raise ValidationError(f"query must be a str, got {type(query).__name__}: {query!r:.60}")
-        if hasattr(embedding, "aembed_query"):
-            return as_vector(await embedding.aembed_query(query), dimension=self._dimension, name="query embedding")
+        aembed = getattr(embedding, "aembed_query_array", None) or getattr(embedding, "aembed_query", None)
+        if aembed is not None:
+            return as_vector(await aembed(query), dimension=self._dimension, name="query embedding")
         return await asyncio.to_thread(self._query_vector, query)
 
     async def _aembed_and_store(self, texts: list[str], metadatas: list[dict[str, Any]], ids: list[str]) -> list[str]:

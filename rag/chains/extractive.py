@@ -15,6 +15,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence
 import numpy as np
 
 from rag.documents import Document
+from rag.embeddings.base import embed_texts
 from rag.errors import NotFoundError, ValidationError
 from rag.runnables import Runnable, RunnableConfig
 
@@ -136,7 +137,7 @@ class ExtractiveAnswerer(Runnable[dict, str]):
         if not sentences or not question.strip():
             return []
         # One batch for the question and every sentence: one call into the embedder.
-        vectors = np.asarray(self.embeddings.embed_documents([question, *sentences]), dtype=np.float32)
+        vectors = embed_texts(self.embeddings, [question, *sentences])
         relevance = rank_sentences(vectors[0], vectors[1:])
         order = np.argsort(-relevance, kind="stable")[: self.max_sentences]
         return [Passage(sentences[i], citations[i], float(relevance[i])) for i in order

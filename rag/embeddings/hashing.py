@@ -37,7 +37,7 @@ class HashingEmbeddings(Embeddings):
     ``dim``: vector length, an int >= 2, default 1024.
 
     >>> emb = HashingEmbeddings(dim=256)
-    >>> emb.embed_query("Vector stores index embeddings").shape
+    >>> emb.embed_query_array("Vector stores index embeddings").shape
     (256,)
     """
 
@@ -58,7 +58,7 @@ class HashingEmbeddings(Embeddings):
         terms.update(f"{a} {b}" for a, b in zip(words, words[1:]))
         return terms
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         texts = _check_texts(texts)
         rows: list[int] = []
         cols: list[int] = []

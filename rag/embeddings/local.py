@@ -95,7 +95,7 @@ class LocalEmbeddings(Embeddings):
     first call to embed.
 
     >>> emb = LocalEmbeddings()                                   # doctest: +SKIP
-    >>> a, b = emb.embed_documents(["A man is eating food.", "A man is eating a piece of bread."])  # doctest: +SKIP
+    >>> a, b = emb.embed_documents_array(["A man is eating food.", "A man is eating a piece of bread."])  # doctest: +SKIP
     >>> round(float(a @ b), 2)                                     # doctest: +SKIP
     0.75
     """
@@ -161,7 +161,7 @@ class LocalEmbeddings(Embeddings):
         )
         return mean_pool(hidden, attention_mask)
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         texts = _check_texts(texts)
         out = np.empty((len(texts), _DIMENSION), dtype=np.float32)
         if not texts:

@@ -146,7 +146,7 @@ class OpenAIEmbeddings(Embeddings):
             raise APIResponseValidationError("the server returned embeddings with NaN or infinite values")
         return matrix
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         texts = _check_texts(texts)
         if not texts:
             return np.empty((0, self.dimension or 0), dtype=np.float32)

@@ -23,7 +23,7 @@ def model():
 
 @pytest.fixture(scope="module")
 def vectors(model):
-    return model.embed_documents([FOOD, BREAD, UNRELATED])
+    return model.embed_documents_array([FOOD, BREAD, UNRELATED])
 
 
 def test_vectors_are_float32_with_384_dimensions(vectors):
@@ -45,27 +45,27 @@ def test_unrelated_sentences_have_cosine_below_02(vectors):
 
 def test_batching_and_length_sorting_do_not_change_vectors(model):
     texts = ["short", "a much longer sentence about retrieval and vectors " * 4, "middle length text here"]
-    together = model.embed_documents(texts)
-    one_by_one = LocalEmbeddings(batch_size=1).embed_documents(texts)
+    together = model.embed_documents_array(texts)
+    one_by_one = LocalEmbeddings(batch_size=1).embed_documents_array(texts)
     np.testing.assert_allclose(together, one_by_one, atol=1e-5)
-    np.testing.assert_allclose(together[1], model.embed_query(texts[1]), atol=1e-5)
+    np.testing.assert_allclose(together[1], model.embed_query_array(texts[1]), atol=1e-5)
 
 
 def test_texts_are_truncated_at_256_tokens(model):
     prefix = " ".join(f"word{i}" for i in range(400))  # far more than 256 tokens
-    first, second = model.embed_documents([prefix + " apples", prefix + " bankruptcy"])
+    first, second = model.embed_documents_array([prefix + " apples", prefix + " bankruptcy"])
     np.testing.assert_allclose(first, second, atol=1e-6)
 
 
 def test_a_shorter_max_length_changes_long_texts_and_the_model_id(model):
     text = " ".join(["retrieval"] * 40 + ["astronomy"] * 40)
     short = LocalEmbeddings(max_length=16)
-    assert float(short.embed_query(text) @ model.embed_query(text)) < 0.99
+    assert float(short.embed_query_array(text) @ model.embed_query_array(text)) < 0.99
     assert short.model_id != model.model_id
 
 
 def test_no_texts_gives_an_empty_matrix(model):
-    assert model.embed_documents([]).shape == (0, 384)
+    assert model.embed_documents_array([]).shape == (0, 384)
 
 
 def test_model_id_names_the_model_and_its_hash(model):
