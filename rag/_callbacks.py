@@ -32,7 +32,7 @@ from typing import Any, Iterator, Literal, Mapping, Optional
 from rag.errors import ValidationError
 
 __all__ = ["Run", "RunKind", "EVENTS", "handlers_of", "start_run", "astart_run", "PARENT_RUN_ID_KEY",
-           "RUN_TAGS_KEY", "STREAM_CHUNK_EVENT", "ambient_config", "wants_model_tokens"]
+           "RUN_TAGS_KEY", "STREAM_CHUNK_EVENT", "ambient_config", "wants_model_tokens", "ChildCallbacks"]
 
 logger = logging.getLogger("rag.callbacks")
 
@@ -80,6 +80,24 @@ def ambient_config(config: Optional[Mapping[str, Any]]) -> Iterator[None]:
         yield
     finally:
         _AMBIENT.reset(token)
+
+
+class ChildCallbacks(list):
+    """Handlers bound to a parent run (a run manager's ``get_child()``): as
+    ``config["callbacks"]``, the run they start nests under ``parent_run_id`` and inherits
+    ``tags`` and ``metadata``. A list of the handlers, so anything that takes a list of
+    handlers takes it."""
+
+    def __init__(self, handlers: Any = (), *, parent_run_id: Optional[uuid.UUID] = None,
+                 tags: Optional[list[str]] = None, metadata: Optional[dict[str, Any]] = None) -> None:
+        super().__init__(handlers)
+        self.parent_run_id = parent_run_id
+        self.tags = list(tags or [])
+        self.metadata = dict(metadata or {})
+
+    @property
+    def handlers(self) -> list[Any]:
+        return list(self)
 
 
 def handlers_of(config: Optional[Mapping[str, Any]]) -> list[Any]:
@@ -214,6 +232,8 @@ def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
     if kind not in EVENTS:
         raise ValidationError(f"unknown run kind {kind!r}; expected one of {sorted(EVENTS)}")
     config = (config if config is not None else _AMBIENT.get()) or {}
+    if isinstance(config.get("callbacks"), ChildCallbacks):
+        config = _bound_to_parent(config)
     listeners = [h for h in handlers_of(config) if not getattr(h, _IGNORE_ATTR[kind], False)]
     inherited = list(config.get("tags") or [])
     run_tags = inherited + [t for t in [*(tags or []), *(config.get(RUN_TAGS_KEY) or [])] if t not in inherited]
@@ -221,6 +241,18 @@ def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
     extra = {"metadata": {**(metadata or {}), **(config.get("metadata") or {})},
              "name": config.get("run_name") or name}
     return run, extra
+
+
+def _bound_to_parent(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` whose callbacks came from a run manager's ``get_child()``: that run is the
+    parent, and its tags and metadata come first (the config's own win on conflict)."""
+    child: ChildCallbacks = config["callbacks"]
+    bound = dict(config)
+    if bound.get(PARENT_RUN_ID_KEY) is None:
+        bound[PARENT_RUN_ID_KEY] = child.parent_run_id
+    bound["tags"] = child.tags + [t for t in (config.get("tags") or []) if t not in child.tags]
+    bound["metadata"] = {**child.metadata, **(config.get("metadata") or {})}
+    return bound
 
 
 def start_run(config: Optional[Mapping[str, Any]], kind: str, name: str, payload: Any, *,

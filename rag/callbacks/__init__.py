@@ -15,11 +15,14 @@ file that :func:`print_trace` shows as an indented tree.
 from rag.callbacks.base import BaseCallbackHandler
 from rag.callbacks.console import ConsoleCallbackHandler
 from rag.callbacks.file import FileTracer
+from rag.callbacks.manager import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from rag.callbacks.tracer import BaseTracer, TraceRun
 from rag.callbacks.view import format_trace, print_trace, read_trace
 
 __all__ = [
     "BaseCallbackHandler",
+    "CallbackManagerForRetrieverRun",
+    "AsyncCallbackManagerForRetrieverRun",
     "BaseTracer",
     "TraceRun",
     "ConsoleCallbackHandler",
