@@ -18,6 +18,7 @@ PACKAGES = [
     "rag.graph.types",
     "rag.graph.errors",
     "rag.graph.message",
+    "rag.graph.config",
     "rag.bm25",
     "rag.evaluation",
     "rag.cli",

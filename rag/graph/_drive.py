@@ -1,5 +1,6 @@
-"""Carrying out the loop's effects: sync (threads) and async (asyncio), and the
-``stream_mode="messages"`` handler that turns model tokens into stream chunks."""
+"""Carrying out the loop's effects: sync (threads) and async (asyncio); the
+``stream_mode="messages"`` handler that turns model tokens into stream chunks, and the
+live sink through which chunks made while nodes run ("messages", "custom") reach the stream."""
 
 from __future__ import annotations
 
@@ -17,12 +18,19 @@ from rag.runnables.config import max_workers
 if TYPE_CHECKING:
     from rag.graph.pregel import CompiledStateGraph
 
-__all__ = ["drive", "adrive", "MessagesHandler"]
+__all__ = ["drive", "adrive", "MessagesHandler", "LiveSink"]
 
 _DONE: Any = object()
 
 
-class MessagesHandler:
+class LiveSink:
+    """Where chunks made while nodes run go; the driver points ``sink`` at its queue."""
+
+    def __init__(self) -> None:
+        self.sink: Callable[[Any], None] = lambda item: None
+
+
+class MessagesHandler(LiveSink):
     """A callback handler: chat model tokens inside nodes become ``(chunk, metadata)``
     chunks; a model called without streaming gives its whole message at the end.
     ``streams_model_tokens`` makes :meth:`BaseChatModel.invoke` stream while it listens."""
@@ -30,7 +38,7 @@ class MessagesHandler:
     streams_model_tokens = True  # rag._callbacks.wants_model_tokens: models stream inside invoke
 
     def __init__(self) -> None:
-        self.sink: Callable[[Any], None] = lambda item: None
+        super().__init__()
         self._runs: dict[Any, dict[str, Any]] = {}
         self._streamed: set[Any] = set()
         self._seen: set[str] = set()
@@ -78,7 +86,7 @@ class MessagesHandler:
 
 # -- running one task -----------------------------------------------------------------------
 def _scope(task: Task, checkpointed: bool) -> TaskScope:
-    return TaskScope(task.id, task.name, checkpointed, list(task.resume))
+    return TaskScope(task.id, task.name, checkpointed, list(task.resume), writer=task.writer, config=task.config)
 
 
 def _record_failure(task: Task, exc: BaseException) -> None:
@@ -132,9 +140,9 @@ async def _arun_tasks(graph: "CompiledStateGraph", effect: RunTasks) -> None:
 
 # -- drivers -------------------------------------------------------------------------------
 def drive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
-          messages: Optional[MessagesHandler]) -> Iterator[Emit]:
+          live: Optional[LiveSink]) -> Iterator[Emit]:
     """Run ``effects`` in this thread; nodes run here (several at once: in threads). With
-    ``messages``, nodes run in a worker thread so tokens stream while they run."""
+    a ``live`` sink, nodes run in a worker thread so what they stream arrives meanwhile."""
     reply = None
     while True:
         try:
@@ -146,11 +154,11 @@ def drive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
             yield effect
         elif type(effect) is IO:
             reply = effect.call()
-        elif messages is None:
+        elif live is None:
             _run_tasks(graph, effect)
         else:
             inbox: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-            messages.sink = inbox.put
+            live.sink = inbox.put
 
             def work(effect: RunTasks = effect) -> None:
                 try:
@@ -166,7 +174,7 @@ def drive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
 
 
 async def adrive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
-                 messages: Optional[MessagesHandler]) -> AsyncIterator[Emit]:
+                 live: Optional[LiveSink]) -> AsyncIterator[Emit]:
     """Async :func:`drive`: nodes run as asyncio tasks, blocking checkpointer calls in a thread."""
     saver = graph.checkpointer
     blocking = saver is not None and saver.blocking_io
@@ -181,12 +189,12 @@ async def adrive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None]
             yield effect
         elif type(effect) is IO:
             reply = await asyncio.to_thread(effect.call) if blocking else effect.call()
-        elif messages is None:
+        elif live is None:
             await _arun_tasks(graph, effect)
         else:
             inbox: "asyncio.Queue[Any]" = asyncio.Queue()
             loop = asyncio.get_running_loop()
-            messages.sink = lambda item: loop.call_soon_threadsafe(inbox.put_nowait, item)
+            live.sink = lambda item: loop.call_soon_threadsafe(inbox.put_nowait, item)
 
             async def work(effect: RunTasks = effect) -> None:
                 try:

@@ -60,6 +60,7 @@ class Task:
     ran: bool = False  # ran in this invocation (not restored from pending writes)
     push: bool = False  # made by a Send: the node runs on ``arg``, not on the state
     arg: Any = None
+    writer: Optional[Callable[[Any], None]] = None  # get_stream_writer()'s target
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,8 @@ class Loop:
     """One invocation of a compiled graph (see the module docstring)."""
 
     def __init__(self, graph: "CompiledStateGraph", config: dict[str, Any], modes: frozenset[str], *,
-                 interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None) -> None:
+                 interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None,
+                 live: Any = None) -> None:
         self.graph = graph
         self.builder = graph.builder
         self.config = config
@@ -137,6 +139,7 @@ class Loop:
         self.interrupt_before = frozenset(interrupt_before)
         self.interrupt_after = frozenset(interrupt_after)
         self.messages = messages  # the "messages" stream handler, or None
+        self.writer = (lambda chunk: live.sink(Emit("custom", chunk))) if "custom" in modes else None
         self.thread = thread_of(config) if self.saver is not None else None
         self.saved_config: Optional[dict[str, Any]] = None
         self.checkpoint_id = ""
@@ -200,6 +203,7 @@ class Loop:
                         "langgraph_triggers": task.triggers, "langgraph_path": ("__pregel_pull", name),
                         "langgraph_checkpoint_ns": f"{name}:{task_id}"}
             task.config = {**self.node_config, "metadata": metadata}
+            task.writer = self.writer
             tasks.append(task)
         return tasks
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Optional, Sequence, Union
 
 from rag.errors import ValidationError
-from rag.graph._drive import MessagesHandler, adrive, drive
+from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, RESULT, Loop
 from rag.graph.constants import END, START
 from rag.graph.errors import CheckpointerRequiredError
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledStateGraph", "STREAM_MODES"]
 
-STREAM_MODES = ("values", "updates", "messages")
+STREAM_MODES = ("values", "updates", "messages", "custom")
 StreamMode = Union[str, Sequence[str]]
 
 
@@ -65,19 +65,22 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return frozenset(modes), single
 
     def _loop(self, config: Optional[RunnableConfig], modes: frozenset[str], interrupt_before: Any,
-              interrupt_after: Any) -> tuple[Loop, Optional[MessagesHandler]]:
+              interrupt_after: Any) -> tuple[Loop, Optional[LiveSink]]:
         handler = MessagesHandler() if "messages" in modes else None
+        live = handler or (LiveSink() if "custom" in modes else None)
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
         after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
         loop = Loop(self, dict(config or {}), modes, interrupt_before=before, interrupt_after=after,
-                    messages=handler)
-        return loop, handler
+                    messages=handler, live=live)
+        return loop, live
 
     def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, stream_mode: StreamMode = "updates",
                interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> Iterator[Any]:
         """Chunks as the graph runs: ``"values"`` (the state after each step), ``"updates"``
         (``{node: update}`` per node), ``"messages"`` (``(message chunk, metadata)`` for
-        every model token in a node); a list of modes yields ``(mode, chunk)`` pairs."""
+        every model token in a node), ``"custom"`` (what nodes pass to
+        :func:`~rag.graph.config.get_stream_writer`'s writer); a list of modes yields
+        ``(mode, chunk)`` pairs."""
         modes, single = self._modes(stream_mode)
 
         def body(value: Any, child: RunnableConfig) -> Iterator[Any]:

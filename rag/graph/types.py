@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
 from rag.errors import UsageError
@@ -122,6 +122,8 @@ class TaskScope:
     checkpointed: bool
     resume: list[Any] = field(default_factory=list)
     calls: int = 0
+    writer: Optional[Callable[[Any], None]] = None  # stream_mode="custom"; None: not streamed
+    config: Optional[dict[str, Any]] = None
 
 
 CURRENT_TASK: contextvars.ContextVar[Optional[TaskScope]] = contextvars.ContextVar("rag_graph_task", default=None)

@@ -9,12 +9,14 @@ from typing import Annotated, Any, TypedDict
 
 import langchain_core.messages as lc_messages
 import langgraph.checkpoint.memory as lg_memory
+import langgraph.config as lg_config
 import langgraph.errors as lg_errors
 import langgraph.graph as lg_graph
 import langgraph.types as lg_types
 
 import rag.graph as our_graph
 import rag.graph.checkpoint.memory as our_memory
+import rag.graph.config as our_config
 import rag.graph.errors as our_errors
 import rag.graph.types as our_types
 import rag.messages as our_messages
@@ -23,6 +25,7 @@ OURS = SimpleNamespace(
     name="rag", StateGraph=our_graph.StateGraph, START=our_graph.START, END=our_graph.END,
     add_messages=our_graph.add_messages, MessagesState=our_graph.MessagesState, RemoveMessage=our_graph.RemoveMessage,
     InMemorySaver=our_memory.InMemorySaver, interrupt=our_types.interrupt, Command=our_types.Command, Send=our_types.Send,
+    get_stream_writer=our_config.get_stream_writer,
     Interrupt=our_types.Interrupt, GraphRecursionError=our_errors.GraphRecursionError,
     HumanMessage=our_messages.HumanMessage, AIMessage=our_messages.AIMessage, ToolMessage=our_messages.ToolMessage,
 )
@@ -30,7 +33,7 @@ LANGGRAPH = SimpleNamespace(
     name="langgraph", StateGraph=lg_graph.StateGraph, START=lg_graph.START, END=lg_graph.END,
     add_messages=lg_graph.add_messages, MessagesState=lg_graph.MessagesState,
     RemoveMessage=lc_messages.RemoveMessage, InMemorySaver=lg_memory.InMemorySaver, interrupt=lg_types.interrupt,
-    Send=lg_types.Send,
+    Send=lg_types.Send, get_stream_writer=lg_config.get_stream_writer,
     Command=lg_types.Command, Interrupt=lg_types.Interrupt, GraphRecursionError=lg_errors.GraphRecursionError,
     HumanMessage=lc_messages.HumanMessage, AIMessage=lc_messages.AIMessage, ToolMessage=lc_messages.ToolMessage,
 )

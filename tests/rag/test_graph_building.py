@@ -252,7 +252,7 @@ def test_a_conditional_edge_typed_with_literal_draws_only_its_targets():
 
 @pytest.mark.parametrize("name", ["rag.graph", "rag.graph.state_graph", "rag.graph.message", "rag.graph.types",
                                   "rag.graph.checkpoint.memory", "rag.graph.checkpoint.sqlite",
-                                  "rag.graph.checkpoint.serde"])
+                                  "rag.graph.checkpoint.serde", "rag.graph.config"])
 def test_docstring_examples_run(name):
     import doctest
     import importlib
@@ -266,3 +266,27 @@ def test_nodes_added_to_the_builder_after_compile_do_not_change_the_compiled_gra
     app = graph.compile()
     graph.add_node("b", lambda s: {"n": 2}).add_edge("a", "b")
     assert app.invoke({"n": 0})["n"] == 1 and graph.compile().invoke({"n": 0})["n"] == 2
+
+
+def test_custom_chunks_stream_on_the_async_path_too():
+    from rag.graph.config import get_stream_writer
+
+    async def work(state):
+        get_stream_writer()("started")
+        await asyncio.sleep(0)
+        get_stream_writer()("finished")
+        return {"n": 1}
+
+    app = StateGraph(State).add_node("work", work).add_edge(START, "work").compile()
+
+    async def main():
+        return [c async for c in app.astream({"n": 0}, stream_mode="custom")]
+
+    assert asyncio.run(main()) == ["started", "finished"]
+
+
+def test_get_config_gives_the_running_nodes_config():
+    from rag.graph.config import get_config
+
+    app = StateGraph(State).add_node("who", lambda s: {"log": [get_config()["metadata"]["langgraph_node"]]})
+    assert app.add_edge(START, "who").compile().invoke({"n": 0})["log"] == ["who"]

@@ -274,3 +274,27 @@ def test_command_goto_send_from_a_node_matches_langgraph():
 
     ours, theirs = both(run)
     assert ours == theirs == {"subjects": [], "jokes": ["x"]}
+
+
+def progress_graph(lib):
+    def work(state):
+        write = lib.get_stream_writer()
+        for part in ("fetch", "parse"):
+            write({"step": part, "n": state["n"]})
+        return {"n": state["n"] + 1}
+
+    graph = lib.StateGraph(LoopState).add_node("work", work)
+    graph.add_edge(lib.START, "work")
+    return graph.compile()
+
+
+@pytest.mark.parametrize("mode", ["custom", ["custom", "updates", "values"]])
+def test_custom_stream_chunks_from_get_stream_writer_match_langgraph(mode):
+    ours, theirs = both(lambda lib: list(progress_graph(lib).stream({"n": 1, "log": []}, stream_mode=mode)))
+    assert ours == theirs
+    assert {"step": "parse", "n": 1} in (ours if mode == "custom" else [c for _, c in ours])
+
+
+def test_a_stream_writer_is_a_no_op_when_custom_is_not_streamed_like_langgraph():
+    ours, theirs = both(lambda lib: list(progress_graph(lib).stream({"n": 1, "log": []}, stream_mode="updates")))
+    assert ours == theirs == [{"work": {"n": 2}}]
