@@ -50,7 +50,7 @@ import psycopg  # noqa: E402
 from pgvector.psycopg import register_vector  # noqa: E402
 from psycopg import sql  # noqa: E402
 
-from stores._pg_sql import check_text, metadata_json, redact_uri, table_name, where_clause  # noqa: E402
+from stores._pg_sql import check_text, copy_rows, metadata_json, redact_uri, table_name, where_clause  # noqa: E402
 
 __all__ = ["PGVector"]
 
@@ -114,6 +114,7 @@ class PGVector(VectorStore):
         self._uri = connection.replace("postgresql+psycopg://", "postgresql://", 1)
         self._table = sql.Identifier(table_name(collection_name))
         self._conn_lock = threading.RLock()
+        self._session_ef: Optional[int] = None  # the hnsw.ef_search this connection has set
         self._conn = self._connect(_check_positive(connect_timeout, "connect_timeout"))
         if pre_delete_collection:
             self.delete_collection()
@@ -160,12 +161,13 @@ class PGVector(VectorStore):
         with self._conn_lock:
             self._conn.execute(_REGISTRY)
             row = self._conn.execute(
-                "SELECT dimension, model_id FROM rag_collections WHERE name = %s", (self.collection_name,)).fetchone()
+                "SELECT dimension, model_id, config FROM rag_collections WHERE name = %s", (self.collection_name,)
+            ).fetchone()
         if row is None:
             if dimension is not None:
                 self._create_table(dimension)
             return
-        stored_dimension, stored_model = row
+        stored_dimension, stored_model, config = row
         model = model_id_of(self._embedding) if self._embedding is not None else None
         if model is not None and stored_model is not None and model != stored_model:
             raise EmbeddingMismatchError(
@@ -177,6 +179,26 @@ class PGVector(VectorStore):
                     f"collection {self.collection_name!r} at {self.where} holds vectors of dimension "
                     f"{stored_dimension}, not {wanted}; use the same embeddings or another collection_name")
         self._dimension = stored_dimension
+        if self.hnsw and not config.get("hnsw"):
+            self.create_hnsw_index()
+        self.hnsw = bool(config.get("hnsw")) or self.hnsw  # an index built by anyone serves every store
+
+    def create_hnsw_index(self) -> None:
+        """Build the HNSW index over the vectors already stored (faster than adding into
+        an indexed table) and search with it from now on; a no-op when it exists."""
+        if self._dimension is None:
+            raise ValidationError("the collection has no vectors yet: add some first, or pass hnsw=True when creating it")
+        with self._lock, self._conn_lock, self._conn.transaction():
+            self._conn.execute(sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (embedding vector_cosine_ops) "
+                "WITH (m = {}, ef_construction = {})").format(
+                    sql.Identifier(table_name(self.collection_name) + "_hnsw"), self._table,
+                    sql.Literal(self.hnsw_m), sql.Literal(self.hnsw_ef_construction)))
+            self._conn.execute(
+                "UPDATE rag_collections SET config = config || %s::jsonb WHERE name = %s",
+                (json.dumps({"hnsw": True, "hnsw_m": self.hnsw_m, "hnsw_ef_construction": self.hnsw_ef_construction}),
+                 self.collection_name))
+        self.hnsw = True
 
     def _create_table(self, dimension: int) -> None:
         """Create the table (and its record) if no other process has yet."""
@@ -197,8 +219,9 @@ class PGVector(VectorStore):
                 "embedding vector({}) NOT NULL)").format(self._table, sql.Literal(dimension)))
             if self.hnsw:
                 self._conn.execute(sql.SQL(
-                    "CREATE INDEX ON {} USING hnsw (embedding vector_cosine_ops) WITH (m = {}, ef_construction = {})"
-                ).format(self._table, sql.Literal(self.hnsw_m), sql.Literal(self.hnsw_ef_construction)))
+                    "CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops) WITH (m = {}, ef_construction = {})"
+                ).format(sql.Identifier(table_name(self.collection_name) + "_hnsw"), self._table,
+                         sql.Literal(self.hnsw_m), sql.Literal(self.hnsw_ef_construction)))
             self._conn.execute(
                 "INSERT INTO rag_collections (name, table_name, dimension, model_id, distance_strategy, config) "
                 "VALUES (%s, %s, %s, %s, %s, %s)",
@@ -237,9 +260,7 @@ class PGVector(VectorStore):
             self._conn.execute(sql.SQL("CREATE TEMP TABLE incoming (LIKE {}) ON COMMIT DROP").format(self._table))
             with self._conn.cursor().copy(
                     "COPY incoming (id, document, metadata, embedding) FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types(["text", "text", "jsonb", "vector"])
-                for (doc_id, text, metadata), vector in zip(rows, vectors):
-                    copy.write_row((doc_id, text, psycopg.types.json.Jsonb(metadata, dumps=_already_json), vector))
+                copy.write(copy_rows(rows, vectors))
             self._conn.execute(sql.SQL(
                 "INSERT INTO {} SELECT * FROM incoming ON CONFLICT (id) DO UPDATE SET document = EXCLUDED.document, "
                 "metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding").format(self._table))
@@ -278,17 +299,23 @@ class PGVector(VectorStore):
         if self._dimension is None:
             return []
         statement, params = self._select(filter, k, with_vectors)
-        with self._conn_lock, self._conn.transaction():
+        with self._conn_lock:
             if self.hnsw:
-                # Iterative scans keep reading the graph until k rows pass the filter.
-                self._conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(self.ef_search, k))))
-                self._conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+                self._set_search_breadth(max(self.ef_search, k))
             rows = self._conn.execute(statement, [query, *params, query]).fetchall()
         if self.hnsw:
             # The graph walk orders by distances computed in float4; the distances returned
             # are recomputed and can differ in the 8th digit: order by what is returned.
             rows.sort(key=lambda row: row[3])
         return rows
+
+    def _set_search_breadth(self, ef_search: int) -> None:
+        """Session settings for HNSW searches, sent only when they change (a round trip each).
+        Iterative scans keep reading the graph until k rows pass the filter."""
+        if self._session_ef != ef_search:
+            self._conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(ef_search)))
+            self._conn.execute("SET hnsw.iterative_scan = strict_order")
+            self._session_ef = ef_search
 
     def _search_documents(
         self, queries: np.ndarray, k: int, filter: Union[Expr, Callable[..., bool], None], fetch_k: Optional[int]
@@ -306,7 +333,3 @@ class PGVector(VectorStore):
         pairs = [(Document._unchecked(text, metadata, doc_id), float(distance)) for doc_id, text, metadata, distance, _ in rows]
         vectors = np.stack([row[4].to_numpy() for row in rows]).astype(np.float32) if rows else np.empty((0, query.shape[0]), np.float32)
         return pairs, vectors
-
-
-def _already_json(text: str) -> str:
-    return text

@@ -177,3 +177,14 @@ def test_hnsw_filtered_search_still_fills_k(postgres_uri, collection):
         found = store.similarity_search_by_vector(vectors[0], k=10, filter={"rare": True})
         assert len(found) == 10 and all(d.metadata["rare"] for d in found)
         store.delete_collection()
+
+
+def test_an_hnsw_index_built_after_loading_serves_every_store_on_the_collection(postgres_uri, collection):
+    with PGVector(None, connection=postgres_uri, collection_name=collection) as store:
+        vectors = np.random.default_rng(4).standard_normal((300, 8)).astype(np.float32)
+        store.add_vectors(vectors, [Document(str(i)) for i in range(300)], ids=[str(i) for i in range(300)])
+        store.create_hnsw_index()
+        with PGVector(None, connection=postgres_uri, collection_name=collection) as other:
+            assert other.hnsw is True
+            assert other.similarity_search_by_vector(vectors[42], k=1)[0].id == "42"
+        store.delete_collection()
