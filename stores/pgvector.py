@@ -238,6 +238,70 @@ class PGVector(VectorStore):
             self._conn.execute("DELETE FROM rag_collections WHERE name = %s", (self.collection_name,))
             self._dimension = None
 
+    # ------------------------------------------------------------------ for an index kept beside the collection
+
+    @property
+    def connection(self) -> "psycopg.Connection":
+        """The psycopg connection (autocommit), for code that keeps its own tables beside
+        the collection (:mod:`rag.index.shared`); hold :attr:`connection_lock` around use."""
+        return self._conn
+
+    @property
+    def connection_lock(self) -> threading.RLock:
+        return self._conn_lock
+
+    @property
+    def table_name(self) -> str:
+        """The collection's table (lower-case letters, digits and underscores)."""
+        return table_name(self.collection_name)
+
+    def collection_config(self) -> dict[str, Any]:
+        """The JSON settings recorded with the collection ({} before its first add)."""
+        with self._conn_lock:
+            row = self._conn.execute("SELECT config FROM rag_collections WHERE name = %s", (self.collection_name,)).fetchone()
+        return dict(row[0]) if row else {}
+
+    def update_collection_config(self, values: dict[str, Any]) -> None:
+        """Merge ``values`` (JSON data) into the collection's recorded settings."""
+        if self._dimension is None:
+            raise ValidationError("the collection has no table yet: add documents first")
+        with self._conn_lock:
+            self._conn.execute("UPDATE rag_collections SET config = config || %s::jsonb WHERE name = %s",
+                               (json.dumps(values), self.collection_name))
+
+    def enable_full_text(self, language: str = "english") -> None:
+        """Keep a ``tsvector`` of each text (a generated column with a GIN index) for
+        :meth:`full_text_search`; a no-op when there already is one."""
+        if self._dimension is None:
+            raise ValidationError("the collection has no table yet: add documents first")
+        with self._lock, self._conn_lock, self._conn.transaction():
+            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
+            self._conn.execute(sql.SQL(
+                "ALTER TABLE {} ADD COLUMN IF NOT EXISTS lexemes tsvector GENERATED ALWAYS AS "
+                "(to_tsvector({}::regconfig, document)) STORED").format(self._table, sql.Literal(language)))
+            self._conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING gin (lexemes)").format(
+                sql.Identifier(table_name(self.collection_name) + "_fts"), self._table))
+
+    def full_text_search(self, words: list[str], k: int, filter: Any = None,
+                         language: str = "english") -> list[tuple[Document, float]]:
+        """The ``k`` documents matching any of ``words`` best by PostgreSQL's ``ts_rank``
+        normalised by the log of the document's length (needs :meth:`enable_full_text`),
+        with that rank; ``filter`` as for searches. It has no IDF: on SciFact its nDCG@10
+        is 0.598 where BM25's is 0.686 (``ts_rank_cd``: 0.372; see benchmarks/README.md)."""
+        expr = self._parsed_filter(filter)
+        if self._dimension is None or not words:
+            return []
+        where, params = (sql.SQL("true"), []) if expr is None else where_clause(expr)
+        query = sql.SQL(
+            "SELECT id, document, metadata, ts_rank(lexemes, q, 1) AS rank FROM {}, "
+            "to_tsquery({}::regconfig, %s) AS q WHERE lexemes @@ q AND ({}) ORDER BY rank DESC, id LIMIT {}"
+        ).format(self._table, sql.Literal(language), where, sql.Literal(k))
+        # Words are bound as one parameter; each is quoted as a tsquery literal, joined by OR.
+        text = " | ".join("'" + word.replace("'", "''").replace("\\", "") + "'" for word in words)
+        with self._conn_lock:
+            rows = self._conn.execute(query, [text, *params]).fetchall()
+        return [(Document._unchecked(document, metadata, doc_id), float(rank)) for doc_id, document, metadata, rank in rows]
+
     def _query(self, query: Any, params: Any = ()) -> list[tuple]:
         """Rows of a read; no rows when the collection has no table yet."""
         if self._dimension is None:
@@ -257,12 +321,14 @@ class PGVector(VectorStore):
         if self._dimension is None:
             self._create_table(int(vectors.shape[1]))
         with self._conn_lock, self._conn.transaction():
-            self._conn.execute(sql.SQL("CREATE TEMP TABLE incoming (LIKE {}) ON COMMIT DROP").format(self._table))
+            self._conn.execute("CREATE TEMP TABLE incoming (id text, document text, metadata jsonb, embedding vector) "
+                               "ON COMMIT DROP")
             with self._conn.cursor().copy(
                     "COPY incoming (id, document, metadata, embedding) FROM STDIN (FORMAT BINARY)") as copy:
                 copy.write(copy_rows(rows, vectors))
             self._conn.execute(sql.SQL(
-                "INSERT INTO {} SELECT * FROM incoming ON CONFLICT (id) DO UPDATE SET document = EXCLUDED.document, "
+                "INSERT INTO {} (id, document, metadata, embedding) SELECT id, document, metadata, embedding "
+                "FROM incoming ON CONFLICT (id) DO UPDATE SET document = EXCLUDED.document, "
                 "metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding").format(self._table))
 
     def _delete_ids(self, ids: list[str]) -> None:

@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     def with_index(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--index", type=Path, default=None, help="index folder (default ./.rag, or $RAG_INDEX)")
+        sub.add_argument("--store-uri", metavar="URI", default=None,
+                         help="a shared index in PostgreSQL instead of a folder (--store pgvector), e.g. "
+                              "postgresql://user@host/db or postgresql://user@/db?host=/socket/dir (default "
+                              "$RAG_STORE_URI when --store pgvector; passwords from $PGPASSWORD or ~/.pgpass)")
+        sub.add_argument("--collection", metavar="NAME", default=None,
+                         help="the shared index's name in the database (default rag)")
         # SUPPRESS: a subcommand's default must not undo `rag --verbose COMMAND`.
         sub.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
@@ -157,10 +163,61 @@ def _index_path(args: argparse.Namespace) -> Path:
     return args.index if args.index is not None else default_index_path()
 
 
+def _store_uri(args: argparse.Namespace) -> Optional[str]:
+    """The database URI when the index is shared (--store-uri, or $RAG_STORE_URI with
+    --store pgvector); None for a folder index."""
+    import os
+
+    uri = args.store_uri or ((os.environ.get("RAG_STORE_URI") or None) if getattr(args, "store", None) == "pgvector" else None)
+    if uri is None and getattr(args, "store", None) == "pgvector":
+        raise RagCliError("--store pgvector keeps the index in PostgreSQL: give --store-uri URI (or $RAG_STORE_URI)")
+    if uri is None and args.collection is not None:
+        raise RagCliError("--collection names a shared index: give --store-uri URI too")
+    if uri is not None and args.index is not None:
+        raise RagCliError("--index is a folder index and --store-uri a shared one: give one of them")
+    return uri
+
+
 def _open(args: argparse.Namespace) -> Any:
     from rag.index import Index
 
+    uri = _store_uri(args)
+    if uri is not None:
+        from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
+
+        return SharedIndex.open(uri, collection=args.collection or DEFAULT_COLLECTION)
     return Index.open(_index_path(args))
+
+
+def _run_shared_index(args: argparse.Namespace, uri: str) -> int:
+    from rag.cli.output import print_summary
+    from rag.cli.progress import ProgressBars
+    from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
+
+    if args.dry_run:
+        raise RagCliError("--dry-run works on folder indexes only")
+    if args.store not in (None, "pgvector"):
+        raise RagCliError(f"--store-uri is a PostgreSQL index: --store {args.store} cannot be combined with it")
+    index = SharedIndex.open_or_create(uri, collection=args.collection or DEFAULT_COLLECTION, embeddings=args.embeddings,
+                                       chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap)
+    bars = ProgressBars()
+    try:
+        summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
+                               exclude=args.exclude, beir=args.beir, progress=bars)
+    finally:
+        bars.close()
+        index.close()
+    print_summary(summary, index.where, as_json=args.json)
+    return _exit_status(summary, args.strict)
+
+
+def _exit_status(summary: Any, strict: bool) -> int:
+    nothing_read = summary.added + summary.updated + summary.unchanged == 0
+    if summary.failed and (nothing_read or strict):
+        print(f"rag: error: {len(summary.failed)} source(s) failed" + (" and none could be read" if nothing_read else
+              " (--strict)"), file=sys.stderr)
+        return 1
+    return 0
 
 
 def _run_index(args: argparse.Namespace) -> int:
@@ -171,6 +228,9 @@ def _run_index(args: argparse.Namespace) -> int:
     path = _index_path(args)
     if args.chunk_size is not None and args.chunk_overlap is not None and args.chunk_overlap >= args.chunk_size:
         raise RagCliError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than --chunk-size ({args.chunk_size})")
+    uri = _store_uri(args)
+    if uri is not None:
+        return _run_shared_index(args, uri)
     index = Index.open_or_create(path, embeddings=args.embeddings, store=args.store)
     if args.dry_run:
         from rag.cli.output import print_dry_run
@@ -192,12 +252,7 @@ def _run_index(args: argparse.Namespace) -> int:
     finally:
         bars.close()
     print_summary(summary, path, as_json=args.json)
-    nothing_read = summary.added + summary.updated + summary.unchanged == 0
-    if summary.failed and (nothing_read or args.strict):
-        print(f"rag: error: {len(summary.failed)} source(s) failed" + (" and none could be read" if nothing_read else
-              " (--strict)"), file=sys.stderr)
-        return 1
-    return 0
+    return _exit_status(summary, args.strict)
 
 
 def _run_search(args: argparse.Namespace) -> int:

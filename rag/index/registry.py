@@ -46,6 +46,9 @@ class StoreBackend:
     extra: Optional[str] = None
     modules: tuple[str, ...] = ()
     description: str = ""
+    #: True for a store that keeps the whole index in a database server: an index on it is
+    #: a :class:`rag.index.shared.SharedIndex` opened by URI, never a folder.
+    shared: bool = False
 
     def cls(self) -> Any:
         require_installed(self.modules, feature=f"the {self.name!r} store", extra=self.extra)
@@ -53,6 +56,10 @@ class StoreBackend:
 
     def create(self, embeddings: Any) -> Any:
         """A new, empty store of this kind over ``embeddings``."""
+        if self.shared:
+            raise ValidationError(
+                f"store {self.name!r} keeps the whole index in a database: open it by URI with "
+                f"rag.index.shared.SharedIndex.open_or_create(URI) (rag index SOURCE --store {self.name} --store-uri URI)")
         return self.cls()(embeddings, **dict(self.options))
 
     def load(self, folder: Any, embeddings: Any, config: dict[str, Any], prefix: str) -> Any:
@@ -155,6 +162,10 @@ register_store(StoreBackend(
     description="FAISS flat index, cosine (exact; relevance means the same for every model)",
 ))
 register_store(StoreBackend("memory", "stores.memory:InMemoryVectorStore", description="numpy matrix in memory"))
+register_store(StoreBackend(
+    "pgvector", "stores.pgvector:PGVector", extra="pgvector", modules=("psycopg", "pgvector"), shared=True,
+    description="PostgreSQL + pgvector: the whole index in the database (--store-uri), shared by every machine",
+))
 register_embeddings(EmbeddingModel(
     "local", "rag.embeddings:LocalEmbeddings", extra="local", modules=("onnxruntime", "tokenizers"),
     description="all-MiniLM-L6-v2 int8 ONNX, offline",

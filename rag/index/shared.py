@@ -1,0 +1,284 @@
+"""A shared index in PostgreSQL: ``rag index/search/ask --store pgvector --store-uri URI``.
+
+Everything lives in the database, so a second machine needs only the URI: the chunks,
+their vectors and metadata (a :class:`stores.pgvector.PGVector` collection), the lexical
+side of hybrid search (PostgreSQL's own full-text search over a generated ``tsvector``
+column), the record of indexed sources (table ``rag_index_sources``: content hash and
+chunk ids per source) and the configuration (embedding spec, chunking, fusion and MMR
+parameters, in the collection's record). The embedding model and dimension are checked
+as for folder indexes.
+
+Updates are incremental as for folder indexes (unchanged sources are skipped by content
+hash; a source gone from a root is deleted unless something under that root failed) and
+are serialised across processes by an advisory lock. Each source's chunks are written in
+one transaction, then its record: a run cut short leaves every source either as before
+or fully updated, and the next run finishes the rest. Credentials come from the URI,
+``PGPASSWORD`` or ``~/.pgpass``; the URI may also be given as ``$RAG_STORE_URI``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional, Sequence
+
+from rag.documents import Document
+from rag.embeddings.base import model_id_of
+from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationError
+from rag.hybrid import fuse
+from rag.index.answer import Answer, IndexRetriever, answer_chain
+from rag.index.config import IndexConfig, check_k
+from rag.index.core import IndexInfo
+from rag.index.registry import check_embedding_spec, default_embedding_spec, make_embeddings
+from rag.index.sources import iter_root
+from rag.index.update import Progress, UpdateSummary, _chunk_ids, _content_hash, parse_roots
+from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction
+from splitters import RecursiveCharacterTextSplitter
+
+__all__ = ["SharedIndex", "DEFAULT_COLLECTION"]
+
+DEFAULT_COLLECTION = "rag"
+_SOURCES = """CREATE TABLE IF NOT EXISTS rag_index_sources (
+    collection text NOT NULL, source text NOT NULL, root text NOT NULL, content_hash text NOT NULL,
+    chunk_ids jsonb NOT NULL, PRIMARY KEY (collection, source))"""
+_WORD = re.compile(r"\w+")
+
+
+class SharedIndex:
+    """An index kept in PostgreSQL (see the module docstring); the same operations as a
+    folder :class:`~rag.index.Index`: update, search, as_retriever, chain, ask, info."""
+
+    def __init__(self, store: Any, config: IndexConfig, collection: str) -> None:
+        """Use :meth:`open` or :meth:`open_or_create`."""
+        self.store, self._config, self.collection = store, config, collection
+        self._full_text_ready = False
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, uri: str, *, collection: str = DEFAULT_COLLECTION, embeddings: Optional[str] = None) -> "SharedIndex":
+        """The index in ``collection`` at ``uri``; ``embeddings``, when given, must be the
+        spec it was built with."""
+        index = cls.open_or_create(uri, collection=collection, embeddings=embeddings, _create=False)
+        return index
+
+    @classmethod
+    def open_or_create(cls, uri: str, *, collection: str = DEFAULT_COLLECTION, embeddings: Optional[str] = None,
+                       chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None,
+                       _create: bool = True) -> "SharedIndex":
+        """The index in ``collection`` at ``uri``, or a new one built with ``embeddings``
+        (default: ``local`` when installed, else ``hashing``) and chunks of ``chunk_size``
+        characters (default 1000) overlapping by ``chunk_overlap`` (default 200), written by
+        its first update. An existing index keeps its own chunking (another is refused)."""
+        from stores.pgvector import PGVector
+
+        if embeddings is not None:
+            check_embedding_spec(embeddings)
+        probe = PGVector(None, connection=uri, collection_name=collection)
+        saved = probe.collection_config().get("index")
+        if saved is None:
+            probe.close()
+            if not _create:
+                raise IndexNotFoundError(
+                    f"no index named {collection!r} at {probe.where}; create one with: rag index SOURCE --store pgvector "
+                    f"--store-uri URI" + ("" if collection == DEFAULT_COLLECTION else f" --collection {collection}"))
+            config = IndexConfig(embeddings or default_embedding_spec(), "pgvector").with_chunking(chunk_size, chunk_overlap)
+        else:
+            config = IndexConfig.from_json(saved)
+            probe.close()
+            if config.with_chunking(chunk_size, chunk_overlap) != config:
+                raise ValidationError(
+                    f"the index {collection!r} at {probe.where} chunks by {config.chunk_size}/{config.chunk_overlap}; "
+                    "drop --chunk-size/--chunk-overlap, or use another --collection")
+            if embeddings is not None and embeddings != config.embeddings:
+                raise EmbeddingMismatchError(
+                    f"the index {collection!r} at {probe.where} was built with --embeddings {config.embeddings}, not "
+                    f"{embeddings}; drop --embeddings, or use another --collection")
+        store = PGVector(make_embeddings(config.embeddings), connection=uri, collection_name=collection)
+        return cls(store, config, collection)
+
+    # ------------------------------------------------------------------ facts
+
+    @property
+    def config(self) -> IndexConfig:
+        return self._config
+
+    @property
+    def embeddings(self) -> Any:
+        return self.store.embeddings
+
+    @property
+    def where(self) -> str:
+        """The database (URI without password) and collection, for messages."""
+        return f"{self.store.where} (collection {self.collection})"
+
+    def __len__(self) -> int:
+        return len(self.store)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def _records(self) -> dict[str, tuple[str, str, list[str]]]:
+        """source -> (root, content hash, chunk ids)."""
+        with self.store.connection_lock:
+            self.store.connection.execute(_SOURCES)
+            rows = self.store.connection.execute(
+                "SELECT source, root, content_hash, chunk_ids FROM rag_index_sources WHERE collection = %s",
+                (self.collection,)).fetchall()
+        return {source: (root, content_hash, list(ids)) for source, root, content_hash, ids in rows}
+
+    def info(self) -> IndexInfo:
+        records = self._records()
+        with self.store.connection_lock:
+            size = self.store.connection.execute(
+                "SELECT coalesce(pg_total_relation_size(to_regclass(%s)), 0)",
+                (self.store.table_name,)).fetchone()[0] if self.store.dimension else 0
+        return IndexInfo(
+            index=self.where, embeddings=self.config.embeddings, model_id=model_id_of(self.embeddings),
+            dimension=self.store.dimension, store="PGVector + PostgreSQL full-text search", sources=len(records), chunks=len(self.store),
+            bm25=False, chunk_size=self.config.chunk_size, chunk_overlap=self.config.chunk_overlap,
+            size_on_disk_bytes=int(size), roots=sorted({root for root, _, _ in records.values()}),
+            hybrid=self.config.hybrid.to_json(), saved_at=None)
+
+    # ------------------------------------------------------------------ updating
+
+    @contextmanager
+    def _update_lock(self) -> Iterator[None]:
+        connection = self.store.connection
+        key = f"rag-index:{self.collection}"
+        with self.store.connection_lock:
+            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+        try:
+            yield
+        finally:
+            with self.store.connection_lock:
+                connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+    def update(self, sources: Sequence[Any], *, crawl: Optional[int] = None, sitemap: bool = False,
+               glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
+               progress: Optional[Progress] = None) -> UpdateSummary:
+        """Bring the index up to date with ``sources`` (as :meth:`rag.index.Index.update`)."""
+        began = time.perf_counter()
+        roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
+        summary = UpdateSummary(embeddings=self.config.embeddings)
+        splitter = RecursiveCharacterTextSplitter(chunk_size=self.config.chunk_size,
+                                                  chunk_overlap=self.config.chunk_overlap, add_start_index=True)
+        with self._update_lock():
+            records = self._records()
+            seen: set[str] = set()
+            failed: set[str] = set()
+            unreachable: set[str] = set()
+            for root in roots:
+                any_document = root_failed = False
+                for item in iter_root(root, glob=glob, excludes=tuple(exclude), progress=progress):
+                    if item.failed is not None:
+                        summary.failed.append((item.source, item.failed))
+                        failed.add(item.source)
+                        root_failed = True
+                    elif item.skipped is not None:
+                        summary.skipped_files.append((item.source, item.skipped))
+                    elif item.source not in seen and item.documents is not None:
+                        seen.add(item.source)
+                        any_document = True
+                        self._update_source(root.key, item.source, item.documents, records, splitter, summary)
+                if root_failed and (root.kind in ("crawl", "sitemap", "beir") or not any_document):
+                    unreachable.add(root.key)  # what was not seen may still exist
+            gone = [source for source, (root, _, _) in records.items()
+                    if root not in unreachable and root in {r.key for r in roots}
+                    and source not in seen and source not in failed]
+            for source in gone:
+                self._forget_source(source, records[source][2])
+                summary.deleted += 1
+            if self.store.dimension is not None:
+                self._save_config()
+        summary.total_chunks = len(self.store)
+        summary.seconds = time.perf_counter() - began
+        return summary
+
+    def _update_source(self, root: str, source: str, documents: list[Document], records: dict[str, Any],
+                       splitter: Any, summary: UpdateSummary) -> None:
+        summary.documents += len(documents)
+        content_hash = _content_hash(documents, self.config.chunking)
+        previous = records.get(source)
+        if previous is not None and previous[1] == content_hash:
+            summary.unchanged += 1
+            return
+        chunks = splitter.split_documents(documents)
+        ids = _chunk_ids(source, len(chunks))
+        if chunks:
+            self.store.add_documents(chunks, ids=ids)  # one transaction
+            summary.chunks += len(chunks)
+            if not self._full_text_ready:  # the first chunks of a new index created the table
+                self.store.enable_full_text()
+                self._full_text_ready = True
+        old_ids = previous[2] if previous is not None else []
+        stale = sorted(set(old_ids) - set(ids))
+        with self.store.connection_lock, self.store.connection.transaction():
+            self.store.connection.execute(
+                "INSERT INTO rag_index_sources (collection, source, root, content_hash, chunk_ids) VALUES "
+                "(%s, %s, %s, %s, %s) ON CONFLICT (collection, source) DO UPDATE SET root = EXCLUDED.root, "
+                "content_hash = EXCLUDED.content_hash, chunk_ids = EXCLUDED.chunk_ids",
+                (self.collection, source, root, content_hash, json.dumps(ids)))
+        if stale:
+            self.store.delete(stale)
+        summary.added += previous is None
+        summary.updated += previous is not None
+
+    def _forget_source(self, source: str, chunk_ids: list[str]) -> None:
+        if chunk_ids:
+            self.store.delete(chunk_ids)
+        with self.store.connection_lock:
+            self.store.connection.execute(
+                "DELETE FROM rag_index_sources WHERE collection = %s AND source = %s", (self.collection, source))
+
+    def _save_config(self) -> None:
+        self.store.enable_full_text()  # idempotent: a collection filled before had none
+        self.store.update_collection_config({"index": self.config.to_json()})
+
+    # ------------------------------------------------------------------ searching
+
+    def search(self, query: str, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
+               threshold: Optional[float] = None, fetch_k: Optional[int] = None,
+               lambda_mult: Optional[float] = None) -> list[tuple[Document, float]]:
+        """``(chunk, score)`` pairs, best first, as :meth:`rag.index.Index.search`; the
+        ``bm25`` type ranks by PostgreSQL's full-text ``ts_rank`` (normalised by document length) instead of BM25."""
+        if not isinstance(query, str):
+            raise ValidationError(f"query must be a string, got {type(query).__name__}: {query!r:.60}")
+        search_type = INDEX_SEARCH_TYPES.check(search_type)
+        check_k(k)
+        if search_type is SearchType.SIMILARITY_SCORE_THRESHOLD:
+            if threshold is None:
+                raise ValidationError("search type 'threshold' needs threshold=X, a number between 0 and 1")
+            return self.store.similarity_search_with_relevance_scores(
+                query, k, filter, score_threshold=check_fraction(threshold, "threshold"))
+        if threshold is not None:
+            raise ValidationError(f"threshold applies to search type 'threshold' only, not {search_type.value!r}")
+        if search_type is SearchType.SIMILARITY:
+            return self.store.similarity_search_with_relevance_scores(query, k, filter)
+        if search_type is SearchType.MMR:
+            vector = self.store._query_vector(query)
+            pairs = self.store.max_marginal_relevance_search_with_score_by_vector(
+                vector, k=k, fetch_k=fetch_k or self.config.mmr_fetch_k,
+                lambda_mult=self.config.lambda_mult if lambda_mult is None else lambda_mult, filter=filter)
+            return [(doc, float(1.0 - distance)) for doc, distance in pairs]
+        words = _WORD.findall(query.lower())
+        if search_type is SearchType.BM25:
+            return self.store.full_text_search(words, k, filter)
+        per_side = self.config.hybrid.per_side(k)
+        dense = self.store.similarity_search(query, k=per_side, filter=filter)
+        lexical = [doc for doc, _ in self.store.full_text_search(words, per_side, filter)]
+        return fuse(dense, lexical, self.config.hybrid, k)
+
+    def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None) -> IndexRetriever:
+        kwargs = dict(search_kwargs or {})
+        return IndexRetriever(self, k=kwargs.get("k", 4), search_type=search_type, filter=kwargs.get("filter"),
+                              threshold=kwargs.get("score_threshold"))
+
+    def chain(self, *, k: int = 4, llm: Any = None, search_type: str = "hybrid", filter: Any = None) -> Any:
+        retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
+        return answer_chain(retriever, self.embeddings, llm)
+
+    def ask(self, question: str, *, k: int = 4, llm: Any = None, config: Optional[dict[str, Any]] = None) -> Answer:
+        return Answer.from_result(self.chain(k=k, llm=llm).invoke({"input": question}, config))
