@@ -92,10 +92,15 @@ class StateGraph:
     :class:`~rag.graph.types.Command`, or None. Keys annotated with a reducer
     (``Annotated[list, operator.add]``, ``Annotated[list, add_messages]``) combine updates;
     other keys are overwritten. Builder methods return the graph, so calls chain.
+    ``config_schema`` is accepted for LangGraph compatibility and only documents the config.
     """
 
     def __init__(self, state_schema: type, config_schema: Optional[type] = None, *,
                  input_schema: Optional[type] = None, output_schema: Optional[type] = None) -> None:
+        if input_schema is not None or output_schema is not None:
+            # Silently ignoring them would hand back keys the caller meant to hide.
+            raise ValidationError("StateGraph does not support input_schema/output_schema yet; "
+                                  "use one state schema (private keys included)")
         self.state_schema = state_schema
         self.channels: dict[str, Channel] = channels_of(state_schema)
         self.nodes: dict[str, Runnable] = {}

@@ -290,3 +290,8 @@ def test_get_config_gives_the_running_nodes_config():
 
     app = StateGraph(State).add_node("who", lambda s: {"log": [get_config()["metadata"]["langgraph_node"]]})
     assert app.add_edge(START, "who").compile().invoke({"n": 0})["log"] == ["who"]
+
+
+def test_input_and_output_schemas_are_refused_rather_than_ignored():
+    with pytest.raises(ValueError, match="output_schema"):
+        StateGraph(State, output_schema=State)
