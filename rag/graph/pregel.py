@@ -55,6 +55,18 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     # -- running ----------------------------------------------------------------------------
     @staticmethod
+    def _check_options(options: dict[str, Any]) -> None:
+        """LangGraph's run options: harmless ones are accepted, the rest refused by name
+        (ignoring ``subgraphs=True`` would silently change the chunks' shape)."""
+        for key, value in options.items():
+            if key == "debug" or (key == "subgraphs" and not value):
+                continue
+            if key == "durability" and value in (None, "sync", "async", "exit"):
+                continue  # checkpoints are always saved before the next step ("sync")
+            raise ValidationError(f"{key}={value!r} is not supported by this graph; supported options: "
+                                  "stream_mode, interrupt_before, interrupt_after, durability, debug")
+
+    @staticmethod
     def _modes(stream_mode: StreamMode) -> tuple[frozenset[str], bool]:
         single = isinstance(stream_mode, str)
         modes = [stream_mode] if single else list(stream_mode)
@@ -81,6 +93,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         every model token in a node), ``"custom"`` (what nodes pass to
         :func:`~rag.graph.config.get_stream_writer`'s writer); a list of modes yields
         ``(mode, chunk)`` pairs."""
+        self._check_options(kwargs)
         modes, single = self._modes(stream_mode)
 
         def body(value: Any, child: RunnableConfig) -> Iterator[Any]:
@@ -95,6 +108,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                       stream_mode: StreamMode = "updates", interrupt_before: Any = None,
                       interrupt_after: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
         """Async :meth:`stream`; async nodes run on the event loop, sync ones in threads."""
+        self._check_options(kwargs)
         modes, single = self._modes(stream_mode)
 
         async def body(value: Any, child: RunnableConfig) -> AsyncIterator[Any]:
@@ -117,6 +131,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
                interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
         """Run to the end (or a pause) and return the state; a pause by ``interrupt()``
         adds ``"__interrupt__": [Interrupt(...)]``."""
+        self._check_options(kwargs)
+
         def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
             loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after)
             for _ in drive(self, loop.run(value), None):
@@ -127,6 +143,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, *, interrupt_before: Any = None,
                       interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
+        self._check_options(kwargs)
+
         async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
             loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after)
             async for _ in adrive(self, loop.run(value), None):

@@ -295,3 +295,10 @@ def test_get_config_gives_the_running_nodes_config():
 def test_input_and_output_schemas_are_refused_rather_than_ignored():
     with pytest.raises(ValueError, match="output_schema"):
         StateGraph(State, output_schema=State)
+
+
+def test_run_options_that_would_change_the_output_are_refused_by_name():
+    app = counter().compile()
+    with pytest.raises(ValueError, match="subgraphs=True is not supported"):
+        list(app.stream({"n": 0}, subgraphs=True))
+    assert app.invoke({"n": 0}, durability="sync", debug=False)["n"] == 3
