@@ -153,6 +153,17 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
         return await self._acall_traced(body, input, config)
 
+    # -- schemas (rag.runnables.schema; LangGraph 1.2 fails here for typing.TypedDict on 3.11) --
+    def _input_jsonschema(self) -> dict[str, Any]:
+        """The state's keys, none required: an input may set any of them."""
+        from rag.runnables.schema import hint_schema
+
+        schema = hint_schema(self.builder.state_schema)
+        return {"type": "object", "properties": schema.get("properties", {})}
+
+    def _output_jsonschema(self) -> dict[str, Any]:
+        return self._input_jsonschema()
+
     # -- state API --------------------------------------------------------------------------
     def _need_saver(self, what: str) -> Any:
         if self.checkpointer is None:

@@ -302,3 +302,9 @@ def test_run_options_that_would_change_the_output_are_refused_by_name():
     with pytest.raises(ValueError, match="subgraphs=True is not supported"):
         list(app.stream({"n": 0}, subgraphs=True))
     assert app.invoke({"n": 0}, durability="sync", debug=False)["n"] == 3
+
+
+def test_input_schema_lists_the_state_keys_none_required():
+    schema = counter().compile().input_schema
+    assert schema["title"] == "LangGraphInput" and "required" not in schema
+    assert schema["properties"]["n"] == {"type": "integer"} and schema["properties"]["log"]["type"] == "array"
