@@ -269,7 +269,7 @@ class Loop:
         yield from self._save("input", [])
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
-        self.next = self._successors([(START, [])])
+        self.next = self._successors([(START, [], None)])
         yield from self._save("loop", [START])
         yield Emit("values", self.state())
 
@@ -344,9 +344,21 @@ class Loop:
         yield Emit("values", {**self.state(), INTERRUPT: self.interrupts})
 
     def _finish_step(self, tasks: list[Task]) -> Effects:
-        apply_updates(self.values, [(t.name, t.update) for t in tasks if t.update], self.builder.channels)
+        channels = self.builder.channels
+        # A node's conditional edges read the state before the step plus that node's own
+        # updates (as LangGraph's): with several nodes in a step, each gets its own view.
+        views: dict[int, dict[str, Any]] = {}
+        if len(tasks) > 1:
+            for task in tasks:
+                if task.name in self.builder.branches:
+                    view = dict(self.values)
+                    apply_updates(view, [(task.name, task.update)] if task.update else [], channels)
+                    views[id(task)] = view
+        # Updates apply in LangGraph's order: nodes run by edges (sorted by name), then Sends.
+        in_order = [t for t in tasks if not t.push] + [t for t in tasks if t.push]
+        apply_updates(self.values, [(t.name, t.update) for t in in_order if t.update], channels)
         self.step += 1
-        self.next = self._successors([(t.name, t.goto) for t in tasks])
+        self.next = self._successors([(t.name, t.goto, views.get(id(t))) for t in tasks])
         # Saved before anything of the step is streamed: a consumer that stops at any chunk
         # leaves the thread at the step it saw.
         yield from self._save("loop", [t.name for t in tasks])
@@ -358,17 +370,19 @@ class Loop:
             yield Emit("updates", {task.name: task.update})
         yield Emit("values", self.state())
 
-    def _successors(self, finished: list[tuple[str, list[Any]]]) -> list[Any]:
-        """Next step's entries: each node once (edges, branches, goto, completed joins),
-        then every Send in the order made."""
+    def _successors(self, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]]) -> list[Any]:
+        """Next step's entries: every Send in the order made, then each node once (edges,
+        branches, goto, completed joins) sorted by name (LangGraph's task order, which is
+        also the order of the "updates" chunks). ``finished``: ``(node, goto, state its
+        branches read or None)``."""
         found: dict[str, None] = {}
         sends: list[Send] = []
         nodes = self.builder.nodes
-        for name, goto in finished:
+        for name, goto, view in finished:
             for target in self.graph.edges_from.get(name, ()):
                 found[target] = None
             for branch in self.builder.branches.get(name, ()):
-                for target in branch.targets(dict(self.values), self.node_config, nodes):
+                for target in branch.targets(dict(self.values if view is None else view), self.node_config, nodes):
                     if isinstance(target, Send):
                         sends.append(target)
                     else:
@@ -387,4 +401,4 @@ class Loop:
                     found[target] = None
                     del self.joins[key]
         found.pop(END, None)
-        return [*found, *sends]
+        return [*sends, *sorted(found)]

@@ -254,7 +254,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
             raise ValidationError(f"update_state needs a dict of state updates, got {type(values).__name__}")
         apply_updates(loop.values, [(as_node, values)] if values else [], self.builder.channels)
         loop.step += 1
-        loop.next = loop._successors([(as_node, [])])
+        loop.next = loop._successors([(as_node, [], None)])
         return loop.put_args("update", [as_node])
 
     # -- drawing ----------------------------------------------------------------------------

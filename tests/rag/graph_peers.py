@@ -75,3 +75,16 @@ def loop_graph(lib: SimpleNamespace, *, limit_n: int = 3):
     graph.add_conditional_edges("a", lambda s: "b" if s["n"] < limit_n else lib.END, ["b", lib.END])
     graph.add_edge("b", "a")
     return graph
+
+
+def steps_of(chunks):
+    """Per step: the "updates" chunks as a sorted list (LangGraph emits a step's updates as
+    its threads finish, in any order), then the state after the step."""
+    steps, pending = [], []
+    for mode, chunk in chunks:
+        if mode == "updates":
+            pending.append(repr(chunk))
+        else:
+            steps.append((sorted(pending), chunk))
+            pending = []
+    return steps + ([(sorted(pending), None)] if pending else [])
