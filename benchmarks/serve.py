@@ -6,9 +6,9 @@
 Each server runs in its own process (uvicorn, one worker, 127.0.0.1) serving the same
 runnables built from its own library: ``echo`` (a lambda returning its input),
 ``chain`` (prompt | fake chat model | string parser, invoke only) and ``words`` (a
-generator streaming 20 chunks). One client (httpx, keep-alive) sends requests one after
+generator streaming 20 chunks, on ``/stream`` and ``/stream_events``). One client (httpx, keep-alive) sends requests one after
 another, alternating servers round by round, and reports the median (p50) latency of
-``/invoke`` and ``/stream`` (whole answer read), the in-process p50 of the same call, and
+``/invoke``, ``/stream`` and ``/stream_events`` (whole answer read), the in-process p50 of the same call, and
 the overhead (server p50 minus in-process p50) with its ratio LangServe / ours.
 """
 
@@ -137,17 +137,27 @@ def _invoke(client: httpx.Client, url: str, path: str) -> Callable[[], Any]:
     return call
 
 
-def _stream(client: httpx.Client, url: str, path: str) -> Callable[[], Any]:
+def _stream(client: httpx.Client, url: str, path: str, endpoint: str = "stream") -> Callable[[], Any]:
+    # /stream: 20 chunks; /stream_events: start, 20 stream events, end.
+    expected = 20 if endpoint == "stream" else 22
+
     def call() -> Any:
-        with client.stream("POST", f"{url}/{path}/stream", json={"input": QUESTION}) as response:
+        with client.stream("POST", f"{url}/{path}/{endpoint}", json={"input": QUESTION}) as response:
             response.raise_for_status()
             body = response.read()
-        assert body.count(b"event: data") == 20, body[:200]
+        assert body.count(b"event: data") == expected, body[:200]
 
     return call
 
 
-def _in_process(requests: int, rounds: int) -> dict[str, tuple[float, float]]:
+def _caller(client: httpx.Client, url: str, path: str, endpoint: str) -> Callable[[], Any]:
+    return _invoke(client, url, path) if endpoint == "invoke" else _stream(client, url, path, endpoint)
+
+
+CASES = [("echo", "invoke"), ("chain", "invoke"), ("words", "stream"), ("words", "stream_events")]
+
+
+def _in_process(requests: int, rounds: int) -> dict[tuple[str, str], tuple[float, float]]:
     """p50 seconds (ours, LangChain) of calling each runnable directly, as a server would
     (``ainvoke`` / ``astream`` on a running event loop)."""
     from langchain_core.language_models.fake_chat_models import FakeListChatModel as LCModel
@@ -169,21 +179,24 @@ def _in_process(requests: int, rounds: int) -> dict[str, tuple[float, float]]:
         "words": (RunnableGenerator(_words, _awords), LCGenerator(_words, _awords)),
     }
 
-    async def p50(runnable: Any, streaming: bool) -> float:
+    async def p50(runnable: Any, endpoint: str) -> float:
         samples = []
         for _ in range(requests * rounds // 2):
             start = time.perf_counter()
-            if streaming:
+            if endpoint == "stream":
                 async for _ in runnable.astream(QUESTION):
+                    pass
+            elif endpoint == "stream_events":
+                async for _ in runnable.astream_events(QUESTION, version="v2"):
                     pass
             else:
                 await runnable.ainvoke(QUESTION)
             samples.append(time.perf_counter() - start)
         return statistics.median(samples)
 
-    async def measure() -> dict[str, tuple[float, float]]:
-        return {name: (await p50(ours, name == "words"), await p50(theirs, name == "words"))
-                for name, (ours, theirs) in pairs.items()}
+    async def measure() -> dict[tuple[str, str], tuple[float, float]]:
+        return {(name, endpoint): (await p50(pairs[name][0], endpoint), await p50(pairs[name][1], endpoint))
+                for name, endpoint in CASES}
 
     return asyncio.run(measure())
 
@@ -200,17 +213,18 @@ def main() -> None:
         return
 
     servers = {kind: _start(kind) for kind in ("ours", "langserve")}
-    cases = [("echo", "invoke"), ("chain", "invoke"), ("words", "stream")]
+    cases = CASES
     samples: dict[tuple[str, str, str], list[float]] = {}
     try:
         clients = {kind: httpx.Client(timeout=30) for kind in servers}
         for kind, (_, url) in servers.items():  # warm up connections and code paths
             _times(_invoke(clients[kind], url, "echo"), 50)
             _times(_stream(clients[kind], url, "words"), 20)
+            _times(_stream(clients[kind], url, "words", "stream_events"), 20)
         for _ in range(args.rounds):
             for kind, (_, url) in servers.items():
                 for path, endpoint in cases + ([("floor", "invoke")] if kind == "ours" else []):
-                    call = (_invoke if endpoint == "invoke" else _stream)(clients[kind], url, path)
+                    call = _caller(clients[kind], url, path, endpoint)
                     samples.setdefault((kind, path, endpoint), []).extend(_times(call, args.requests))
     finally:
         for process, _ in servers.values():
@@ -227,7 +241,7 @@ def main() -> None:
     for path, endpoint in cases:
         ours = statistics.median(samples[("ours", path, endpoint)]) * 1e3
         theirs = statistics.median(samples[("langserve", path, endpoint)]) * 1e3
-        local_ours, local_theirs = (t * 1e3 for t in local[path])
+        local_ours, local_theirs = (t * 1e3 for t in local[(path, endpoint)])
         over_ours, over_theirs = ours - local_ours, theirs - local_theirs
         print(f"| `{path}` `/{endpoint}` | {local_ours:.3f} / {local_theirs:.3f} | {ours:.2f} | {theirs:.2f} "
               f"| {over_ours:.2f} | {over_theirs:.2f} | {over_theirs / over_ours:.1f}x |")
