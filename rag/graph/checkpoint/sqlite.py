@@ -110,11 +110,14 @@ class SqliteSaver(BaseCheckpointSaver):
         with self._lock:
             if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
                 self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.executescript(_SCHEMA)
-            row = self.conn.execute("SELECT version FROM rag_graph_format").fetchone()
-            if row is None:
-                self.conn.execute("INSERT INTO rag_graph_format (version) VALUES (?)", (_FORMAT_VERSION,))
-            elif row[0] != _FORMAT_VERSION:
+            # One transaction, so processes opening a new file at once do not race.
+            with self._transaction():
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    self.conn.execute(statement)
+                row = self.conn.execute("SELECT version FROM rag_graph_format").fetchone()
+                if row is None:
+                    self.conn.execute("INSERT INTO rag_graph_format (version) VALUES (?)", (_FORMAT_VERSION,))
+            if row is not None and row[0] != _FORMAT_VERSION:
                 raise StorageError(
                     f"the checkpoint database uses format {row[0]}; this version reads format {_FORMAT_VERSION}"
                 )
