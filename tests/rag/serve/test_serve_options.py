@@ -47,3 +47,17 @@ def test_config_keys_drop_the_other_runnable_config_keys_as_langserve_does(optio
     assert output["tags"] == []
     refused = httpx.post(f"{options_url}/keys/invoke", json={"input": 1, "config": {"bogus": 1}})
     assert refused.status_code == 400
+
+
+def test_without_the_serve_extra_the_client_works_and_add_routes_names_the_install(monkeypatch):
+    import importlib
+    import sys
+
+    from rag.errors import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "starlette", None)  # as if Starlette were not installed
+    for name in ("starlette.requests", "starlette.responses", "starlette.routing", "rag.serve.routes"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(MissingDependencyError, match=r'pip install "rag-toolkit\[serve\]"'):
+        importlib.import_module("rag.serve.routes")
+    assert RemoteRunnable("http://127.0.0.1:1/x").url == "http://127.0.0.1:1/x"
