@@ -177,3 +177,21 @@ def test_only_version_v2_is_offered():
 
     with pytest.raises(ValidationError, match="v2"):
         asyncio.run(first_v1_event())
+
+
+def test_leaving_the_event_stream_early_stops_the_run():
+    reached_end = []
+
+    async def slow(x):
+        await asyncio.sleep(30)
+        reached_end.append(x)
+        return x
+
+    async def first_event_only():
+        stream = RunnableLambda(slow).astream_events(1)
+        first = await stream.__anext__()
+        await stream.aclose()  # what `break` in `async for` does
+        return first["event"]
+
+    assert asyncio.run(first_event_only()) == "on_chain_start"
+    assert reached_end == []
