@@ -10,9 +10,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
-from rag.graph._loop import IO, Emit, RunTasks, Task, settle
-from rag.graph.errors import GraphInterrupt
-from rag.graph.types import CURRENT_TASK, TaskScope
+from rag.graph._loop import IO, Emit, RunTasks, Task
+from rag.graph.constants import END
+from rag.graph.errors import GraphInterrupt, InvalidUpdateError
+from rag.graph.state import check_keys
+from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope
 from rag.runnables.config import max_workers
 
 if TYPE_CHECKING:
@@ -85,6 +87,31 @@ class MessagesHandler(LiveSink):
 
 
 # -- running one task -----------------------------------------------------------------------
+def settle(task: Task, output: Any, graph: "CompiledStateGraph") -> None:
+    """Record a node's return value on its task, checking its shape and keys."""
+    if isinstance(output, Command):
+        update, goto = output.update, output.goto_list()
+        for target in goto:
+            name = target.node if isinstance(target, Send) else target
+            if name != END and name not in graph.builder.nodes:
+                raise InvalidUpdateError(
+                    f"node {task.name!r} returned Command(goto={target!r}), which is not a node; "
+                    f"nodes are {list(graph.builder.nodes)} (or END)"
+                )
+        task.goto = goto
+    else:
+        update = output
+    if update is not None and not isinstance(update, dict):
+        raise InvalidUpdateError(
+            f"node {task.name!r} returned {type(update).__name__} {update!r:.80}; a node returns a dict of "
+            f"state updates (keys {list(graph.builder.channels)}), a Command, or None"
+        )
+    if update:
+        check_keys(task.name, update, graph.builder.channels)
+    task.update = update
+    task.done = True
+
+
 def _scope(task: Task, checkpointed: bool) -> TaskScope:
     return TaskScope(task.id, task.name, checkpointed, list(task.resume), writer=task.writer, config=task.config)
 

@@ -29,14 +29,14 @@ from rag.graph.errors import (
     InvalidUpdateError,
     ThreadNotFoundError,
 )
-from rag.graph.state import apply_updates, check_keys, initial_values, ordered
+from rag.graph.state import apply_updates, initial_values, ordered
 from rag.graph.types import Command, Send
 from rag.messages import BaseMessage
 
 if TYPE_CHECKING:
     from rag.graph.pregel import CompiledStateGraph
 
-__all__ = ["Loop", "Task", "Emit", "IO", "RunTasks", "recursion_limit", "settle", "DEFAULT_RECURSION_LIMIT"]
+__all__ = ["Loop", "Task", "Emit", "IO", "RunTasks", "recursion_limit", "DEFAULT_RECURSION_LIMIT"]
 
 #: Supersteps one invocation may run (LangGraph 1.2: 10,007); config["recursion_limit"] overrides.
 DEFAULT_RECURSION_LIMIT = 25
@@ -89,31 +89,6 @@ def recursion_limit(config: Optional[Mapping[str, Any]]) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValidationError(f"recursion_limit must be a positive int, got {limit!r}")
     return limit
-
-
-def settle(task: Task, output: Any, graph: "CompiledStateGraph") -> None:
-    """Record a node's return value on its task, checking its shape and keys."""
-    if isinstance(output, Command):
-        update, goto = output.update, output.goto_list()
-        for target in goto:
-            name = target.node if isinstance(target, Send) else target
-            if name != END and name not in graph.builder.nodes:
-                raise InvalidUpdateError(
-                    f"node {task.name!r} returned Command(goto={target!r}), which is not a node; "
-                    f"nodes are {list(graph.builder.nodes)} (or END)"
-                )
-        task.goto = goto
-    else:
-        update = output
-    if update is not None and not isinstance(update, dict):
-        raise InvalidUpdateError(
-            f"node {task.name!r} returned {type(update).__name__} {update!r:.80}; a node returns a dict of "
-            f"state updates (keys {list(graph.builder.channels)}), a Command, or None"
-        )
-    if update:
-        check_keys(task.name, update, graph.builder.channels)
-    task.update = update
-    task.done = True
 
 
 def messages_in(update: Optional[dict[str, Any]]) -> Iterable[BaseMessage]:

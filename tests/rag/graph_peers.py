@@ -37,7 +37,6 @@ LANGGRAPH = SimpleNamespace(
     Command=lg_types.Command, Interrupt=lg_types.Interrupt, GraphRecursionError=lg_errors.GraphRecursionError,
     HumanMessage=lc_messages.HumanMessage, AIMessage=lc_messages.AIMessage, ToolMessage=lc_messages.ToolMessage,
 )
-PEERS = [OURS, LANGGRAPH]
 
 
 class LoopState(TypedDict):

@@ -5,7 +5,7 @@ import operator
 from typing import Annotated, TypedDict
 
 import pytest
-from graph_peers import LANGGRAPH, OURS, PEERS, LoopState, loop_graph, normal, snapshot_shape, steps_of
+from graph_peers import LANGGRAPH, OURS, LoopState, loop_graph, normal, snapshot_shape, steps_of
 from hypothesis import given
 from hypothesis import strategies as st
 
