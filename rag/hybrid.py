@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-import numpy as np
 
 from rag.documents import Document
 from rag.ensemble import weighted_reciprocal_rank
@@ -85,20 +84,14 @@ def fuse(dense: Sequence[Document], lexical: Sequence[Document], config: HybridC
 
 
 def lexical_ranking(lexical: Any, query: str, k: int, predicate: Optional[Predicate] = None) -> list[tuple[Document, float]]:
-    """The ``k`` best BM25 matches of ``query`` from a :class:`~rag.bm25.BM25Retriever`
-    (None: no matches), ``(document, BM25 score)`` with a positive score only, restricted
-    to documents whose metadata satisfies ``predicate``: a filtered search ranks only the
-    matching documents, so it returns ``k`` whenever ``k`` match (no over-fetch-and-drop)."""
+    """The ``k`` best BM25 matches of ``query`` from ``lexical`` (a
+    :class:`~rag.bm25.BM25Retriever` or an index's segmented BM25; None: no matches),
+    ``(document, BM25 score)`` with a positive score only, restricted to documents whose
+    metadata satisfies ``predicate``: a filtered search ranks only the matching documents,
+    so it returns ``k`` whenever ``k`` match (no over-fetch-and-drop)."""
     if lexical is None:
         return []
-    if predicate is None:
-        return lexical.search_with_scores(query, k)
-    scores = lexical.scores(query)
-    keep = np.fromiter((bool(predicate(d.metadata)) for d in lexical.docs), dtype=bool, count=len(lexical.docs))
-    scores = np.where(keep, scores, 0.0)
-    from rag.bm25.index import top_k_scores
-
-    return [(lexical.docs[p].copy(), float(scores[p])) for p in top_k_scores(scores, k).tolist()]
+    return lexical.search_with_scores(query, k, predicate)
 
 
 def hybrid_search(

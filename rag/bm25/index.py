@@ -14,7 +14,7 @@ import numpy as np
 from rag.bm25.scoring import METHODS, term_scores
 from rag.errors import CorruptIndexError, ValidationError
 
-__all__ = ["BM25Params", "BM25Index", "top_k_scores"]
+__all__ = ["BM25Params", "BM25Index", "Postings", "top_k_scores"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,42 @@ def top_k_scores(scores: np.ndarray, k: int) -> np.ndarray:
     return positive[order[:k]]
 
 
+@dataclass(frozen=True)
+class Postings:
+    """Term frequencies of analysed documents in a compressed sparse column layout: the
+    postings of term ``t`` (``terms[t]``) are ``rows[indptr[t]:indptr[t + 1]]`` (document
+    positions, int32, ascending) with their counts ``tf`` (uint16, saturating at 65,535);
+    ``lengths`` (int32) is each document's number of terms.
+
+    The one place documents become postings: :class:`BM25Index` turns them into eager
+    scores, the index's segments keep them raw so that scores follow the live corpus.
+    """
+
+    terms: list[str]
+    indptr: np.ndarray
+    rows: np.ndarray
+    tf: np.ndarray
+    lengths: np.ndarray
+
+    @classmethod
+    def build(cls, corpus_terms: Sequence[Sequence[str]]) -> "Postings":
+        vocabulary: dict[str, int] = {}
+        term_ids = np.fromiter(
+            (vocabulary.setdefault(term, len(vocabulary)) for terms in corpus_terms for term in terms),
+            dtype=np.int64,
+        )
+        n_docs = len(corpus_terms)
+        lengths = np.fromiter((len(terms) for terms in corpus_terms), dtype=np.int64, count=n_docs)
+        token_docs = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        # One sort groups postings by term, then document: the CSC order, with counts as tf.
+        keys, tf = np.unique(term_ids * max(n_docs, 1) + token_docs, return_counts=True)
+        posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
+        indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(posting_terms, minlength=len(vocabulary)), out=indptr[1:])
+        return cls(list(vocabulary), indptr, posting_docs.astype(np.int32),
+                   np.minimum(tf, np.iinfo(np.uint16).max).astype(np.uint16), lengths.astype(np.int32))
+
+
 class BM25Index:
     """Term scores of a fixed corpus of analysed documents (lists of terms).
 
@@ -93,26 +129,16 @@ class BM25Index:
     @classmethod
     def build(cls, corpus_terms: Sequence[Sequence[str]], params: BM25Params) -> "BM25Index":
         """Index ``corpus_terms`` (one list of terms per document)."""
-        vocabulary: dict[str, int] = {}
-        term_ids = np.fromiter(
-            (vocabulary.setdefault(term, len(vocabulary)) for terms in corpus_terms for term in terms),
-            dtype=np.int64,
-        )
-        n_docs = len(corpus_terms)
-        doc_len = np.fromiter((len(terms) for terms in corpus_terms), dtype=np.int64, count=n_docs)
-        token_docs = np.repeat(np.arange(n_docs, dtype=np.int64), doc_len)
-        # One sort groups postings by term, then document: the CSC order, with counts as tf.
-        keys, tf = np.unique(term_ids * max(n_docs, 1) + token_docs, return_counts=True)
-        posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
-        df = np.bincount(posting_terms, minlength=len(vocabulary))
-        avg_len = float(doc_len.mean()) if n_docs and doc_len.sum() else 1.0
+        table = Postings.build(corpus_terms)
+        n_docs = len(table.lengths)
+        df = np.diff(table.indptr)
+        posting_terms = np.repeat(np.arange(len(table.terms), dtype=np.int64), df)
+        avg_len = float(table.lengths.mean()) if n_docs and table.lengths.sum() else 1.0
         scores = term_scores(
-            params.method, tf.astype(np.float64), df[posting_terms].astype(np.float64),
-            doc_len[posting_docs].astype(np.float64), n_docs, avg_len, params.k1, params.b,
+            params.method, table.tf.astype(np.float64), df[posting_terms].astype(np.float64),
+            table.lengths[table.rows].astype(np.float64), n_docs, avg_len, params.k1, params.b,
         ).astype(np.float32)
-        indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
-        return cls(list(vocabulary), indptr, posting_docs.astype(np.int32), scores, n_docs, params)
+        return cls(table.terms, table.indptr, table.rows, scores, n_docs, params)
 
     def score(self, query_terms: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the query (float64, length n_docs).

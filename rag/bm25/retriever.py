@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 import numpy as np
 
 from rag.bm25.analysis import ENGLISH_STOPWORDS, Analyzer
-from rag.bm25.index import BM25Index, BM25Params
+from rag.bm25.index import BM25Index, BM25Params, top_k_scores
 from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
 from rag.persistence import Manifest, read_index_folder, write_index_folder
@@ -141,11 +141,21 @@ class BM25Retriever(BaseRetriever):
     def _terms(self, query: str) -> list[str]:
         return list(self.preprocess_func(query)) if self.preprocess_func else self.analyzer.analyze(query)
 
-    def search_with_scores(self, query: str, k: Optional[int] = None) -> list[tuple[Document, float]]:
-        """``(document, BM25 score)`` pairs, best first; ``k`` defaults to ``self.k``."""
+    def search_with_scores(
+        self, query: str, k: Optional[int] = None, predicate: Optional[Callable[[dict], bool]] = None
+    ) -> list[tuple[Document, float]]:
+        """``(document, BM25 score)`` pairs, best first; ``k`` defaults to ``self.k``.
+        ``predicate``: only documents whose metadata satisfies it are ranked, so ``k``
+        come back whenever ``k`` match (no over-fetch-and-drop)."""
         k = _check_k(self.k if k is None else k)
-        positions, scores = self.index.top_k(self._terms(self._check_query(query)), k)
-        return [(self.docs[p].copy(), float(s)) for p, s in zip(positions.tolist(), scores.tolist())]
+        if predicate is None:
+            positions, scores = self.index.top_k(self._terms(self._check_query(query)), k)
+            return [(self.docs[p].copy(), float(s)) for p, s in zip(positions.tolist(), scores.tolist())]
+        all_scores = self.scores(query)
+        candidates = np.flatnonzero(all_scores > 0).tolist()
+        refused = [p for p in candidates if not predicate(self.docs[p].metadata)]
+        all_scores[refused] = 0.0
+        return [(self.docs[p].copy(), float(all_scores[p])) for p in top_k_scores(all_scores, k).tolist()]
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every document in ``docs`` for ``query`` (float64, same order)."""

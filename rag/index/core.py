@@ -131,7 +131,7 @@ class Index:
                                "choose a new or empty folder for the index")
         config = IndexConfig(embeddings or default_embedding_spec(), store, chunk_size, chunk_overlap,
                              hybrid if hybrid is not None else HybridConfig())
-        return cls(path, IndexState.empty(config))
+        return cls(path, IndexState.empty(config, path=path))
 
     @classmethod
     def open_or_create(cls, path: PathLike, *, embeddings: Optional[str] = None, store: Optional[str] = None) -> "Index":
@@ -171,8 +171,8 @@ class Index:
             size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file()) if self.path.is_dir() else 0
             return IndexInfo(
                 index=str(self.path), embeddings=state.config.embeddings, model_id=model_id_of(state.embeddings),
-                dimension=state.store.dimension, store=type(state.store).__name__, sources=len(state.record),
-                chunks=state.chunk_count, bm25=state.bm25 is not None, chunk_size=state.config.chunk_size,
+                dimension=state.dimension, store=state.store_name, sources=len(state.record),
+                chunks=state.chunk_count, bm25=state.chunk_count > 0, chunk_size=state.config.chunk_size,
                 chunk_overlap=state.config.chunk_overlap, size_on_disk_bytes=size,
                 roots=sorted({record.root for record in state.record.values()}),
                 hybrid=state.config.hybrid.to_json(), saved_at=state.saved_at,
@@ -274,7 +274,7 @@ class Index:
     def _commit(self, state: IndexState, config: IndexConfig, batch: Batch, final: bool) -> None:
         """Apply ``batch`` and make it durable, as one step for searches (write lock)."""
         committed_config = state.config
-        settled = (state.bm25_on_disk or state.chunk_count == 0) and not state.compaction_due() if final else True
+        settled = not state.compaction_due() if final else True
         if not batch and config == committed_config and state.version is not None and settled:
             return  # nothing changed: no write at all
         with self._rw.writing():
@@ -320,7 +320,7 @@ class Index:
         object refuses further use rather than serve changes that were never saved."""
         try:
             if state.version is None:
-                self._state = IndexState.empty(config, state.embeddings)
+                self._state = IndexState.empty(config, state.embeddings, path=self.path)
             else:
                 self._state = IndexState.load(self.path, embeddings=state.embeddings)
         except BaseException as exc:

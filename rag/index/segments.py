@@ -1,15 +1,18 @@
 """The index folder on disk (format version 2): append-only segments and one manifest.
 
 An update commits in checkpoints. Each checkpoint writes only what is new, as a segment
-(``segments/NAME/``: ``vectors.npy``, ``chunks.json``, ``changes.json``), then replaces
-``manifest.json`` in one atomic rename. Files are never changed once written, so a
-reader that has read a manifest can read its files; a crash leaves the last manifest and
-everything it names. The BM25 arrays are written at the end of an update (``bm25/NAME/``);
-when replaced chunks outnumber live ones the segments are compacted into one.
+(``segments/NAME/``: ``vectors.npy``, ``chunks.json``, ``changes.json`` and the BM25
+postings of its chunks, see :mod:`rag.index.lexical`), then replaces ``manifest.json`` in
+one atomic rename. Files are never changed once written, so a reader that has read a
+manifest can read its files; a crash leaves the last manifest and everything it names.
+When replaced chunks outnumber live ones the segments are compacted into one. (Indexes
+written before segments held postings have a ``bm25/NAME/`` part instead; it is dropped
+at their next commit.)
 
 ``manifest.json``: ``format``, ``format_version`` (2), ``store_class`` ("RagIndex"),
 ``embedding`` (model id, dimension), ``config`` (the index's settings and ``saved_at``),
-``segments`` (name, rows, and sha256 + size of each file) and ``bm25`` (or null).
+``segments`` (name, rows, and sha256 + size of each file), ``lexical`` (the BM25
+analysis and parameters) and ``bm25`` (null; older indexes: their BM25 part).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -30,7 +33,7 @@ from rag.errors import CorruptIndexError
 from rag.persistence import FORMAT
 from rag.persistence import atomic
 
-__all__ = ["FORMAT_VERSION", "MANIFEST", "Batch", "SegmentFolder", "read_manifest", "manifest_version"]
+__all__ = ["FORMAT_VERSION", "MANIFEST", "Batch", "Replay", "SegmentFolder", "read_manifest", "manifest_version"]
 
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
@@ -111,22 +114,20 @@ class SegmentFolder:
         atomic._fsync_dir(parent)
         return {"name": name, "files": described}
 
-    def write_segment(self, batch: Batch, dimension: int) -> dict[str, Any]:
+    def write_segment(self, batch: Batch, dimension: int, extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        """A new segment holding ``batch``, plus ``extra`` files (name ending in ``.npy``:
+        an array; ``.json``: a JSON value)."""
         vectors = batch.vectors if batch.vectors is not None else np.empty((0, dimension), dtype=np.float32)
-        entry = self._write_part(_SEGMENTS, {
+        files = {
             "vectors.npy": _npy(np.asarray(vectors, dtype=np.float32)),
             "chunks.json": _json({"ids": batch.ids, "texts": batch.texts, "metadatas": batch.metadatas}),
             "changes.json": _json({"removed_chunks": batch.removed_chunks, "record_set": batch.record_set,
                                    "record_removed": batch.record_removed}),
-        })
+        }
+        for name, value in (extra or {}).items():
+            files[name] = _npy(value) if name.endswith(".npy") else _json(value)
+        entry = self._write_part(_SEGMENTS, files)
         entry["rows"] = len(batch.ids)
-        return entry
-
-    def write_bm25(self, sections: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-        files = {f"{name}.npy" if isinstance(data, np.ndarray) else f"{name}.json":
-                 (_npy(data) if isinstance(data, np.ndarray) else _json(data)) for name, data in sections.items()}
-        entry = self._write_part(_BM25, files)
-        entry["config"] = config
         return entry
 
     def write_manifest(self, data: dict[str, Any]) -> None:
@@ -180,31 +181,43 @@ class SegmentFolder:
             record.update(changes["record_set"])
         return record
 
-    def live_rows(self, segments: Iterable[dict[str, Any]]) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
-        """Replay ``segments`` in order: (vectors, chunks {ids, texts, metadatas}, record)
-        of what is live after the last one (a later add or removal wins)."""
+    def segment_file(self, entry: dict[str, Any], filename: str) -> Any:
+        """One file of a segment, checked against the manifest: an array or a JSON value."""
+        if filename.endswith(".npy"):
+            return self.read_array(_SEGMENTS, entry, filename)
+        return self.read_json(_SEGMENTS, entry, filename)
+
+    def replay(self, segments: Sequence[dict[str, Any]]) -> "Replay":
+        """Read every segment's chunks and changes (not its vectors) and work out which rows
+        are live after the last one: a later add or removal of a chunk id wins."""
         where: dict[str, tuple[int, int]] = {}
         record: dict[str, Any] = {}
-        parts = []
+        chunks = []
         for number, entry in enumerate(segments):
             changes = self.read_json(_SEGMENTS, entry, "changes.json")
-            chunks = self.read_json(_SEGMENTS, entry, "chunks.json")
-            vectors = self.read_array(_SEGMENTS, entry, "vectors.npy")
-            if len(chunks["ids"]) != vectors.shape[0]:
-                raise CorruptIndexError(f"{self.path}: segment {entry['name']} has {vectors.shape[0]} vectors for "
-                                        f"{len(chunks['ids'])} chunks")
+            part = self.read_json(_SEGMENTS, entry, "chunks.json")
+            if len(part["ids"]) != entry["rows"]:
+                raise CorruptIndexError(f"{self.path}: segment {entry['name']} lists {len(part['ids'])} chunks, "
+                                        f"the manifest {entry['rows']}")
             for chunk_id in changes["removed_chunks"]:
                 where.pop(chunk_id, None)
-            for row, chunk_id in enumerate(chunks["ids"]):
+            for row, chunk_id in enumerate(part["ids"]):
                 where[chunk_id] = (number, row)
             for source in changes["record_removed"]:
                 record.pop(source, None)
             record.update(changes["record_set"])
-            parts.append((vectors, chunks))
-        ids = list(where)
-        rows = [parts[number][0][row] for number, row in where.values()]
-        dimension = parts[0][0].shape[1] if parts else 0
-        matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), dimension)
-        texts = [parts[number][1]["texts"][row] for number, row in where.values()]
-        metadatas = [parts[number][1]["metadatas"][row] for number, row in where.values()]
-        return matrix, {"ids": ids, "texts": texts, "metadatas": metadatas}, record
+            chunks.append(part)
+        live = [np.zeros(len(part["ids"]), dtype=bool) for part in chunks]
+        for number, row in where.values():
+            live[number][row] = True
+        return Replay(chunks, live, record)
+
+
+@dataclass
+class Replay:
+    """Segments read back: each one's ``chunks`` ({ids, texts, metadatas}), which of its
+    rows are ``live`` (bool per row), and the ``record`` after the last one."""
+
+    chunks: list[dict[str, Any]]
+    live: list[np.ndarray]
+    record: dict[str, Any]

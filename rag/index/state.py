@@ -1,10 +1,13 @@
-"""What an index folder holds, in memory: a vector store, a BM25 index and the record of
+"""What an index folder holds, in memory: a vector store, BM25 postings and the record of
 what was indexed, committed together (so the three never disagree).
 
-On disk (see :mod:`rag.index.segments`): append-only segments of chunks and vectors, the
-BM25 arrays, and one manifest replaced atomically at each checkpoint. Folders of format
-version 1 (one snapshot of store sections, ``bm25_*`` and ``record``) still open; their
-first commit rewrites them as segments.
+On disk (see :mod:`rag.index.segments`): append-only segments of chunks, vectors and
+postings, and one manifest replaced atomically at each checkpoint. The store and the
+postings are read from the segments on first use, and an update that starts without them
+(a new index, or one opened for updating) never reads them unless a change needs them: it
+streams each checkpoint to disk, so building an index holds one batch, not the index.
+Folders of format version 1 (one snapshot of store sections, ``bm25_*`` and ``record``)
+still open; their first commit rewrites them as segments.
 """
 
 from __future__ import annotations
@@ -19,13 +22,11 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from rag.bm25 import BM25Retriever
-from rag.bm25.analysis import Analyzer
-from rag.bm25.index import BM25Index
 from rag.documents import Document
 from rag.embeddings.base import model_id_of
 from rag.errors import CorruptIndexError, RagError
 from rag.index.config import IndexConfig
+from rag.index.lexical import LEXICAL_FILES, LexicalSettings, SegmentedBM25, postings_files, postings_from_files
 from rag.index.registry import make_embeddings, store_backend
 from rag.index.segments import FORMAT_VERSION, Batch, SegmentFolder, manifest_version, read_manifest
 from rag.persistence import FORMAT, read_index_folder
@@ -34,8 +35,6 @@ from rag.persistence.format import check_model
 __all__ = ["KIND", "SourceRecord", "IndexState", "write_lock", "saved_version", "default_index_path"]
 
 KIND = "RagIndex"
-#: BM25 retrieves this many by default when used as a plain retriever (searches pass k).
-_BM25_K = 20
 #: Compact when the segments hold more than this many rows per live chunk.
 _COMPACT_RATIO = 2.0
 
@@ -83,45 +82,75 @@ class IndexState:
 
     config: IndexConfig
     embeddings: Any
-    _store: Any  # None until first needed when loaded lazily (see ``store``)
+    _store: Any  # None until first needed (see ``store``)
     record: dict[str, SourceRecord] = field(default_factory=dict)
-    bm25: Optional[BM25Retriever] = None
     version: Optional[str] = None
     saved_at: Optional[str] = None
-    #: The segments on disk (None: nothing in format 2 yet, so the next commit writes all).
-    segments: Optional[list[dict[str, Any]]] = None
-    #: Whether the BM25 arrays on disk match the chunks (False after a commit of changes
-    #: until the final commit of that update writes them).
-    bm25_on_disk: bool = False
-    _bm25_entry: Optional[dict[str, Any]] = field(default=None, repr=False)
-    _bm25_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _loader: Optional[Callable[[], tuple[Any, Optional[BM25Retriever]]]] = field(default=None, repr=False)
-    _load_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: The folder the segments are in (None: not saved yet).
+    path: Optional[Path] = None
+    #: The segments on disk (None: a format-1 snapshot, so the next commit writes all).
+    segments: Optional[list[dict[str, Any]]] = field(default_factory=list)
+    lexical_settings: LexicalSettings = field(default_factory=LexicalSettings.default)
+    _dimension: Optional[int] = None
+    _lexical: Optional[SegmentedBM25] = field(default=None, repr=False)
+    _load_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the store (and the BM25 postings) are in memory."""
+        return self._store is not None
 
     @property
     def store(self) -> Any:
-        """The vector store, read from the segments on first use when the state was loaded
-        lazily (an update that finds nothing changed never reads vectors or texts)."""
+        """The vector store, read from the current segments on first use."""
         if self._store is None:
             with self._load_lock:
-                if self._store is None and self._loader is not None:
-                    self._store, bm25 = self._loader()
-                    if self.bm25 is None:
-                        self.bm25 = bm25
-                    self._loader = None
+                if self._store is None:
+                    self._store, self._lexical = self._read_segments()
         return self._store
 
+    def lexical(self) -> SegmentedBM25:
+        """BM25 over every live chunk (read with the store; for a format-1 snapshot,
+        analysed from the stored chunks on first use)."""
+        store = self.store
+        if self._lexical is None:
+            with self._load_lock:
+                if self._lexical is None:
+                    ids = [chunk_id for record in self.record.values() for chunk_id in record.chunk_ids]
+                    documents = store.get_by_ids(ids)
+                    lexical = SegmentedBM25(self.lexical_settings, store.get_by_ids)
+                    lexical.append([d.id for d in documents],
+                                   self.lexical_settings.postings([d.page_content for d in documents]))
+                    self._lexical = lexical
+        return self._lexical
+
+    @property
+    def dimension(self) -> Optional[int]:
+        """The vectors' dimension: the store's, else the saved one, else the model's (None
+        when nothing says yet)."""
+        if self._store is not None and self._store.dimension:
+            return int(self._store.dimension)
+        return self._dimension or getattr(self.embeddings, "dimension", None)
+
+    @property
+    def store_name(self) -> str:
+        """The vector store's class name (without reading the store)."""
+        if self._store is not None:
+            return type(self._store).__name__
+        return store_backend(self.config.store).store_class.rpartition(":")[2]
+
     @classmethod
-    def empty(cls, config: IndexConfig, embeddings: Any = None) -> "IndexState":
+    def empty(cls, config: IndexConfig, embeddings: Any = None, path: Optional[Path] = None) -> "IndexState":
         embeddings = embeddings if embeddings is not None else make_embeddings(config.embeddings)
-        return cls(config, embeddings, store_backend(config.store).create(embeddings))
+        store_backend(config.store).cls()  # a missing extra is reported now, not at the first commit
+        return cls(config, embeddings, None, path=Path(path) if path is not None else None)
 
     @classmethod
     def load(cls, path: Path, embeddings: Any = None, *, lazy: bool = False) -> "IndexState":
         """Read the index at ``path`` (checks every file, and that ``embeddings``, when
         given, is the model the index was built with). ``lazy``: read the record now and
-        the vectors, texts and BM25 on first use; only for a caller that holds the write
-        lock by then (no other commit can replace the files in between)."""
+        the vectors, texts and postings on first use; only for a caller that holds the
+        write lock by then (no other commit can replace the files in between)."""
         for _attempt in range(5):
             data = read_manifest(Path(path))
             if data.get("format_version") != FORMAT_VERSION:
@@ -153,35 +182,54 @@ class IndexState:
         config, embeddings = cls._settings(path, data, embeddings)
         embedding = data.get("embedding") or {}
         check_model(path, embedding.get("model_id"), embedding.get("dimension"),
-                                model_id_of(embeddings), getattr(embeddings, "dimension", None))
-        folder = SegmentFolder(path)
-        segments = list(data.get("segments") or [])
-
-        def read_store() -> tuple[Any, Optional[BM25Retriever]]:
-            try:
-                vectors, chunks, _ = folder.live_rows(segments)
-            except (KeyError, TypeError, ValueError) as exc:
-                raise CorruptIndexError(f"{path}: a segment is malformed: {exc}") from exc
-            store = store_backend(config.store).create(embeddings)
-            if chunks["ids"]:
-                documents = [Document(text, metadata, chunk_id)
-                             for chunk_id, text, metadata in zip(chunks["ids"], chunks["texts"], chunks["metadatas"])]
-                store.add_vectors(vectors, documents, ids=chunks["ids"])
-            entry = data.get("bm25")
-            return store, (_load_bm25(_Bm25Part(folder, entry), entry["config"], store) if entry else None)
-
+                    model_id_of(embeddings), getattr(embeddings, "dimension", None))
         try:
-            record = {source: SourceRecord.from_json(row) for source, row in folder.live_record(segments).items()}
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CorruptIndexError(f"{path}: a segment is malformed: {exc}") from exc
+            settings = LexicalSettings.from_json(data.get("lexical") or _older_lexical(data.get("bm25")))
+            segments = list(data.get("segments") or [])
+            record = {source: SourceRecord.from_json(row)
+                      for source, row in SegmentFolder(path).live_record(segments).items()}
+        except (KeyError, TypeError, ValueError, RagError) as exc:
+            raise CorruptIndexError(f"{path}: a segment or the manifest is malformed: {exc}") from exc
         state = cls(config, embeddings, None, record, saved_at=(data.get("config") or {}).get("saved_at"),
-                    segments=segments)
-        state._loader = read_store
-        state.bm25_on_disk, state._bm25_entry = data.get("bm25") is not None, data.get("bm25")
+                    path=Path(path), segments=segments, lexical_settings=settings,
+                    _dimension=embedding.get("dimension"))
         state.version = manifest_version(data)
         if not lazy:
             state.store  # noqa: B018 -- read now: the files may be replaced by a later commit
         return state
+
+    def _read_segments(self) -> tuple[Any, SegmentedBM25]:
+        """A store and BM25 postings holding the live rows of the current segments, read
+        one segment at a time (no index-sized copy of the vectors on the way)."""
+        store = store_backend(self.config.store).create(self.embeddings)
+        lexical = SegmentedBM25(self.lexical_settings, store.get_by_ids)
+        if not self.segments:
+            return store, lexical
+        folder = SegmentFolder(self.path)
+        try:
+            replay = folder.replay(self.segments)
+            for number, entry in enumerate(self.segments):
+                chunks, live = replay.chunks[number], replay.live[number]
+                replay.chunks[number] = None  # the store keeps what it needs; let the rest go
+                if all(name in entry["files"] for name in LEXICAL_FILES):
+                    postings = postings_from_files(lambda name: folder.segment_file(entry, name), entry["rows"],
+                                                   f"{self.path}: segment {entry['name']}")
+                else:  # written before segments held postings
+                    postings = self.lexical_settings.postings(chunks["texts"])
+                lexical.append(chunks["ids"], postings, live)
+                rows = np.flatnonzero(live).tolist()
+                if not rows:
+                    continue
+                vectors = folder.segment_file(entry, "vectors.npy")
+                if vectors.ndim != 2 or vectors.shape[0] != entry["rows"]:
+                    raise CorruptIndexError(f"{self.path}: segment {entry['name']} has vectors of shape "
+                                            f"{vectors.shape} for {entry['rows']} chunks")
+                ids = [chunks["ids"][row] for row in rows]
+                store.add_vectors(vectors[rows], [Document(chunks["texts"][row], chunks["metadatas"][row], ids[n])
+                                                  for n, row in enumerate(rows)], ids=ids)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise CorruptIndexError(f"{self.path}: a segment is malformed: {exc}") from exc
+        return store, lexical
 
     @classmethod
     def _load_snapshot(cls, path: Path, embeddings: Any) -> "IndexState":
@@ -193,56 +241,56 @@ class IndexState:
         store = store_backend(config.store).load(folder, embeddings, data.get("store") or {}, "store_")
         try:
             record = {source: SourceRecord.from_json(row) for source, row in folder.json("record").items()}
-        except (AttributeError, KeyError, TypeError) as exc:
+            settings = LexicalSettings.from_json(_older_lexical(data.get("bm25")))
+        except (AttributeError, KeyError, TypeError, RagError) as exc:
             raise CorruptIndexError(f"{folder.path}: malformed record of indexed sources: {exc}") from exc
-        state = cls(config, embeddings, store, record, saved_at=data.get("saved_at"))
-        state.bm25 = _load_bm25(folder, data.get("bm25"), store)
+        state = cls(config, embeddings, store, record, saved_at=data.get("saved_at"), path=Path(path),
+                    segments=None, lexical_settings=settings)
         state.version = saved_version(path)
         return state
 
-    def lexical(self) -> Optional[BM25Retriever]:
-        """The BM25 retriever over every chunk, built on first use after a change (guarded:
-        concurrent searches build it once); None when the index is empty."""
-        if self.bm25 is None and self.chunk_count:
-            store = self.store  # a lazy first load brings the saved BM25 with it
-            with self._bm25_lock:
-                if self.bm25 is None:
-                    chunk_ids = [cid for rec in self.record.values() for cid in rec.chunk_ids]
-                    self.bm25 = BM25Retriever.from_documents(store.get_by_ids(chunk_ids), k=_BM25_K)
-        return self.bm25
-
     def commit(self, path: Path, batch: Batch, *, final: bool) -> None:
-        """Make ``batch`` (already applied to this state) durable: one new segment and an
-        atomic manifest swap. The first commit in format 2 writes everything live instead;
-        a ``final`` commit also writes the BM25 arrays, and compacts the segments when
-        replaced rows outnumber live ones. Callers hold the index's write lock."""
+        """Make ``batch`` (already applied to the record, and to the store if it is in
+        memory) durable: one new segment with its postings, and an atomic manifest swap.
+        A format-1 snapshot's first commit writes everything live instead; a ``final``
+        commit compacts the segments when replaced rows outnumber live ones. Callers hold
+        the index's write lock."""
         folder = SegmentFolder(path)
         path.mkdir(parents=True, exist_ok=True)
-        dimension = self.store.dimension or getattr(self.embeddings, "dimension", None) or 0
-        if self.segments is None or (final and self.compaction_due(len(batch.ids))):
-            self.segments = [folder.write_segment(self._everything(), dimension)]
-        elif batch:
-            self.segments = [*self.segments, folder.write_segment(batch, dimension)]
-        if batch.ids or batch.removed_chunks:
-            self.bm25_on_disk = False
-        bm25 = self._bm25_entry if self.bm25_on_disk else None
-        lexical = self.lexical() if final and not self.bm25_on_disk else None
-        if lexical is not None:
-            sections = {**lexical.index.sections("bm25"), "bm25_ids": [d.id for d in lexical.docs]}
-            config = {"index": lexical.index.config(), "analyzer": lexical.analyzer.to_json(), "k": lexical.k}
-            bm25 = folder.write_bm25(sections, config)
-            self.bm25_on_disk = True
+        self.path = Path(path)
+        if batch.vectors is not None and batch.vectors.shape[0]:
+            self._dimension = int(batch.vectors.shape[1])
+        if self.segments is None:
+            self.segments = [self._write_segment(folder, self._everything(), fresh=True)]
+        else:
+            if batch:
+                self.segments = [*self.segments, self._write_segment(folder, batch, fresh=False)]
+            if final and self.compaction_due():
+                # Everything live, as one segment (reads the store if it is not in memory:
+                # the segments just written hold this update's chunks).
+                self.segments = [self._write_segment(folder, self._everything(), fresh=True)]
         self.saved_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         data = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "store_class": KIND,
-            "embedding": {"model_id": model_id_of(self.embeddings), "dimension": dimension or None},
+            "embedding": {"model_id": model_id_of(self.embeddings), "dimension": self.dimension or None},
             "config": {**self.config.to_json(), "saved_at": self.saved_at},
-            "segments": self.segments, "bm25": bm25,
+            "segments": self.segments, "lexical": self.lexical_settings.to_json(), "bm25": None,
         }
         folder.write_manifest(data)
-        self._bm25_entry = bm25
         self._drop_snapshot_files(path)
         self.version = manifest_version(data)
+
+    def _write_segment(self, folder: SegmentFolder, batch: Batch, *, fresh: bool) -> dict[str, Any]:
+        """Write ``batch`` with its postings; keep the in-memory postings in step (``fresh``:
+        the batch is everything live, replacing every earlier segment)."""
+        postings = self.lexical_settings.postings(batch.texts)
+        entry = folder.write_segment(batch, self.dimension or 0, postings_files(postings))
+        if fresh and self._store is not None:
+            self._lexical = SegmentedBM25(self.lexical_settings, self._store.get_by_ids)
+        if self._lexical is not None:
+            self._lexical.remove(batch.removed_chunks)
+            self._lexical.append(batch.ids, postings)
+        return entry
 
     def compaction_due(self, new_rows: int = 0) -> bool:
         """True when the segments hold more than twice the live chunks (plus 1000 rows):
@@ -271,32 +319,13 @@ class IndexState:
         return sum(len(record.chunk_ids) for record in self.record.values())
 
 
-class _Bm25Part:
-    """The reading side of an IndexFolder (``path``, ``json``, ``array``) over a BM25 part."""
-
-    def __init__(self, folder: SegmentFolder, entry: dict[str, Any]) -> None:
-        self.path, self._folder, self._entry = folder.path, folder, entry
-
-    def json(self, name: str) -> Any:
-        return self._folder.read_json("bm25", self._entry, f"{name}.json")
-
-    def array(self, name: str) -> np.ndarray:
-        return self._folder.read_array("bm25", self._entry, f"{name}.npy")
-
-
-def _load_bm25(folder: Any, config: Optional[dict[str, Any]], store: Any) -> Optional[BM25Retriever]:
-    if not config:
+def _older_lexical(bm25: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+    """The BM25 settings of an index written before segments held postings (its ``bm25``
+    part's configuration), in the manifest's ``lexical`` shape."""
+    if not bm25:
         return None
-    try:
-        index = BM25Index.from_sections(folder, config["index"], prefix="bm25")
-        analyzer = Analyzer.from_json(config["analyzer"])
-        ids = folder.json("bm25_ids")
-        docs = store.get_by_ids(ids)
-        if len(docs) != len(ids):
-            raise CorruptIndexError(f"{folder.path}: the BM25 index names chunks the store does not hold")
-        return BM25Retriever(index, docs, k=int(config.get("k", _BM25_K)), analyzer=analyzer)
-    except (KeyError, TypeError) as exc:
-        raise CorruptIndexError(f"{folder.path}: malformed BM25 section: {exc}") from exc
+    config = bm25.get("config", bm25)
+    return {"analyzer": config["analyzer"], "params": (config.get("index") or {}).get("params")}
 
 
 @contextmanager

@@ -285,7 +285,9 @@ class Updater:
         committed by this update's checkpoints are not in it: they are new texts."""
         if self._by_text is None:
             ids = [chunk_id for record in self.state.record.values() for chunk_id in record.chunk_ids]
-            self._by_text = {d.page_content: d.id for d in self.state.store.get_by_ids(ids)}
+            # An empty index has no texts: reading its (empty) store would make every
+            # commit of this update go to memory too, instead of streaming to disk.
+            self._by_text = {d.page_content: d.id for d in self.state.store.get_by_ids(ids)} if ids else {}
         return self._by_text
 
     def _set_record(self, source: str, record: SourceRecord) -> None:
@@ -294,8 +296,7 @@ class Updater:
     def _flush(self, *, final: bool) -> None:
         batch = self._batch
         texts = [batch.texts[row] for row in self._to_embed]
-        # Only a batch with chunks needs the store (a lazily loaded one stays unread).
-        dimension = self.state.store.dimension if batch.ids else None
+        dimension = self.state.dimension if batch.ids else None
         began = time.monotonic()
         embedded = embed_in_batches(self.state.embeddings, texts, dimension, self._embed_progress)
         if texts:
@@ -338,17 +339,18 @@ def embed_in_batches(embeddings: Any, texts: list[str], dimension: Optional[int]
 
 
 def apply_batch(state: IndexState, batch: Batch) -> None:
-    """Change ``state`` in memory as ``batch`` says (store, record; BM25 to rebuild).
-    Run under the index's write lock, with no search running."""
-    if batch.removed_chunks:
-        state.store.delete(batch.removed_chunks)
-    if batch.ids:
-        documents = [Document(text, metadata, chunk_id)
-                     for chunk_id, text, metadata in zip(batch.ids, batch.texts, batch.metadatas)]
-        state.store.add_vectors(batch.vectors, documents, ids=batch.ids)
+    """Change ``state`` in memory as ``batch`` says: the record, and the store when it is in
+    memory (else it is read from the segments, this batch's included, when first needed;
+    the BM25 postings follow at the commit). Run under the index's write lock, with no
+    search running."""
+    if state.loaded:
+        if batch.removed_chunks:
+            state.store.delete(batch.removed_chunks)
+        if batch.ids:
+            documents = [Document(text, metadata, chunk_id)
+                         for chunk_id, text, metadata in zip(batch.ids, batch.texts, batch.metadatas)]
+            state.store.add_vectors(batch.vectors, documents, ids=batch.ids)
     for source in batch.record_removed:
         state.record.pop(source, None)
     for source, row in batch.record_set.items():
         state.record[source] = SourceRecord.from_json(row)
-    if batch.ids or batch.removed_chunks:
-        state.bm25 = None

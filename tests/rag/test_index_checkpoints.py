@@ -273,8 +273,8 @@ def test_a_no_op_update_reads_no_vectors_or_texts_of_the_index(tmp_path, monkeyp
     docs = _corpus(tmp_path / "docs", files=10)
     _index(tmp_path / "ix", CountingEmbeddings()).update([str(docs)])
     reads = []
-    real_rows = SegmentFolder.live_rows
-    monkeypatch.setattr(SegmentFolder, "live_rows", lambda self, segments: reads.append(1) or real_rows(self, segments))
+    real_replay = SegmentFolder.replay
+    monkeypatch.setattr(SegmentFolder, "replay", lambda self, segments: reads.append(1) or real_replay(self, segments))
     index = Index.open_or_create(tmp_path / "ix")
     assert index.update([str(docs)]).unchanged == 10 and reads == []
     assert len(index.search("paragraph", k=2)) == 2 and reads == [1]  # read on first need
