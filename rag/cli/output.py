@@ -69,6 +69,9 @@ def print_dry_run(plan: Any, *, as_json: bool = False, stream: Optional[IO[str]]
               f"{row.seconds:>11.0f}s", file=out)
     print(f"{'total':<8} {plan.files:>7} {'':>10} {plan.chunks:>9} {plan.seconds:>11.0f}s"
           f"   (model: {plan.rate:.1f} chunks/s measured on a sample)", file=out)
+    if plan.unchanged:
+        print(f"Unchanged since the index read them (not read again): {plan.unchanged} file(s), "
+              f"{_human_bytes(plan.unchanged_bytes)}", file=out)
     if plan.not_estimated:
         print("Not estimated (fetched only when indexed): " + ", ".join(plan.not_estimated), file=out)
     if plan.skipped:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from rag.errors import ValidationError
 
-from rag.evaluation.systems import BM25System, CorpusVectors, DenseSystem, HybridSystem, RetrievalSystem
+if TYPE_CHECKING:
+    from rag.evaluation.systems import RetrievalSystem
 
 __all__ = ["CONFIGURATIONS", "build_systems", "StoreFactory"]
 
@@ -28,7 +29,7 @@ StoreFactory = Callable[[Any], Any]
 
 def build_systems(
     names: Sequence[str], *, store_factories: Mapping[str, StoreFactory], local_embeddings: Optional[Any] = None
-) -> list[RetrievalSystem]:
+) -> list["RetrievalSystem"]:
     """The systems for ``names`` (keys of :data:`CONFIGURATIONS`), sharing one MiniLM model
     and one cache of corpus vectors.
 
@@ -44,7 +45,9 @@ def build_systems(
     if missing:
         raise ValidationError(f"store_factories lacks {missing}; give a factory for each of 'faiss' and 'memory'")
     _faiss, _memory = store_factories["faiss"], store_factories["memory"]
+    # Here, not at the top: the CLI reads CONFIGURATIONS for its help without these imports.
     from rag.embeddings import HashingEmbeddings
+    from rag.evaluation.systems import BM25System, CorpusVectors, DenseSystem, HybridSystem
 
     vectors = CorpusVectors()
     minilm: Optional[Any] = local_embeddings
@@ -57,7 +60,7 @@ def build_systems(
             minilm = LocalEmbeddings()
         return minilm
 
-    factories: dict[str, Callable[[], RetrievalSystem]] = {
+    factories: dict[str, Callable[[], "RetrievalSystem"]] = {
         "hashing": lambda: DenseSystem("hashing", HashingEmbeddings(dim=1024), _memory, vectors),
         "bm25-nostem": lambda: BM25System("bm25-nostem", stemmer=None),
         "bm25": lambda: BM25System("bm25"),

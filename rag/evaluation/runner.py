@@ -8,7 +8,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from rag.evaluation.beir import BeirDataset
 from rag.evaluation.metrics import average_precision_at_k, ndcg_at_k, recall_at_k, reciprocal_rank_at_k
-from rag.evaluation.systems import RetrievalSystem
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rag.evaluation.systems import RetrievalSystem
 
 __all__ = ["METRICS", "RetrievalMetrics", "BenchmarkResult", "per_query_metrics", "evaluate_run", "run_benchmark"]
 

@@ -293,8 +293,10 @@ class Index:
         chunks and embedding time per file type, and what it would leave out. Reads no
         document beyond a small sample (to time the model); writes nothing."""
         roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
+        record = dict(self._current().record)
         return dry_run(roots, self.config, self.embeddings, glob=glob, excludes=_check_excludes(exclude),
-                       index_folder=self.path)
+                       index_folder=self.path,
+                       previous=lambda source: record[source].last_read if source in record else None)
 
     def refresh(self) -> bool:
         """Reload the index if another process saved a newer version; True if it did."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from rag.index.config import IndexConfig
-from rag.index.sources import Root, folder_selection
+from rag.index.sources import PreviousRead, Root, folder_selection, unchanged_since
 from rag.index.update import embed_in_batches
 
 __all__ = ["TypeEstimate", "DryRun", "dry_run"]
@@ -35,10 +35,13 @@ class DryRun:
     """What an update would read. ``rate``: chunks embedded per second, measured on a
     sample of the sources (0 when there was nothing to measure); ``skipped``: ``(path,
     reason)`` of every file left out; ``not_estimated``: roots whose contents are only
-    known by fetching them (URLs)."""
+    known by fetching them (URLs); ``unchanged`` (files) and ``unchanged_bytes``: files
+    the index holds as they are now, which the update would not read (not in ``types``)."""
 
     types: list[TypeEstimate] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+    unchanged_bytes: int = 0
     not_estimated: list[str] = field(default_factory=list)
     rate: float = 0.0
 
@@ -59,25 +62,37 @@ class DryRun:
             "types": [t.__dict__ for t in self.types], "files": self.files, "chunks": self.chunks,
             "seconds": round(self.seconds, 1), "rate": round(self.rate, 2),
             "skipped": [{"source": s, "reason": r} for s, r in self.skipped], "not_estimated": self.not_estimated,
+            "unchanged": self.unchanged, "unchanged_bytes": self.unchanged_bytes,
         }
 
 
 def dry_run(roots: Sequence[Root], config: IndexConfig, embeddings: Any, *, glob: Optional[str] = None,
-            excludes: Sequence[str] = (), index_folder: Optional[Path] = None) -> DryRun:
+            excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
+            previous: PreviousRead = lambda source: None) -> DryRun:
     """Select the files of ``roots`` as an update would and estimate the work: chunks from
     the bytes (``bytes / (chunk_size - chunk_overlap)``, an upper bound for markup, whose
-    text is shorter than its file) and time from ``embeddings``' rate on a sample."""
+    text is shorter than its file) and time from ``embeddings``' rate on a sample. Files
+    unchanged since ``previous`` read them (see :func:`~rag.index.sources.iter_root`) are
+    counted apart: the update would not read them."""
     report = DryRun()
     files: list[Path] = []
     for root in roots:
         if root.kind == "file":
-            files.append(Path(root.key))
+            candidates = [(Path(root.key), root.key)]
         elif root.kind == "folder":
             selection = folder_selection(root, glob, excludes, index_folder)
-            files.extend(selection.files)
+            candidates = [(path, str(path.resolve())) for path in selection.files]
             report.skipped.extend(selection.skipped)
         else:
             report.not_estimated.append(root.key)
+            continue
+        for path, source in candidates:
+            size = unchanged_since(path, previous(source))
+            if size is None:
+                files.append(path)
+            else:
+                report.unchanged += 1
+                report.unchanged_bytes += size
     report.rate = _measure_rate(files, config, embeddings)
     step = max(1, config.chunk_size - config.chunk_overlap)
     by_suffix: dict[str, list[int]] = {}  # suffix -> [files, bytes, chunks]

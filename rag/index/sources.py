@@ -103,6 +103,16 @@ def _unchanged(stat: tuple[int, int, int], previous: Any) -> bool:
     return old_stat == stat and stat[1] < (read_at - SAME_SECOND) * 1e9
 
 
+def unchanged_since(path: Path, previous: Any) -> Optional[int]:
+    """The size of ``path`` when an update would not read it again (unchanged since its
+    ``previous`` read), else None (also when it cannot be stat'ed: the update reports it)."""
+    try:
+        stat = _stat(path)
+    except OSError:
+        return None
+    return stat[0] if _unchanged(stat, previous) else None
+
+
 def iter_root(root: Root, *, glob: Optional[str], excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
               previous: PreviousRead = lambda source: None,
               progress: Optional[Callable[[str, int, int], None]] = None) -> Iterator[SourceItem]:

@@ -52,6 +52,11 @@ class SourceRecord:
     stat: Optional[tuple[int, int, int]] = None
     read_at: Optional[float] = None
 
+    @property
+    def last_read(self) -> tuple[Optional[tuple[int, int, int]], Optional[float]]:
+        """``(stat, read_at)``: what decides whether the file must be read again."""
+        return self.stat, self.read_at
+
     def to_json(self) -> dict[str, Any]:
         row = {"root": self.root, "hash": self.content_hash, "chunks": self.chunk_ids, "title": self.title}
         if self.stat is not None:

@@ -194,7 +194,7 @@ class Updater:
         record = self.state.record.get(source)
         if record is None or self._rechunk:
             return None  # new chunk settings: every file must be read (its hash includes them)
-        return (record.stat, record.read_at)
+        return record.last_read
 
     def _source(self, root: Root, item: SourceItem) -> None:
         previous = self.state.record.get(item.source)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,15 @@ def test_a_dry_run_lists_the_work_per_type_and_writes_nothing(sphinx_site, tmp_p
     assert [(row["suffix"], row["files"]) for row in plan["types"]] == [(".html", 2)]
     assert plan["chunks"] >= 2 and plan["rate"] > 0 and plan["skipped"]
     assert not (tmp_path / "ix").exists()
+
+
+def test_a_dry_run_counts_files_the_index_holds_unchanged_apart(sphinx_site, tmp_path):
+    old = time.time() - 10  # older than the same-second window, so the stat can be trusted
+    for path in sphinx_site.rglob("*.html"):
+        os.utime(path, (old, old))
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    index.update([str(sphinx_site)])
+    page = next(Path(source) for source in index.sources() if not source.endswith("index.html"))
+    page.write_text(page.read_text() + "<p>An edit.</p>")
+    plan = Index.open(tmp_path / "ix").dry_run([str(sphinx_site)])
+    assert plan.files == 1 and plan.unchanged == 1 and plan.unchanged_bytes > 0
