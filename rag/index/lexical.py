@@ -82,13 +82,43 @@ def postings_from_files(read: Callable[[str], Any], rows: int, where: str) -> Po
 
 
 class _Part:
-    """One segment's postings, with its vocabulary as a dict and its first global row."""
+    """Postings of consecutive rows (one segment's, or several merged), with the vocabulary
+    as a dict and the first global row."""
 
     __slots__ = ("columns", "postings", "offset")
 
     def __init__(self, postings: Postings, offset: int) -> None:
         self.columns = {term: column for column, term in enumerate(postings.terms)}
         self.postings, self.offset = postings, offset
+
+    @property
+    def rows(self) -> int:
+        return len(self.postings.lengths)
+
+
+def _merge(parts: Sequence[_Part], live: np.ndarray) -> _Part:
+    """Consecutive ``parts`` as one, without the postings of dead rows (a dead row never
+    comes back: a rewritten chunk gets a new row)."""
+    vocabulary: dict[str, int] = {}
+    term_ids, rows, tf = [], [], []
+    offset = parts[0].offset
+    for part in parts:
+        postings = part.postings
+        ids = np.fromiter((vocabulary.setdefault(term, len(vocabulary)) for term in postings.terms),
+                          dtype=np.int32, count=len(postings.terms))
+        global_rows = postings.rows.astype(np.int64) + part.offset
+        alive = live[global_rows]
+        term_ids.append(np.repeat(ids, np.diff(postings.indptr))[alive])
+        rows.append((global_rows[alive] - offset).astype(np.int32))
+        tf.append(postings.tf[alive])
+    all_terms = np.concatenate(term_ids)
+    # Stable: within a term, parts come in row order and each part's rows ascend.
+    order = np.argsort(all_terms, kind="stable")
+    indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(all_terms, minlength=len(vocabulary)), out=indptr[1:])
+    lengths = np.concatenate([part.postings.lengths for part in parts])
+    merged = Postings(list(vocabulary), indptr, np.concatenate(rows)[order], np.concatenate(tf)[order], lengths)
+    return _Part(merged, offset)
 
 
 class SegmentedBM25:
@@ -117,10 +147,13 @@ class SegmentedBM25:
     def parts(self) -> int:
         return len(self._parts)
 
-    def append(self, ids: Sequence[str], postings: Postings, live: Optional[np.ndarray] = None) -> None:
+    def append(self, ids: Sequence[str], postings: Postings, live: Optional[np.ndarray] = None, *,
+               settle: bool = True) -> None:
         """Add a segment's rows (``ids`` in row order). ``live`` (bool per row, default all)
         says which rows hold the chunk's current text; a live row supersedes the id's
-        earlier row."""
+        earlier row. ``settle``: merge recent parts as they accumulate (see
+        :meth:`_settle`); a reader appending many segments passes False and calls
+        :meth:`consolidate` once at the end."""
         if len(ids) != len(postings.lengths):
             raise CorruptIndexError(f"{len(ids)} chunk ids for postings of {len(postings.lengths)} chunks")
         live = np.ones(len(ids), dtype=bool) if live is None else np.asarray(live, dtype=bool)
@@ -133,6 +166,20 @@ class SegmentedBM25:
         for row in np.flatnonzero(live).tolist():
             self._row_of[ids[row]] = offset + row
         self._live_length += int(postings.lengths[live].sum())
+        if settle:
+            self._settle()
+
+    def _settle(self) -> None:
+        """Merge the newest parts while the one before is at most twice as large: a query
+        visits O(log n) parts, and each row is merged O(log n) times over its life."""
+        while len(self._parts) > 1 and self._parts[-2].rows <= 2 * self._parts[-1].rows:
+            self._parts[-2:] = [_merge(self._parts[-2:], self._live)]
+
+    def consolidate(self) -> None:
+        """Merge every part into one (a query's cost then no longer grows with the number
+        of segments)."""
+        if len(self._parts) > 1:
+            self._parts = [_merge(self._parts, self._live)]
 
     def remove(self, ids: Sequence[str]) -> None:
         """Mark the rows of these chunk ids dead (unknown ids are ignored)."""

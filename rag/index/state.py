@@ -221,7 +221,7 @@ class IndexState:
                                                    f"{self.path}: segment {entry['name']}")
                 else:  # written before segments held postings
                     postings = self.lexical_settings.postings(chunks["texts"])
-                lexical.append(chunks["ids"], postings, live)
+                lexical.append(chunks["ids"], postings, live, settle=False)
                 rows = np.flatnonzero(live).tolist()
                 if not rows:
                     continue
@@ -234,6 +234,7 @@ class IndexState:
                                                   for n, row in enumerate(rows)], ids=ids)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise CorruptIndexError(f"{self.path}: a segment is malformed: {exc}") from exc
+        lexical.consolidate()
         return store, lexical
 
     @classmethod

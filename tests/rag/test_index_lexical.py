@@ -49,8 +49,9 @@ batches = st.lists(
 
 
 @settings(deadline=None, max_examples=60)
-@given(batches=batches, query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
-def test_segmented_bm25_scores_equal_one_index_built_over_the_live_chunks(batches, query):
+@given(batches=batches, query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), settle=st.booleans(),
+       consolidate=st.booleans())
+def test_segmented_bm25_scores_equal_one_index_built_over_the_live_chunks(batches, query, settle, consolidate):
     settings_ = LexicalSettings.default()
     live: dict[str, str] = {}
     segmented = SegmentedBM25(settings_, lambda ids: [Document(live[i], {}, i) for i in ids])
@@ -62,7 +63,9 @@ def test_segmented_bm25_scores_equal_one_index_built_over_the_live_chunks(batche
         texts = [" ".join(words) for _, words in rows]
         live.update(zip(ids, texts))
         segmented.remove(removed_ids)
-        segmented.append(ids, settings_.postings(texts))
+        segmented.append(ids, settings_.postings(texts), settle=settle)
+    if consolidate:
+        segmented.consolidate()
     text = " ".join(query)
     got = {document.id: score for document, score in segmented.search_with_scores(text, k=10)}
     ids = list(live)
