@@ -18,7 +18,9 @@ __all__ = ["HashingEmbeddings"]
 _WORD = re.compile(r"\w+")
 
 
-@lru_cache(maxsize=1 << 18)
+# A small cache: frequent words and bigrams hit it; a large one (2**18 entries were about
+# 80 MiB) grew with the corpus's vocabulary and dominated the memory of indexing with it.
+@lru_cache(maxsize=1 << 14)
 def _bucket(token: str, dimension: int) -> tuple[int, float]:
     # blake2b, not hash(): Python salts str hashes per process, which would make vectors
     # differ between the process that indexed and the one that queries.
