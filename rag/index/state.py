@@ -147,7 +147,10 @@ class IndexState:
     @classmethod
     def empty(cls, config: IndexConfig, embeddings: Any = None, path: Optional[Path] = None) -> "IndexState":
         embeddings = embeddings if embeddings is not None else make_embeddings(config.embeddings)
-        store_backend(config.store).cls()  # a missing extra is reported now, not at the first commit
+        # Created and dropped: a backend that cannot hold a folder index (or whose extra is
+        # missing) is refused now, not at the first commit; the store itself is read from
+        # the segments when first needed.
+        store_backend(config.store).create(embeddings)
         return cls(config, embeddings, None, path=Path(path) if path is not None else None)
 
     @classmethod
