@@ -120,14 +120,6 @@ def value_key(value: Any) -> Any:
     return (6, value)
 
 
-def _ordered(value: Any, operand: Any, compare: Callable[[Any, Any], bool]) -> bool:
-    if isinstance(operand, str):
-        return isinstance(value, str) and compare(value, operand)
-    if is_number(value) and is_number(operand):
-        return bool(compare(value, operand))
-    return False
-
-
 # ---------------------------------------------------------------------- parsing
 
 
@@ -212,22 +204,51 @@ def parse_filter(spec: Any) -> Optional[Expr]:
 _MISSING = object()
 
 
+_PLAIN_NUMBERS = (int, float)  # exact types: bool is an int subclass and must not pass
+
+
+def _equals(operand: Any) -> Callable[[Any], bool]:
+    """A test ``value == operand`` as JSON values; fast paths for the common operands
+    (value_key alone costs a few calls per document)."""
+    if isinstance(operand, str):
+        return lambda v: isinstance(v, str) and v == operand
+    if operand is None:
+        return lambda v: v is None
+    if type(operand) in _PLAIN_NUMBERS:
+        return lambda v: (type(v) in _PLAIN_NUMBERS or is_number(v)) and bool(v == operand)
+    key = value_key(operand)
+    return lambda v: value_key(v) == key
+
+
+def _member(operand: tuple[Any, ...]) -> Callable[[Any], bool]:
+    """A test ``value in operand`` as JSON values (strings alone: one set lookup)."""
+    if all(isinstance(item, str) for item in operand):
+        strings = frozenset(operand)
+        return lambda v: isinstance(v, str) and v in strings
+    keys = frozenset(value_key(item) for item in operand)
+    return lambda v: value_key(v) in keys
+
+
 def _compare_predicate(node: Compare) -> Predicate:
     field, op, operand = node.field, node.op, node.value
     if op == "$exists":
         return lambda m: (field in m) == operand
     if op in ORDERINGS:
         compare = ORDERINGS[op]
-        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and _ordered(v, operand, compare)
-    if op in ("$eq", "$ne"):
-        key = value_key(operand)
+        if isinstance(operand, str):
+            return lambda m: isinstance(v := m.get(field), str) and compare(v, operand)
+        if is_number(operand):  # a missing field reads as None: not a number
+            return lambda m: (type(v := m.get(field)) in _PLAIN_NUMBERS or is_number(v)) and bool(compare(v, operand))
+        return lambda m: False  # null, booleans, lists...: never ordered
+    if op in ("$eq", "$ne") and isinstance(operand, str):
+        # Only an equal string equals a string (and the missing marker equals nothing): one call.
         if op == "$eq":
-            return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and value_key(v) == key
-        return lambda m: (v := m.get(field, _MISSING)) is _MISSING or value_key(v) != key
-    keys = frozenset(value_key(item) for item in operand)
-    if op == "$in":
-        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and value_key(v) in keys
-    return lambda m: (v := m.get(field, _MISSING)) is _MISSING or value_key(v) not in keys
+            return lambda m: m.get(field, _MISSING) == operand
+        return lambda m: m.get(field, _MISSING) != operand
+    test = _equals(operand) if op in ("$eq", "$ne") else _member(operand)
+    if op in ("$eq", "$in"):
+        return lambda m: (v := m.get(field, _MISSING)) is not _MISSING and test(v)
+    return lambda m: (v := m.get(field, _MISSING)) is _MISSING or not test(v)
 
 
 def to_predicate(expr: Expr) -> Predicate:
@@ -238,8 +259,13 @@ def to_predicate(expr: Expr) -> Predicate:
         inner = to_predicate(expr.clause)
         return lambda m: not inner(m)
     parts = [to_predicate(clause) for clause in expr.clauses]
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:  # the common case (a range), without a generator per document
+        first, second = parts
+        return (lambda m: first(m) and second(m)) if isinstance(expr, And) else (lambda m: first(m) or second(m))
     if isinstance(expr, And):
-        return parts[0] if len(parts) == 1 else (lambda m: all(p(m) for p in parts))
+        return lambda m: all(p(m) for p in parts)
     return lambda m: any(p(m) for p in parts)
 
 

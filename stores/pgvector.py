@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable, ClassVar, Literal, Optional, Union
+from contextlib import contextmanager
+from typing import Any, Callable, ClassVar, Iterator, Literal, Optional, Union
 
 import numpy as np
 
@@ -144,6 +145,16 @@ class PGVector(VectorStore):
                 f"({str(exc).strip().splitlines()[0]}); run CREATE EXTENSION vector as a superuser") from None
         return conn
 
+    @contextmanager
+    def _session(self) -> Iterator["psycopg.Connection"]:
+        """The connection, under its lock; a lost connection becomes a StoreConnectionError."""
+        with self._conn_lock:
+            try:
+                yield self._conn
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                reason = (str(exc).strip().splitlines() or ["connection closed"])[0]
+                raise StoreConnectionError(f"lost the connection to PostgreSQL at {self.where}: {reason}") from None
+
     def close(self) -> None:
         """Close the connection (the data stays in the database)."""
         self._conn.close()
@@ -158,7 +169,7 @@ class PGVector(VectorStore):
 
     def _open_collection(self, dimension: Optional[int]) -> None:
         """Read the collection's record (model, dimension) and check it against ours."""
-        with self._conn_lock:
+        with self._session():
             self._conn.execute(_REGISTRY)
             row = self._conn.execute(
                 "SELECT dimension, model_id, config FROM rag_collections WHERE name = %s", (self.collection_name,)
@@ -188,7 +199,7 @@ class PGVector(VectorStore):
         an indexed table) and search with it from now on; a no-op when it exists."""
         if self._dimension is None:
             raise ValidationError("the collection has no vectors yet: add some first, or pass hnsw=True when creating it")
-        with self._lock, self._conn_lock, self._conn.transaction():
+        with self._lock, self._session(), self._conn.transaction():
             self._conn.execute(sql.SQL(
                 "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (embedding vector_cosine_ops) "
                 "WITH (m = {}, ef_construction = {})").format(
@@ -204,7 +215,7 @@ class PGVector(VectorStore):
         """Create the table (and its record) if no other process has yet."""
         model = model_id_of(self._embedding) if self._embedding is not None else None
         config = {"hnsw": self.hnsw, "hnsw_m": self.hnsw_m, "hnsw_ef_construction": self.hnsw_ef_construction}
-        with self._conn_lock, self._conn.transaction():
+        with self._session(), self._conn.transaction():
             self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
             row = self._conn.execute(
                 "SELECT dimension FROM rag_collections WHERE name = %s", (self.collection_name,)).fetchone()
@@ -231,7 +242,7 @@ class PGVector(VectorStore):
 
     def delete_collection(self) -> None:
         """Drop the collection's table and record (LangChain's name)."""
-        with self._lock, self._conn_lock, self._conn.transaction():
+        with self._lock, self._session(), self._conn.transaction():
             self._conn.execute(_REGISTRY)
             self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
             self._conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(self._table))
@@ -257,7 +268,7 @@ class PGVector(VectorStore):
 
     def collection_config(self) -> dict[str, Any]:
         """The JSON settings recorded with the collection ({} before its first add)."""
-        with self._conn_lock:
+        with self._session():
             row = self._conn.execute("SELECT config FROM rag_collections WHERE name = %s", (self.collection_name,)).fetchone()
         return dict(row[0]) if row else {}
 
@@ -265,7 +276,7 @@ class PGVector(VectorStore):
         """Merge ``values`` (JSON data) into the collection's recorded settings."""
         if self._dimension is None:
             raise ValidationError("the collection has no table yet: add documents first")
-        with self._conn_lock:
+        with self._session():
             self._conn.execute("UPDATE rag_collections SET config = config || %s::jsonb WHERE name = %s",
                                (json.dumps(values), self.collection_name))
 
@@ -274,7 +285,7 @@ class PGVector(VectorStore):
         :meth:`full_text_search`; a no-op when there already is one."""
         if self._dimension is None:
             raise ValidationError("the collection has no table yet: add documents first")
-        with self._lock, self._conn_lock, self._conn.transaction():
+        with self._lock, self._session(), self._conn.transaction():
             self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
             self._conn.execute(sql.SQL(
                 "ALTER TABLE {} ADD COLUMN IF NOT EXISTS lexemes tsvector GENERATED ALWAYS AS "
@@ -298,7 +309,7 @@ class PGVector(VectorStore):
         ).format(self._table, sql.Literal(language), where, sql.Literal(k))
         # Words are bound as one parameter; each is quoted as a tsquery literal, joined by OR.
         text = " | ".join("'" + word.replace("'", "''").replace("\\", "") + "'" for word in words)
-        with self._conn_lock:
+        with self._session():
             rows = self._conn.execute(query, [text, *params]).fetchall()
         return [(Document._unchecked(document, metadata, doc_id), float(rank)) for doc_id, document, metadata, rank in rows]
 
@@ -306,7 +317,7 @@ class PGVector(VectorStore):
         """Rows of a read; no rows when the collection has no table yet."""
         if self._dimension is None:
             return []
-        with self._conn_lock:
+        with self._session():
             return self._conn.execute(query, params).fetchall()
 
     # ------------------------------------------------------------------ engine primitives
@@ -320,7 +331,7 @@ class PGVector(VectorStore):
             rows.append((doc_id, text, metadata_json(metadata, position)))
         if self._dimension is None:
             self._create_table(int(vectors.shape[1]))
-        with self._conn_lock, self._conn.transaction():
+        with self._session(), self._conn.transaction():
             self._conn.execute("CREATE TEMP TABLE incoming (id text, document text, metadata jsonb, embedding vector) "
                                "ON COMMIT DROP")
             with self._conn.cursor().copy(
@@ -333,7 +344,7 @@ class PGVector(VectorStore):
 
     def _delete_ids(self, ids: list[str]) -> None:
         if self._dimension is not None:
-            with self._conn_lock, self._conn.transaction():
+            with self._session(), self._conn.transaction():
                 self._conn.execute(sql.SQL("DELETE FROM {} WHERE id = ANY(%s)").format(self._table), (ids,))
 
     def _documents_by_ids(self, ids: list[str]) -> list[Document]:
@@ -365,7 +376,7 @@ class PGVector(VectorStore):
         if self._dimension is None:
             return []
         statement, params = self._select(filter, k, with_vectors)
-        with self._conn_lock:
+        with self._session():
             if self.hnsw:
                 self._set_search_breadth(max(self.ef_search, k))
             rows = self._conn.execute(statement, [query, *params, query]).fetchall()

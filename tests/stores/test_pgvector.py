@@ -188,3 +188,14 @@ def test_an_hnsw_index_built_after_loading_serves_every_store_on_the_collection(
             assert other.hnsw is True
             assert other.similarity_search_by_vector(vectors[42], k=1)[0].id == "42"
         store.delete_collection()
+
+
+def test_a_lost_connection_is_a_connection_error_naming_the_server(postgres_uri, collection):
+    store = PGVector(HashingEmbeddings(dim=8), connection=postgres_uri, collection_name=collection)
+    store.add_texts(["a"], ids=["a"])
+    store.connection.close()
+    with pytest.raises(StoreConnectionError, match="lost the connection to PostgreSQL at postgresql://"):
+        store.similarity_search("a")
+    with PGVector(HashingEmbeddings(dim=8), connection=postgres_uri, collection_name=collection) as again:
+        assert len(again) == 1
+        again.delete_collection()
