@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from rag.chains.formatting import DEFAULT_DOCUMENT_SEPARATOR, DocumentPrompt, document_prompt_of, format_documents
 from rag.documents import Document
@@ -11,7 +10,7 @@ from rag.errors import ValidationError
 from rag.runnables import Runnable, RunnableConfig
 from rag.tools.base import ResponseFormat, Tool
 
-__all__ = ["create_retriever_tool", "RETRIEVER_INPUT_SCHEMA"]
+__all__ = ["create_retriever_tool", "RETRIEVER_INPUT_SCHEMA", "Callbacks", "RetrieverToolOutput"]
 
 # LangChain's ``RetrieverInput`` as JSON Schema: one required string, ``query``.
 RETRIEVER_INPUT_SCHEMA: dict[str, Any] = {
@@ -23,19 +22,24 @@ RETRIEVER_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-def _respond(documents: list[Document], prompt: Any, separator: str, response_format: str) -> Any:
+#: What LangChain's retriever tool function takes as ``callbacks``: handlers (a list, one
+#: handler, or a run manager's ``get_child()``), or None.
+Callbacks = Optional[Any]
+#: What it returns: the formatted text, or ``(text, documents)`` for "content_and_artifact".
+RetrieverToolOutput = Union[str, tuple[str, list[Document]]]
+
+
+def _respond(documents: list[Document], prompt: Any, separator: str, response_format: str) -> RetrieverToolOutput:
     text = format_documents(documents, prompt, separator)
     return (text, documents) if response_format == "content_and_artifact" else text
 
 
-def _search(retriever: Runnable, prompt: Any, separator: str, response_format: str, query: str,
-            config: Optional[RunnableConfig] = None) -> Any:
-    return _respond(retriever.invoke(query, config), prompt, separator, response_format)
-
-
-async def _asearch(retriever: Runnable, prompt: Any, separator: str, response_format: str, query: str,
-                   config: Optional[RunnableConfig] = None) -> Any:
-    return _respond(await retriever.ainvoke(query, config), prompt, separator, response_format)
+def _run_config(callbacks: Callbacks, config: Optional[RunnableConfig]) -> Optional[RunnableConfig]:
+    # The tool passes its run's config (so the retriever nests under it); a direct call
+    # may pass LangChain's ``callbacks`` instead.
+    if config is not None:
+        return config
+    return {"callbacks": callbacks} if callbacks is not None else None
 
 
 def create_retriever_tool(
@@ -68,15 +72,17 @@ def create_retriever_tool(
     if not isinstance(document_separator, str):
         raise ValidationError(f"document_separator must be a str, got {document_separator!r:.40}")
     prompt = document_prompt_of(document_prompt)
-    settings = (retriever, prompt, document_separator, response_format)
-    return Tool(name, partial(_search, *settings), description, coroutine=_asearch_bound(settings),
-                args_schema=RETRIEVER_INPUT_SCHEMA, response_format=response_format)
 
+    # Plain functions with resolvable annotations, as LangChain's (typing.get_type_hints
+    # works on them; LangGraph's ToolNode calls it), not functools.partial objects.
+    def func(query: str, callbacks: Callbacks = None, *, config: Optional[RunnableConfig] = None) -> RetrieverToolOutput:
+        documents = retriever.invoke(query, _run_config(callbacks, config))
+        return _respond(documents, prompt, document_separator, response_format)
 
-def _asearch_bound(settings: tuple[Any, ...]) -> Any:
-    # functools.partial of an async function is not recognised as a coroutine function by
-    # inspect before Python 3.12's markers, so bind it in a real ``async def``.
-    async def search(query: str, config: Optional[RunnableConfig] = None) -> Any:
-        return await _asearch(*settings, query, config)
+    async def afunc(query: str, callbacks: Callbacks = None, *,
+                    config: Optional[RunnableConfig] = None) -> RetrieverToolOutput:
+        documents = await retriever.ainvoke(query, _run_config(callbacks, config))
+        return _respond(documents, prompt, document_separator, response_format)
 
-    return search
+    return Tool(name, func, description, coroutine=afunc, args_schema=RETRIEVER_INPUT_SCHEMA,
+                response_format=response_format)
