@@ -14,6 +14,10 @@ The base is composed of one module per concern: writing (here), searching
 saving and loading (:mod:`stores._persisting`) and the document columns
 (:mod:`stores._columns`).
 
+A subclass may instead implement LangChain's methods (``add_texts`` or ``add_documents``,
+``similarity_search``, ``from_texts`` ...): it is recognised when the class is defined and
+given LangChain's derived methods (:mod:`stores._langchain_compat`).
+
 Differences from LangChain, on purpose:
 
 - Re-adding an existing id replaces the document and its vector ("add or update", as
@@ -40,6 +44,7 @@ from rag.search_types import SearchType, check_fraction, check_k
 from rag.vectors import MatrixLike, VectorLike, as_matrix
 from stores._async import AsyncMethods
 from stores._columns import check_id_list, columns_from_documents, columns_from_texts, resolve_ids
+from stores._langchain_compat import adopt_langchain_methods
 from stores._searching import SearchMethods
 from stores.filters import Expr
 from stores.scoring import DistanceStrategy
@@ -68,6 +73,12 @@ class VectorStore(SearchMethods, AsyncMethods, ABC):
     supports_callable_filter: ClassVar[bool] = True
     #: How the store compares vectors (saved in the manifest of an index folder).
     distance_strategy: DistanceStrategy
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A store written for LangChain (its methods, not our primitives) gets LangChain's
+        # derived methods here, when the class is defined (see stores._langchain_compat).
+        adopt_langchain_methods(cls, VectorStore)
 
     def __init__(self, embedding: Any = None) -> None:
         self._embedding = embedding
