@@ -5,7 +5,8 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
 
     RagError
     ├── ValidationError(ValueError)        bad argument or input value
-    │   └── DimensionMismatchError         vector of the wrong length
+    │   ├── DimensionMismatchError         vector of the wrong length
+    │   └── OutputParserException          a model's output a parser cannot read (``llm_output``)
     ├── InvalidTypeError(TypeError)        an argument of the wrong type (not a str, not a list...)
     ├── EmbeddingMismatchError(ValueError) index built with another embedding model
     ├── NotFoundError(KeyError)            a name or id that is required but absent
@@ -43,6 +44,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 __all__ = [
+    "OutputParserException",
     "RagError",
     "ValidationError",
     "DimensionMismatchError",
@@ -83,6 +85,15 @@ class ValidationError(RagError, ValueError):
 
 class DimensionMismatchError(ValidationError):
     """A vector's length differs from the dimension the store or model uses."""
+
+
+class OutputParserException(ValidationError):
+    """A parser could not read a model's output (LangChain's name); ``llm_output`` is the
+    text it was given."""
+
+    def __init__(self, message: str, *, llm_output: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.llm_output = llm_output
 
 
 class InvalidTypeError(RagError, TypeError):

@@ -8,9 +8,20 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping
 
-__all__ = ["add_chunks", "collect", "acollect", "merge_streams", "amerge_streams", "NOTHING"]
+__all__ = ["add_chunks", "output_adder", "collect", "acollect", "merge_streams", "amerge_streams", "NOTHING"]
 
 NOTHING: Any = object()  # an empty stream's aggregate
+
+
+def _latest(left: Any, right: Any) -> Any:
+    return right
+
+
+def output_adder(runnable: Any) -> Any:
+    """How a stream's chunks make a run's output: :func:`add_chunks`, or the last chunk for
+    a runnable whose chunks are snapshots of the whole (``_chunks_are_snapshots``, e.g. a
+    cumulative JSON parser: adding its dicts would concatenate their strings)."""
+    return _latest if getattr(runnable, "_chunks_are_snapshots", False) else add_chunks
 
 
 def add_chunks(left: Any, right: Any) -> Any:

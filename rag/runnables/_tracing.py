@@ -11,7 +11,7 @@ import itertools
 from typing import Any, AsyncIterator, Callable, Iterator
 
 from rag import _callbacks
-from rag.runnables._streams import NOTHING, add_chunks
+from rag.runnables._streams import NOTHING, add_chunks, output_adder
 
 __all__ = ["transform_traced", "atransform_traced"]
 
@@ -25,6 +25,7 @@ def transform_traced(runnable: Any, body: Callable[[Iterator[Any], Any], Iterato
     first = next(pieces, NOTHING)
     run = _callbacks.start_run(config, "chain", runnable.get_name(), {"input": ""}, **runnable._run_type_extra())
     seen: list[Any] = [NOTHING]
+    add_output = output_adder(runnable)
 
     def tee() -> Iterator[Any]:
         for piece in itertools.chain([] if first is NOTHING else [first], pieces):
@@ -36,7 +37,7 @@ def transform_traced(runnable: Any, body: Callable[[Iterator[Any], Any], Iterato
     try:
         for chunk in body(tee(), run.child_config(config)):  # type: ignore[arg-type]
             if run.handlers:
-                total = add_chunks(total, chunk)
+                total = add_output(total, chunk)
                 run.event(_callbacks.STREAM_CHUNK_EVENT, chunk)
             yield chunk
     except BaseException as exc:
@@ -52,6 +53,7 @@ async def atransform_traced(runnable: Any, body: Callable[[AsyncIterator[Any], A
     first = await anext(pieces, NOTHING)
     run = await _callbacks.astart_run(config, "chain", runnable.get_name(), {"input": ""}, **runnable._run_type_extra())
     seen: list[Any] = [NOTHING]
+    add_output = output_adder(runnable)
 
     async def tee() -> AsyncIterator[Any]:
         if first is not NOTHING:
@@ -67,7 +69,7 @@ async def atransform_traced(runnable: Any, body: Callable[[AsyncIterator[Any], A
     try:
         async for chunk in body(tee(), run.child_config(config)):  # type: ignore[arg-type]
             if run.handlers:
-                total = add_chunks(total, chunk)
+                total = add_output(total, chunk)
                 await run.aevent(_callbacks.STREAM_CHUNK_EVENT, chunk)
             yield chunk
     except BaseException as exc:

@@ -28,7 +28,7 @@ from typing import (
 
 from rag import _callbacks
 from rag.errors import ValidationError
-from rag.runnables._streams import NOTHING, acollect, add_chunks, collect
+from rag.runnables._streams import NOTHING, acollect, add_chunks, collect, output_adder
 from rag.runnables.config import RunnableConfig, max_workers, per_input_configs
 
 if TYPE_CHECKING:
@@ -284,13 +284,13 @@ class Runnable(ABC, Generic[Input, Output]):
     ) -> Iterator[Any]:
         """Stream ``body(input, child_config)`` as a run whose end event gets the chunks' sum."""
         run = _callbacks.start_run(config, "chain", self.get_name(), input, **self._run_type_extra())
-        total = NOTHING
+        total, add_output = NOTHING, output_adder(self)
         # No ambient config here: a context variable set inside a generator would leak into
         # the consumer's code between chunks.
         try:
             for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
                 if run.handlers:
-                    total = add_chunks(total, chunk)
+                    total = add_output(total, chunk)
                     run.event(_callbacks.STREAM_CHUNK_EVENT, chunk)
                 yield chunk
         except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
@@ -302,11 +302,11 @@ class Runnable(ABC, Generic[Input, Output]):
         self, body: Callable[[Any, RunnableConfig], AsyncIterator[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> AsyncIterator[Any]:
         run = await _callbacks.astart_run(config, "chain", self.get_name(), input, **self._run_type_extra())
-        total = NOTHING
+        total, add_output = NOTHING, output_adder(self)
         try:
             async for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
                 if run.handlers:
-                    total = add_chunks(total, chunk)
+                    total = add_output(total, chunk)
                     await run.aevent(_callbacks.STREAM_CHUNK_EVENT, chunk)
                 yield chunk
         except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run

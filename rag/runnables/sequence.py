@@ -45,6 +45,11 @@ class RunnableSequence(Runnable[Any, Any]):
         return self.steps[-1]
 
     @property
+    def _chunks_are_snapshots(self) -> bool:
+        # The sequence streams its last step's chunks (see rag.runnables._streams.output_adder).
+        return bool(getattr(self.last, "_chunks_are_snapshots", False))
+
+    @property
     def middle(self) -> list[Runnable]:
         return self.steps[1:-1]
 

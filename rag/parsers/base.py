@@ -1,4 +1,4 @@
-"""Output parsers: turn a model's message (or text) into the value a chain returns.
+"""The output parser bases, and the plain-text parser.
 
 >>> from rag.messages import AIMessage, AIMessageChunk
 >>> StrOutputParser().invoke(AIMessage("Paris."))
@@ -17,12 +17,12 @@ from rag.errors import ValidationError
 from rag.messages import BaseMessage
 from rag.runnables import Runnable, RunnableConfig
 
-__all__ = ["BaseOutputParser", "BaseTransformOutputParser", "StrOutputParser"]
+__all__ = ["BaseOutputParser", "BaseTransformOutputParser", "BaseCumulativeTransformOutputParser", "StrOutputParser"]
 
 T = TypeVar("T")
 
 
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, BaseMessage):
@@ -53,11 +53,11 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
         """The value in ``text``."""
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> T:
-        return self._call_traced(lambda value, _cfg: self.parse(_text(value)), input, config)
+        return self._call_traced(lambda value, _cfg: self.parse(text_of(value)), input, config)
 
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> T:
         async def body(value: Any, _cfg: Any) -> T:  # parsing is CPU-only: no worker thread
-            return self.parse(_text(value))
+            return self.parse(text_of(value))
 
         return await self._acall_traced(body, input, config)
 
@@ -74,11 +74,11 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
 
     def _transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None) -> Iterator[T]:
         for chunk in input:
-            yield self.parse(_text(chunk))
+            yield self.parse(text_of(chunk))
 
     async def _atransform(self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None) -> AsyncIterator[T]:
         async for chunk in input:
-            yield self.parse(_text(chunk))
+            yield self.parse(text_of(chunk))
 
     def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[T]:
         return self._transform_traced(self._transform, input, config)
@@ -98,6 +98,58 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
 
         async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
             yield chunk
+
+
+class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
+    """A parser that streams its reading of *all the text so far*, each time it changes.
+
+    Subclasses implement :meth:`parse_partial` (None while nothing can be read yet) and, for
+    ``diff=True``, :meth:`_diff`. Streaming yields the cumulative value, or with ``diff``
+    what changed since the previous one; the value is yielded only when it differs from
+    the last one yielded (LangChain's ``BaseCumulativeTransformOutputParser``).
+    """
+
+    diff: bool = False
+
+    @property
+    def _chunks_are_snapshots(self) -> bool:
+        # Each streamed value replaces the previous one (diffs add up): traces report the last.
+        return not self.diff
+
+    def parse_partial(self, text: str) -> Optional[T]:
+        """The value read from the incomplete ``text``, or None if none can be yet."""
+        raise NotImplementedError(f"{type(self).__name__} must implement parse_partial")
+
+    def _diff(self, previous: Optional[T], current: T) -> Any:
+        """What changed from ``previous`` (None at first) to ``current``."""
+        raise NotImplementedError(f"{type(self).__name__} does not stream diffs")
+
+    def _step(self, text: str, previous: Any) -> Any:
+        parsed = self.parse_partial(text)
+        if parsed is None or parsed == previous:
+            return _UNCHANGED
+        return parsed
+
+    def _transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None) -> Iterator[Any]:
+        text, previous = "", None
+        for chunk in input:
+            text += text_of(chunk)
+            parsed = self._step(text, previous)
+            if parsed is not _UNCHANGED:
+                yield self._diff(previous, parsed) if self.diff else parsed
+                previous = parsed
+
+    async def _atransform(self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None) -> AsyncIterator[Any]:
+        text, previous = "", None
+        async for chunk in input:
+            text += text_of(chunk)
+            parsed = self._step(text, previous)
+            if parsed is not _UNCHANGED:
+                yield self._diff(previous, parsed) if self.diff else parsed
+                previous = parsed
+
+
+_UNCHANGED = object()
 
 
 class StrOutputParser(BaseTransformOutputParser[str]):
