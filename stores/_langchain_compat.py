@@ -124,55 +124,54 @@ def _require_embeddings(self: Any, method: str) -> Any:
 # ---------------------------------------------------------------------- writing
 
 
-def add_texts(self: Any, texts: Any, metadatas: Optional[Sequence[dict]] = None, *,
-              ids: Optional[Sequence[str]] = None, **kwargs: Any) -> list[str]:
-    """LangChain's default: build Documents and call the store's ``add_documents``."""
-    if not _own(self, "add_documents"):
-        raise NotImplementedError(f"`add_texts` has not been implemented for {type(self).__name__}")
+def _documents(texts: Any, metadatas: Optional[Sequence[dict]], ids: Optional[Sequence[str]]) -> list[Document]:
+    """LangChain's way from ``add_texts`` arguments to Documents (missing ids stay None)."""
     texts = texts if isinstance(texts, (list, tuple)) else list(texts)
     if metadatas and len(metadatas) != len(texts):
         raise ValueError(f"The number of metadatas must match the number of texts. Got {len(metadatas)} "
                          f"metadatas and {len(texts)} texts.")
     metadata_iter = iter(metadatas) if metadatas else cycle([{}])
     id_iter = iter(ids) if ids else cycle([None])
-    documents = [Document(text, dict(metadata), doc_id)
-                 for text, metadata, doc_id in zip(texts, metadata_iter, id_iter)]
-    if ids is not None:
-        kwargs["ids"] = ids
-    return self.add_documents(documents, **kwargs)
+    return [Document(text, dict(metadata), doc_id) for text, metadata, doc_id in zip(texts, metadata_iter, id_iter)]
+
+
+def _with_document_ids(documents: list[Document], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` plus the documents' ids when any has one (LangChain: then ids are meant)."""
+    if "ids" not in kwargs:
+        ids = [document.id for document in documents]
+        if any(ids):
+            kwargs["ids"] = ids
+    return kwargs
+
+
+def add_texts(self: Any, texts: Any, metadatas: Optional[Sequence[dict]] = None, *,
+              ids: Optional[Sequence[str]] = None, **kwargs: Any) -> list[str]:
+    """LangChain's default: build Documents and call the store's ``add_documents``."""
+    if not _own(self, "add_documents"):
+        raise NotImplementedError(f"`add_texts` has not been implemented for {type(self).__name__}")
+    documents = _documents(texts, metadatas, ids)
+    return self.add_documents(documents, **({**kwargs, "ids": ids} if ids is not None else kwargs))
 
 
 def add_documents(self: Any, documents: list[Document], **kwargs: Any) -> list[str]:
     """LangChain's default: the documents' texts, metadata and ids to ``add_texts``."""
     if not _own(self, "add_texts"):
         raise NotImplementedError(f"`add_documents` and `add_texts` have not been implemented for {type(self).__name__}")
-    if "ids" not in kwargs:
-        ids = [document.id for document in documents]
-        if any(ids):  # one real id means ids are meant to be used
-            kwargs["ids"] = ids
+    kwargs = _with_document_ids(documents, kwargs)
     return self.add_texts([d.page_content for d in documents], [d.metadata for d in documents], **kwargs)
 
 
 async def aadd_texts(self: Any, texts: Any, metadatas: Optional[Sequence[dict]] = None, *,
                      ids: Optional[Sequence[str]] = None, **kwargs: Any) -> list[str]:
     if _own(self, "aadd_documents"):
-        texts = list(texts)
-        metadata_iter = iter(metadatas) if metadatas else cycle([{}])
-        id_iter = iter(ids) if ids else cycle([None])
-        documents = [Document(text, dict(metadata), doc_id)
-                     for text, metadata, doc_id in zip(texts, metadata_iter, id_iter)]
-        if ids is not None:
-            kwargs["ids"] = ids
-        return await self.aadd_documents(documents, **kwargs)
+        documents = _documents(texts, metadatas, ids)
+        return await self.aadd_documents(documents, **({**kwargs, "ids": ids} if ids is not None else kwargs))
     return await _in_thread(self.add_texts, texts, metadatas, ids=ids, **kwargs)
 
 
 async def aadd_documents(self: Any, documents: list[Document], **kwargs: Any) -> list[str]:
     if _own(self, "aadd_texts"):
-        if "ids" not in kwargs:
-            ids = [document.id for document in documents]
-            if any(ids):
-                kwargs["ids"] = ids
+        kwargs = _with_document_ids(documents, kwargs)
         return await self.aadd_texts([d.page_content for d in documents], [d.metadata for d in documents], **kwargs)
     return await _in_thread(self.add_documents, documents, **kwargs)
 
@@ -308,12 +307,8 @@ def max_marginal_relevance_search(self: Any, query: str, k: int = 4, fetch_k: in
 
 def _from_documents(cls: Any, documents: list[Document], embedding: Any, **kwargs: Any) -> Any:
     """LangChain's default: texts, metadata and (if any) ids to ``from_texts``."""
-    if "ids" not in kwargs:
-        ids = [document.id for document in documents]
-        if any(ids):
-            kwargs["ids"] = ids
     return cls.from_texts([d.page_content for d in documents], embedding,
-                          metadatas=[d.metadata for d in documents], **kwargs)
+                          metadatas=[d.metadata for d in documents], **_with_document_ids(documents, kwargs))
 
 
 async def _afrom_texts(cls: Any, texts: list[str], embedding: Any, metadatas: Optional[list[dict]] = None,
@@ -322,12 +317,8 @@ async def _afrom_texts(cls: Any, texts: list[str], embedding: Any, metadatas: Op
 
 
 async def _afrom_documents(cls: Any, documents: list[Document], embedding: Any, **kwargs: Any) -> Any:
-    if "ids" not in kwargs:
-        ids = [document.id for document in documents]
-        if any(ids):
-            kwargs["ids"] = ids
     return await cls.afrom_texts([d.page_content for d in documents], embedding,
-                                 metadatas=[d.metadata for d in documents], **kwargs)
+                                 metadatas=[d.metadata for d in documents], **_with_document_ids(documents, kwargs))
 
 
 def _length(self: Any) -> int:
