@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from rag.errors import OutputParserException
 from rag.parsers.base import BaseCumulativeTransformOutputParser
-from rag.parsers.json_patch import make_patch
+from rag.json_patch import make_patch
 
 __all__ = ["JsonOutputParser", "SimpleJsonOutputParser", "parse_partial_json", "parse_json_markdown"]
 
@@ -109,7 +109,7 @@ class JsonOutputParser(BaseCumulativeTransformOutputParser[Any]):
     :class:`~rag.errors.OutputParserException` only for text that is not JSON at all.
     Streaming (``stream``, ``transform``, inside a chain) yields the whole value parsed so
     far each time it changes; ``diff=True`` yields instead the JSON Patch operations from
-    the previous value (see :mod:`rag.parsers.json_patch`). ``pydantic_object``: a
+    the previous value (see :mod:`rag.json_patch`). ``pydantic_object``: a
     pydantic model class whose schema :meth:`get_format_instructions` shows (the output
     is not validated against it, as in LangChain).
     """

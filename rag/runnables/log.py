@@ -30,7 +30,8 @@ from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Optional, Sequence
 
 from rag.errors import ValidationError
-from rag.runnables._streams import NOTHING, add_chunks
+from rag.json_patch import make_patch
+from rag.runnables._streams import NOTHING, output_adder
 from rag.runnables.config import RunnableConfig
 from rag.runnables.events import EventFilter, _Inbox, finish, run_with_handler
 
@@ -76,27 +77,10 @@ def apply_ops(state: Any, ops: Sequence[dict[str, Any]]) -> Any:
     return state
 
 
-def _pointer(key: Any) -> str:
-    return "/" + str(key).replace("~", "~0").replace("/", "~1")
-
-
 def diff_ops(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
-    """JSON-patch operations that turn ``old`` into ``new``: dicts key by key, lists that
-    only grew by appends, anything else replaced whole (as ``jsonpatch.make_patch`` does
-    for the growing outputs of a stream)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        ops: list[dict[str, Any]] = [{"op": "remove", "path": path + _pointer(k)} for k in old if k not in new]
-        for key, value in new.items():
-            if key not in old:
-                ops.append({"op": "add", "path": path + _pointer(key), "value": value})
-            elif old[key] != value:
-                ops.extend(diff_ops(old[key], value, path + _pointer(key)))
-        return ops
-    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old) and new[:len(old)] == old:
-        return [{"op": "add", "path": f"{path}/{i}", "value": item} for i, item in enumerate(new[len(old):], len(old))]
-    if old == new and type(old) is type(new):
-        return []
-    return [{"op": "replace", "path": path, "value": new}]
+    """JSON-patch operations that turn ``old`` into ``new`` (:func:`rag.json_patch.make_patch`,
+    as ``jsonpatch.make_patch`` writes them for the growing outputs of a stream)."""
+    return make_patch(old, new, path)
 
 
 class RunLogPatch:
@@ -264,9 +248,9 @@ async def astream_log(runnable: Any, input: Any, config: Optional[RunnableConfig
 
     class _Root:  # wraps the runnable so the root's chunks become patches in order
         async def astream(self, value: Any, cfg: Any, **kw: Any) -> AsyncIterator[Any]:
-            total = NOTHING
+            total, add_output = NOTHING, output_adder(runnable)
             async for chunk in runnable.astream(value, cfg, **kw):
-                previous, total = total, add_chunks(total, chunk)
+                previous, total = total, add_output(total, chunk)
                 ops = [{"op": "add", "path": "/streamed_output/-", "value": copy.deepcopy(chunk)}] \
                     if with_streamed_output_list else []
                 old = None if previous is NOTHING else previous

@@ -36,7 +36,7 @@ DOCTEST_MODULES = [
     "rag.runnables.parallel", "rag.runnables.passthrough", "rag.runnables.binding", "rag.runnables.retry",
     "rag.runnables.fallbacks", "rag.runnables.graph", "rag.messages", "rag.prompts", "rag.prompts.chat",
     "rag.prompts.prompt", "rag.prompts.values", "rag.prompts.formatting", "rag.parsers", "rag.parsers.base",
-    "rag.parsers.json_output", "rag.parsers.list_output", "rag.parsers.json_patch", "rag.models",
+    "rag.parsers.json_output", "rag.parsers.list_output", "rag.json_patch", "rag.models",
     "rag.models.fake", "rag.models.openai", "rag.models._secret", "rag.models._sse", "rag.models._tools",
 ]
 

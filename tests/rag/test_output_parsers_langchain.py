@@ -12,7 +12,7 @@ from rag.errors import OutputParserException
 from rag.messages import AIMessageChunk
 from rag.models import FakeListChatModel
 from rag.parsers import CommaSeparatedListOutputParser, JsonOutputParser, parse_partial_json
-from rag.parsers.json_patch import make_patch
+from rag.json_patch import make_patch
 
 lc_parsers = pytest.importorskip("langchain_core.output_parsers")
 lc_exceptions = pytest.importorskip("langchain_core.exceptions")
@@ -210,3 +210,18 @@ def test_comma_list_async_stream_matches_langchain():
 def test_comma_list_format_instructions_match_langchain():
     assert (CommaSeparatedListOutputParser().get_format_instructions()
             == lc_parsers.CommaSeparatedListOutputParser().get_format_instructions())
+
+
+def test_astream_log_final_output_of_a_json_chain_is_langchains():
+    lc_fake = pytest.importorskip("langchain_core.language_models.fake_chat_models")
+    text = '{"title": "Rain", "tags": ["wet"]}'
+
+    async def final(chain):
+        state = None
+        async for patch in chain.astream_log("go"):
+            state = patch if state is None else state + patch
+        return state.state["final_output"]
+
+    ours = asyncio.run(final(FakeListChatModel(responses=[text]) | JsonOutputParser()))
+    theirs = asyncio.run(final(lc_fake.FakeListChatModel(responses=[text]) | lc_parsers.JsonOutputParser()))
+    assert ours == theirs == json.loads(text)

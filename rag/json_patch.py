@@ -1,6 +1,7 @@
 """JSON Patch (RFC 6902) between two JSON values, as ``jsonpatch.make_patch`` writes it.
 
-What :class:`~rag.parsers.JsonOutputParser` streams with ``diff=True``. The operations are
+The one JSON-patch differ: what :class:`~rag.parsers.JsonOutputParser` streams with
+``diff=True`` and what ``astream_log`` sends (:mod:`rag.runnables.log`). The operations are
 those of the ``jsonpatch`` package LangChain uses, in its order, for the values a growing
 JSON document produces: ``replace`` at ``""`` for the first value, ``add`` for new keys and
 list items, ``replace`` for a changed scalar (a string that grew), ``remove`` for what went
@@ -16,15 +17,16 @@ content (difflib) and may emit ``move``; here they pair by position, with ``remo
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Optional
 
 __all__ = ["make_patch"]
 
 
-def make_patch(source: Any, target: Any) -> list[dict[str, Any]]:
-    """The operations that turn ``source`` into ``target`` (both JSON values)."""
+def make_patch(source: Any, target: Any, path: str = "") -> list[dict[str, Any]]:
+    """The operations that turn ``source`` into ``target`` (both JSON values); ``path``
+    (a JSON pointer, default the root) prefixes every operation's path."""
     operations: list[dict[str, Any]] = []
-    _compare(operations, "", source, target)
+    _compare(operations, path, source, target)
     return _merge_remove_add(operations)
 
 
@@ -38,8 +40,17 @@ def _compare(operations: list[dict[str, Any]], path: str, source: Any, target: A
         _compare_dicts(operations, path, source, target)
     elif isinstance(source, list) and isinstance(target, list):
         _compare_lists(operations, path, source, target)
-    elif json.dumps(source) != json.dumps(target):  # JSON equality: 1 and 1.0 differ, as in jsonpatch
+    elif not _same(source, target):
         operations.append({"op": "replace", "path": path, "value": target})
+
+
+def _same(source: Any, target: Any) -> bool:
+    """JSON equality (1 and 1.0 differ, True and 1 too, as in jsonpatch); values that are
+    not JSON (a message chunk in a run log) compare with ``==`` and their type."""
+    try:
+        return json.dumps(source) == json.dumps(target)
+    except (TypeError, ValueError):
+        return type(source) is type(target) and source == target
 
 
 def _compare_dicts(operations: list[dict[str, Any]], path: str, source: dict, target: dict) -> None:
@@ -54,28 +65,31 @@ def _compare_dicts(operations: list[dict[str, Any]], path: str, source: dict, ta
             _compare(operations, _pointer(path, key), value, target[key])
 
 
-def _key(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
+def _keys(values: list) -> Optional[list[str]]:
+    try:
+        return [json.dumps(value, sort_keys=True) for value in values]
+    except (TypeError, ValueError):  # not JSON: no alignment, pair by position
+        return None
 
 
 def _compare_lists(operations: list[dict[str, Any]], path: str, source: list, target: list) -> None:
     # Items equal in JSON at both ends are kept in place (as jsonpatch aligns them), so an
     # item inserted in front does not rewrite every item after it; the rest pairs by position.
-    source_keys, target_keys = [_key(v) for v in source], [_key(v) for v in target]
+    source_keys, target_keys = _keys(source), _keys(target)
     shorter = min(len(source), len(target))
-    start = 0
-    while start < shorter and source_keys[start] == target_keys[start]:
-        start += 1
-    end = 0
-    while end < shorter - start and source_keys[-1 - end] == target_keys[-1 - end]:
-        end += 1
+    start = end = 0
+    if source_keys is not None and target_keys is not None:
+        while start < shorter and source_keys[start] == target_keys[start]:
+            start += 1
+        while end < shorter - start and source_keys[-1 - end] == target_keys[-1 - end]:
+            end += 1
     source_end, target_end = len(source) - end, len(target) - end
     paired = min(source_end - start, target_end - start)
     for index in range(start, start + paired):
         old, new = source[index], target[index]
         if isinstance(old, dict) and isinstance(new, dict) or isinstance(old, list) and isinstance(new, list):
             _compare(operations, _pointer(path, index), old, new)
-        elif source_keys[index] != target_keys[index]:
+        elif not _same(old, new):
             operations.append({"op": "remove", "path": _pointer(path, index)})
             operations.append({"op": "add", "path": _pointer(path, index), "value": new})
     for _ in range(start + paired, source_end):  # each removal shifts the rest down
