@@ -118,8 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--threshold", type=_unit_float, help="minimum relevance for --type threshold")
     search.add_argument("--json", action="store_true", help="print results as JSON")
 
-    bench = commands.add_parser("bench", help="retrieval quality on a BEIR-format dataset (nDCG@10, recall, MRR, MAP)")
-    bench.add_argument("dataset", type=Path, metavar="DATASET_DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    bench = commands.add_parser("bench", help="retrieval quality on a BEIR-format dataset (nDCG@10, recall, MRR, MAP), "
+                                "or answer quality on a QA set (--answers)")
+    bench.add_argument("dataset", type=Path, nargs="?", metavar="DATASET_DIR",
+                       help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    bench.add_argument("--answers", type=Path, metavar="QA.tsv", help="ask each question of QA.tsv (question, key "
+                       "phrases, expected source paths; tab-separated) of --index and check the answers: key phrase "
+                       "present, expected source cited, quotes verbatim in the cited sources")
+    bench.add_argument("--k", type=_positive_int, default=4, help="passages per question with --answers (default 4)")
+    bench.add_argument("--model", metavar="NAME", help="with --answers: answer with this OpenAI-compatible chat model "
+                       "(default: the offline answerer)")
+    bench.add_argument("--base-url", metavar="URL", help="with --model: the model server (default: OpenAI, or $OPENAI_BASE_URL)")
     bench.add_argument("--index", type=Path, metavar="DIR", help="measure this index's configuration: its own "
                        "contents when it holds the dataset (rag index DATASET --beir), else a fresh copy built alike")
     bench.add_argument("--embeddings", metavar="local|hashing|openai:MODEL", help="embedding model (default: local when installed)")
@@ -319,10 +328,34 @@ def _run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_bench_answers(args: argparse.Namespace) -> int:
+    from rag.cli.output import print_answer_bench
+    from rag.index.answer_bench import bench_answers
+
+    if args.dataset is not None or args.config:
+        raise RagCliError("--answers measures answers of an index: give --index DIR, not a dataset or --config")
+    if not args.answers.is_file():
+        raise RagCliError(f"no QA file at {args.answers}: expected a tab-separated file with a header row and "
+                          "columns question, key phrases, source paths")
+    llm = None
+    if args.model is not None:
+        from rag.models import ChatOpenAI
+
+        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
+    print_answer_bench(bench_answers(_open(args), args.answers, k=args.k, llm=llm), as_json=args.json)
+    return 0
+
+
 def _run_bench(args: argparse.Namespace) -> int:
     from rag.cli.output import print_bench
     from rag.evaluation import load_beir
 
+    if args.answers is not None:
+        return _run_bench_answers(args)
+    if args.model is not None or args.base_url is not None:
+        raise RagCliError("--model and --base-url apply to --answers QA.tsv only")
+    if args.dataset is None:
+        raise RagCliError("give a BEIR dataset folder (rag bench DATASET_DIR) or a QA set (rag bench --answers QA.tsv)")
     if args.config:
         from rag.evaluation import build_systems, run_benchmark
         from rag.index.registry import evaluation_store_factories

@@ -10,7 +10,8 @@ from typing import IO, Any, Optional, Sequence
 
 from rag.documents import Document
 
-__all__ = ["print_summary", "print_dry_run", "print_results", "print_info", "print_answer", "print_bench", "snippet"]
+__all__ = ["print_summary", "print_dry_run", "print_results", "print_info", "print_answer", "print_bench", "print_answer_bench",
+           "snippet"]
 
 
 def snippet(text: str, width: int = 100) -> str:
@@ -162,3 +163,27 @@ def print_bench(results: Sequence[Any], *, as_json: bool = False, stream: Option
               f"{m.map_at_100:.3f} | {r.index_seconds:.1f} | {r.query_seconds:.2f} |", file=out)
     if results:
         print(f"\n{results[0].dataset}: {results[0].documents} documents, {results[0].metrics.queries} judged queries", file=out)
+
+
+def _mark(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def print_answer_bench(result: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+    """An :class:`~rag.index.answer_bench.AnswerBenchResult`: one row per question, then
+    the overall figures; or the whole as JSON."""
+    out = _out(stream)
+    if as_json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False), file=out)
+        return
+    print("| # | key phrase | source cited | verbatim units | question |", file=out)
+    print("|---|---|---|---|---|", file=out)
+    for number, score in enumerate(result.scores, start=1):
+        invalid = f" ({len(score.invalid)} invalid)" if score.invalid else ""
+        print(f"| {number} | {_mark(score.key_phrase)} | {_mark(score.source_cited)} | "
+              f"{score.verbatim}/{score.units}{invalid} | {snippet(score.question, 70)} |", file=out)
+    totals = result.totals
+    precision = "n/a (nothing quoted)" if totals.precision is None else f"{totals.precision:.1%}"
+    print(f"\n{result.model} answers to {totals.questions} questions in {totals.seconds:.1f} s: key phrase "
+          f"{totals.key_phrase:.1%}, expected source cited {totals.source_cited:.1%}, citation precision "
+          f"{precision} ({totals.units} quoted units)", file=out)

@@ -92,6 +92,11 @@ class Answer:
         """From the output of a retrieval chain (``input``, ``context``, ``answer``)."""
         return cls(result["input"], result["answer"], list(result.get("context") or []))
 
+    def source_texts(self) -> dict[int, tuple[Optional[str], str]]:
+        """Citation number -> (source path or URL, the passage text a quote cites)."""
+        return {document.metadata.get("n", rank): (document.metadata.get("source"), document.page_content)
+                for rank, document in enumerate(self.context, start=1)}
+
     def to_json(self) -> dict[str, Any]:
         return {"question": self.question, "answer": self.answer, "sources": [asdict(s) for s in self.sources]}
 

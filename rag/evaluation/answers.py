@@ -1,0 +1,166 @@
+"""Answer quality: a question-answer set (QA.tsv) and the three checks ``rag bench --answers``
+makes of each answer.
+
+QA.tsv is tab-separated UTF-8 with a header row and three columns: the question; key
+phrases, ``|``-separated (each verbatim in the manual: at least three words or a code
+identifier); the expected source path(s), ``|``-separated (a path matches a source that
+equals it or ends with ``/`` + it, so ``backup-dump.html`` matches
+``/usr/share/.../html/backup-dump.html``).
+
+The checks, all on text with white space collapsed:
+
+- **key phrase**: the answer (citation marks removed) contains one of the key phrases,
+  ignoring case;
+- **expected source cited**: one of the sources the answer cites ``[n]`` is an expected one;
+- **citation precision**: of the quoted units (each stretch of answer text ending in
+  citation marks), the share that appear verbatim in every source they cite. An answer
+  that quotes nothing has no units and is left out of the overall precision.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence, Union
+
+from rag.errors import ValidationError
+
+__all__ = ["QAItem", "AnswerScore", "AnswerTotals", "load_qa", "cited_units", "score_answer", "summarize_scores",
+           "CITATION"]
+
+#: One citation mark ``[n]``; marks may stand together (``[1][3]``) or list numbers (``[1, 3]``).
+CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+_MARKS = re.compile(r"(?:\s*\[\d+(?:\s*,\s*\d+)*\])+")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class QAItem:
+    """One question of a QA set, its key phrases and expected source paths."""
+
+    question: str
+    key_phrases: tuple[str, ...]
+    sources: tuple[str, ...]
+
+    def matches_source(self, source: Optional[str]) -> bool:
+        """True when ``source`` is one of the expected paths, or ends with ``/`` + one."""
+        if not source:
+            return False
+        source = source.replace(os.sep, "/")
+        return any(source == want or source.endswith("/" + want.lstrip("/")) for want in self.sources)
+
+
+def load_qa(path: Union[str, os.PathLike]) -> list[QAItem]:
+    """The questions of a QA.tsv file (see the module docstring); ValidationError naming
+    the line for a row without three non-empty columns."""
+    items: list[QAItem] = []
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"{path} is not UTF-8 text ({exc.reason})") from exc
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        cells = [cell.strip() for cell in row]
+        if len(cells) != 3 or not all(cells):
+            raise ValidationError(f"{path}, line {line}: expected 3 tab-separated columns (question, key phrases, "
+                                  f"source paths), got {len(cells)}: {row!r:.120}")
+        phrases = tuple(p.strip() for p in cells[1].split("|") if p.strip())
+        sources = tuple(s.strip() for s in cells[2].split("|") if s.strip())
+        items.append(QAItem(cells[0], phrases, sources))
+    if not items:
+        raise ValidationError(f"{path} holds no questions: expected a header row and one question per line")
+    return items
+
+
+def cited_units(answer: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The quoted units of an answer: each stretch of text that ends in citation marks, with
+    the numbers it cites, in order. Text after the last mark cites nothing and is left out.
+
+    >>> cited_units("Paris is big. [1] Rome too [2][3]. Bye")
+    [('Paris is big.', (1,)), ('Rome too', (2, 3))]
+    """
+    units: list[tuple[str, tuple[int, ...]]] = []
+    position = 0
+    for marks in _MARKS.finditer(answer):
+        numbers = tuple(int(n) for group in CITATION.findall(marks.group()) for n in group.split(","))
+        text = answer[position:marks.start()].strip()
+        # A unit's own closing punctuation may follow its mark ("Rome too [2]."): drop it.
+        text = text.lstrip(".,;:").strip()
+        if text:
+            units.append((text, numbers))
+        position = marks.end()
+    return units
+
+
+@dataclass
+class AnswerScore:
+    """The checks of one answer: ``key_phrase`` and ``source_cited`` (bools), ``units``
+    quoted and how many of them are ``verbatim`` in the sources they cite, and the numbers
+    cited that name no source (``invalid``)."""
+
+    question: str
+    key_phrase: bool
+    source_cited: bool
+    units: int
+    verbatim: int
+    cited_sources: list[str] = field(default_factory=list)
+    invalid: list[int] = field(default_factory=list)
+
+    @property
+    def precision(self) -> Optional[float]:
+        """``verbatim / units`` in [0, 1]; None when the answer quotes nothing."""
+        return self.verbatim / self.units if self.units else None
+
+
+def score_answer(item: QAItem, answer: str, sources: Mapping[int, tuple[Optional[str], str]]) -> AnswerScore:
+    """Check ``answer`` against ``item``; ``sources`` maps each citation number to the
+    source's path or URL and the text it shows (what a quote must be verbatim in)."""
+    plain = _flat(_MARKS.sub(" ", answer)).lower()
+    key_phrase = any(_flat(phrase).lower() in plain for phrase in item.key_phrases)
+    units = cited_units(answer)
+    cited = sorted({n for _, numbers in units for n in numbers})
+    invalid = [n for n in cited if n not in sources]
+    flat_sources = {n: _flat(text) for n, (_, text) in sources.items()}
+    verbatim = sum(1 for text, numbers in units
+                   if all(n in flat_sources and _flat(text) in flat_sources[n] for n in numbers))
+    paths = [str(sources[n][0]) for n in cited if n in sources]
+    return AnswerScore(item.question, key_phrase, any(item.matches_source(p) for p in paths),
+                       len(units), verbatim, paths, invalid)
+
+
+@dataclass
+class AnswerTotals:
+    """Overall figures of a run: shares in [0, 1] of answers with a key phrase and with an
+    expected source cited; ``precision``: verbatim units over all quoted units (None when
+    nothing was quoted)."""
+
+    questions: int
+    key_phrase: float
+    source_cited: float
+    precision: Optional[float]
+    units: int
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"questions": self.questions, "key_phrase": round(self.key_phrase, 4),
+                "source_cited": round(self.source_cited, 4),
+                "citation_precision": None if self.precision is None else round(self.precision, 4),
+                "units": self.units, "seconds": round(self.seconds, 3)}
+
+
+def summarize_scores(scores: Sequence[AnswerScore], seconds: float = 0.0) -> AnswerTotals:
+    """The overall figures of ``scores`` (ValidationError when there are none)."""
+    if not scores:
+        raise ValidationError("no answers to summarize")
+    units = sum(s.units for s in scores)
+    verbatim = sum(s.verbatim for s in scores)
+    return AnswerTotals(len(scores), sum(s.key_phrase for s in scores) / len(scores),
+                        sum(s.source_cited for s in scores) / len(scores),
+                        verbatim / units if units else None, units, seconds)
