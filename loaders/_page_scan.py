@@ -14,7 +14,7 @@ readable-text rules of :mod:`loaders._readable`. Two front ends produce those ev
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 
@@ -36,13 +36,15 @@ _NO_ATTRIBUTES: dict[str, str | None] = {}  # shared by every element without at
 @dataclass
 class PageScan:
     """What one reading of a page found: ``text`` (None unless asked for), the
-    ``metadata`` of :func:`page_metadata`, the ``<base href>`` and the ``<a>``/``<area>``
-    hrefs in document order."""
+    ``metadata`` of :func:`page_metadata`, the ``<base href>``, the ``<a>``/``<area>``
+    hrefs in document order, and the headings of ``text`` (``[offset, title, anchor]``
+    each, see :class:`loaders._readable.Heading`; empty without text)."""
 
     text: str | None
     metadata: dict[str, str]
     base_href: str | None
     links: list[str]
+    headings: list[list] = field(default_factory=list)
 
 
 class _PageReader:
@@ -105,8 +107,9 @@ class _PageReader:
         if self.title is not None:  # an unclosed <title>: its text runs to the end
             self.metadata["title"] = "".join(self.title).strip()
         ordered = {key: self.metadata[key] for key in _METADATA_KEYS if key in self.metadata}
-        text = self.builder.text(drop_chrome=self.drop_chrome) if self.builder else None
-        return PageScan(text=text, metadata=ordered, base_href=self.base_href, links=self.links)
+        text, headings = self.builder.layout(drop_chrome=self.drop_chrome) if self.builder else (None, [])
+        return PageScan(text=text, metadata=ordered, base_href=self.base_href, links=self.links,
+                        headings=[heading.as_list() for heading in headings])
 
 
 class _Stream(HTMLParser):

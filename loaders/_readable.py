@@ -22,6 +22,7 @@ __all__ = [
     "strip_unreadable",
     "is_chrome",
     "TextBuilder",
+    "Heading",
     "Attributes",
     "UNREADABLE_TAGS",
     "CHROME_TAGS",
@@ -87,6 +88,27 @@ _BLOCK_TAGS = frozenset(
     }
 )
 _CELL_TAGS = frozenset({"td", "th"})
+
+
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+class Heading:
+    """A heading of the laid-out text: ``offset`` (characters from the start of the text
+    where its line begins), ``title`` (its text on one line) and ``anchor`` (the HTML id a
+    link can point to: the heading's own, else one on an ``<a>`` inside it, else that of
+    the nearest enclosing element with one, as DocBook and Sphinx put it on the section;
+    None when there is none)."""
+
+    __slots__ = ("offset", "title", "anchor", "inherited", "empty")
+
+    def __init__(self, anchor: str | None, inherited: str | None) -> None:
+        self.offset, self.title = -1, ""
+        self.anchor, self.inherited, self.empty = anchor, inherited, False
+
+    def as_list(self) -> list:
+        """``[offset, title, anchor]``: the JSON-friendly form kept in metadata."""
+        return [self.offset, self.title, self.anchor if self.anchor is not None else self.inherited]
 
 
 class _Preformatted(str):
@@ -171,6 +193,9 @@ class TextBuilder:
         self.open: list[tuple[str, bool, bool, int, int]] = []
         self.open_names: dict[str, int] = {}  # how many of each name are open (end tags)
         self.skip = self.chrome = self.sections = self.pre = 0
+        self.ids: list[str] = []  # ids of the open elements that have one, outermost first
+        self.id_depths: list[int] = []  # the depth of self.open at which each was opened
+        self.headings: list[tuple[Heading, int]] = []  # open headings and where their pieces start
 
     def _emit(self, piece: str | int) -> None:
         self.pieces.append(piece)
@@ -188,6 +213,9 @@ class TextBuilder:
         )
         # An in-page link is a permalink if its text turns out to be a mark: see _close.
         in_page = name == "a" and (attributes.get("href") or "").startswith("#")
+        own_id = attributes.get("id") or (attributes.get("name") if name == "a" else None)
+        if own_id and self.headings and self.headings[-1][0].anchor is None:
+            self.headings[-1][0].anchor = own_id  # an <a id> inside a heading names it
         self.open.append((name, unreadable, chrome, after, len(self.pieces) if in_page else -1))
         self.open_names[name] = self.open_names.get(name, 0) + 1
         self.skip += unreadable
@@ -199,6 +227,13 @@ class TextBuilder:
                 self._emit(_CELL)
             if after:
                 self._emit(after)
+            if name in _HEADING_TAGS:
+                heading = Heading(attributes.get("id") or None, self.ids[-1] if self.ids else None)
+                self.headings.append((heading, len(self.pieces)))
+                self._emit(heading)  # laid out as nothing; marks where the heading begins
+        if own_id:
+            self.ids.append(own_id)
+            self.id_depths.append(len(self.open))
 
     def end(self, name: str) -> None:
         # As html.parser tree builders do: close up to the nearest open element of that
@@ -213,6 +248,12 @@ class TextBuilder:
 
     def _close(self, entry: tuple[str, bool, bool, int, int]) -> None:
         name, unreadable, chrome, after, link_start = entry
+        if self.id_depths and self.id_depths[-1] == len(self.open) + 1:
+            self.ids.pop(), self.id_depths.pop()
+        if name in _HEADING_TAGS and not self.skip and self.headings:
+            heading, start = self.headings.pop()
+            # A heading with no text (an empty <h2>, or only a permalink mark) marks nothing.
+            heading.empty = not any(isinstance(p, str) and not p.isspace() for p in self.pieces[start:])
         self.open_names[name] -= 1
         if link_start >= 0:
             inside = "".join(p for p in self.pieces[link_start:] if isinstance(p, str))
@@ -231,23 +272,33 @@ class TextBuilder:
 
     def text(self, *, drop_chrome: bool) -> str:
         """The text laid out; with ``drop_chrome``, without chrome unless that is all."""
+        return self.layout(drop_chrome=drop_chrome)[0]
+
+    def layout(self, *, drop_chrome: bool) -> tuple[str, list[Heading]]:
+        """The text laid out (as :meth:`text`) and its headings, in order, with their offsets."""
         while self.open:
             self._close(self.open.pop())
         if drop_chrome:
             kept = [piece for piece, chrome in zip(self.pieces, self.in_chrome) if not chrome]
-            text = _assemble(kept)
+            text, headings = _assemble(kept)
             if text or len(kept) == len(self.pieces):
-                return text
+                return text, headings
         return _assemble(self.pieces)
 
 
-def _assemble(pieces: list[str | int]) -> str:
+def _assemble(pieces: list) -> tuple[str, list[Heading]]:
     blocks: list[tuple[str, bool]] = []  # (text, preformatted)
     separators: list[int] = []
     current: list[str] = []
     has_text = preformatted = False
     pending = 0
+    marks: list[Heading] = []  # headings waiting for their first text
+    heading_blocks: list[tuple[Heading, int]] = []  # each heading and the block it begins
     for piece in pieces:
+        if isinstance(piece, Heading):
+            if not piece.empty:
+                marks.append(piece)
+            continue
         if piece == _CELL:
             # Cells are separated within a row; the row's first cell needs no separator.
             if has_text and not pending:
@@ -266,9 +317,14 @@ def _assemble(pieces: list[str | int]) -> str:
         current.append(piece)
         has_text = has_text or not piece.isspace()
         preformatted = preformatted or isinstance(piece, _Preformatted)
+        if marks and has_text:
+            heading_blocks.extend((heading, len(blocks)) for heading in marks)
+            marks = []
     if has_text:
         blocks.append(("".join(current), preformatted))
     out: list[str] = []
+    length = 0
+    starts: dict[int, tuple[int, str]] = {}  # block -> (offset, its text on one line)
     for index, (block, is_pre) in enumerate(blocks):
         if is_pre:
             cleaned = "\n".join(line.rstrip() for line in block.split("\n")).strip("\n")
@@ -279,8 +335,16 @@ def _assemble(pieces: list[str | int]) -> str:
             continue
         if out:
             out.append("\n\n" if separators[index - 1] == _PARAGRAPH_BREAK else "\n")
+            length += len(out[-1])
+        starts[index] = (length, " ".join(cleaned.split()))
         out.append(cleaned)
-    return "".join(out)
+        length += len(cleaned)
+    headings: list[Heading] = []
+    for heading, index in heading_blocks:
+        if index in starts:
+            heading.offset, heading.title = starts[index]
+            headings.append(heading)
+    return "".join(out), headings
 
 
 def is_chrome(tag: Tag) -> bool:

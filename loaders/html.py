@@ -89,7 +89,11 @@ class ReadableHTMLLoader(BaseLoader):
             only chrome keeps it rather than giving nothing).
 
     Metadata: ``source``, then ``title``, ``description`` and ``language`` (``<html
-    lang>``) when the page has them, as the web loaders give.
+    lang>``) when the page has them, as the web loaders give; and ``headings`` when the
+    page has any: ``[offset, title, anchor]`` for each ``<h1>``-``<h6>`` in the text, in
+    order (``offset`` in characters into ``page_content``; ``anchor`` the HTML id that
+    links to it, its own or its section's, or None). The splitters turn it into each
+    chunk's ``section`` and ``anchor`` (see :class:`splitters.TextSplitter`).
 
     >>> ReadableHTMLLoader("library/venv.html").load()  # doctest: +SKIP
     [Document(page_content='venv — Creation of virtual environments\n\n...',
@@ -118,4 +122,7 @@ class ReadableHTMLLoader(BaseLoader):
             autoset_encoding=True,
         )
         scan = scan_page(html, drop_chrome=self.drop_chrome)
-        yield Document(scan.text or "", {"source": source, **scan.metadata})
+        metadata: dict[str, Any] = {"source": source, **scan.metadata}
+        if scan.headings:
+            metadata["headings"] = scan.headings
+        yield Document(scan.text or "", metadata)

@@ -9,6 +9,7 @@ from typing import Any, Literal, TypeVar
 
 from rag.documents import Document
 from rag.errors import InvalidTypeError, ValidationError
+from splitters._headings import HEADINGS, with_positions
 from splitters._length import CachedLength
 from splitters._merge import merge_windows, prefix_sums
 from splitters._separators import KeepSeparator, normalize_keep_separator
@@ -130,6 +131,12 @@ class TextSplitter(ABC):
 
         ``metadatas``, when given, must have one dict per text. With ``add_start_index``
         each chunk's metadata also gets ``start_index`` (its offset in its text).
+
+        A text whose metadata lists ``headings`` (``[offset, title, anchor]`` each, as
+        :class:`loaders.ReadableHTMLLoader` gives) does not pass that list on: each chunk
+        gets ``section`` and ``anchor`` (the nearest heading at or before its start) and
+        ``headings`` (those inside it, offsets relative to the chunk), so a citation can
+        name the part of the page it quotes. LangChain copies every key as it is.
         """
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidTypeError(
@@ -145,13 +152,17 @@ class TextSplitter(ABC):
         documents: list[Document] = []
         for text, metadata in zip(texts, metadatas):
             check_text(text)
-            if self._add_start_index:
+            headings = metadata.get(HEADINGS) if isinstance(metadata, dict) else None
+            if self._add_start_index or headings is not None:
                 chunks, starts = self.split_text_with_starts(text)
             else:
                 chunks, starts = self.split_text(text), None
+            if headings is not None:
+                # Each chunk's own position rather than the whole page's list of headings.
+                chunk_metadatas = with_positions(metadata, headings, starts, chunks)
             for position, chunk in enumerate(chunks):
-                chunk_metadata = copy.deepcopy(metadata)
-                if starts is not None:
+                chunk_metadata = copy.deepcopy(chunk_metadatas[position] if headings is not None else metadata)
+                if self._add_start_index:
                     chunk_metadata["start_index"] = starts[position]
                 documents.append(Document(page_content=chunk, metadata=chunk_metadata))
         return documents

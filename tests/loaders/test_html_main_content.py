@@ -164,6 +164,8 @@ def test_file_loader_gives_main_content_and_page_metadata(tmp_path: Path) -> Non
         "title": "venv — Creation of virtual environments",
         "description": "Creating virtual environments",
         "language": "en",
+        "headings": [[0, "venv — Creation of virtual environments", "venv"],
+                     [110, "Creating virtual environments", "creating"]],
     }
 
 
