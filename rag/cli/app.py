@@ -342,7 +342,10 @@ def _run_bench_answers(args: argparse.Namespace) -> int:
         from rag.models import ChatOpenAI
 
         llm = ChatOpenAI(model=args.model, base_url=args.base_url)
-    print_answer_bench(bench_answers(_open(args), args.answers, k=args.k, llm=llm), as_json=args.json)
+    from rag.index import Index
+
+    index = Index.open(_index_path(args))  # a folder index (--index DIR, or the default)
+    print_answer_bench(bench_answers(index, args.answers, k=args.k, llm=llm), as_json=args.json)
     return 0
 
 
