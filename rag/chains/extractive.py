@@ -1,8 +1,11 @@
-"""ExtractiveAnswerer: answers from the retrieved documents' own sentences, with citations.
+"""ExtractiveAnswerer: answers from the retrieved documents' own words, with citations.
 
-No model and no network: each context sentence is scored against the question by the
-cosine similarity of their embeddings, and the best ones are quoted, each followed by
-``[n]``, the 1-based position of its document in ``context``.
+No model and no network. The documents are cut into units (:mod:`rag.chains.units`:
+sentences, and whole code blocks, lists and tables); each unit is scored against the
+question by the cosine similarity of their embeddings and by the share of the question's
+terms it holds (stemmed, weighted by how rare they are among the units), and the score is
+discounted by its document's retrieval rank. The best units are quoted verbatim, each
+followed by ``[n]``, the 1-based position of its document in ``context``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence
 
 import numpy as np
 
+from rag.chains.units import Unit, split_sentences, text_units
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
 from rag.errors import NotFoundError, ValidationError
@@ -23,41 +27,32 @@ __all__ = ["ExtractiveAnswerer", "Passage", "split_sentences", "rank_sentences",
 
 NO_ANSWER = "The provided documents do not answer the question."
 
-# A sentence ends at . ! or ? followed by white space, or at a blank line (a paragraph
-# break). A single line break is a hard wrap inside a paragraph and joins the lines.
-# Abbreviations such as "e.g. x" may split early, which costs a shorter quote, never a
-# wrong citation.
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+|\n[ \t]*\n\s*")
-_WORD = re.compile(r"\w\w+")
-_CLOSED = re.compile(r"[.!?:;)\"']$")
-# Fragments this short without closing punctuation are headings or labels, not answers.
-_MIN_OPEN_WORDS = 8
-
-
-def _is_sentence(part: str) -> bool:
-    words = len(_WORD.findall(part))
-    return words > 0 and (bool(_CLOSED.search(part)) or words >= _MIN_OPEN_WORDS)
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text``, each on one line; headings and other short fragments
-    without closing punctuation (fewer than 8 words) are left out.
-
-    >>> split_sentences("Capitals\\n\\nParis is in\\nFrance. It is big!\\n\\nRome: Italy")
-    ['Paris is in France.', 'It is big!']
-    """
-    parts = (" ".join(part.split()) for part in _SENTENCE_END.split(text) if part)
-    return [part for part in parts if _is_sentence(part)]
+# Weights of the two relevance signals (they add up to 1, so relevance stays in [0, 1]).
+_DENSE, _LEXICAL = 0.55, 0.45
+# The last-ranked document's units keep this share of their relevance; the first keep all.
+_LAST_RANK_SHARE = 0.75
+# "How do I ..." is best answered by an example, "Which ... each ..." by a table: such a
+# block (with the sentence introducing it) scores this much more for such a question.
+_BLOCK_BONUS = 0.1
+_HOW = re.compile(r"\bhow\s+(?:do|can|should|would|to)\b|\bhow\s+(?:i|we|you)\b|\bexample\b", re.IGNORECASE)
+_WHICH = re.compile(r"\b(?:which|what)\b.*\b(?:each|are there|are the|mean|kinds?|types|levels|modes|values|"
+                    r"options|differen\w*)\b|\blist\b|\bcompare\b", re.IGNORECASE)
+# Characters of a unit given to the embedder (a 25-line table need not be embedded whole).
+_EMBED_CHARS = 600
 
 
 @dataclass(frozen=True)
 class Passage:
-    """One quoted sentence: its text, the 1-based ``citation`` of its document and its
-    ``relevance`` to the question (cosine similarity clipped to [0, 1])."""
+    """One quoted unit: its ``text``, the 1-based ``citation`` of its document, ``relevance``
+    (the score it was chosen by, in [0, 1]), its ``kind`` (sentence, code, list or table)
+    and ``start``/``end``, its offsets in the document's ``page_content``."""
 
     text: str
     citation: int
     relevance: float
+    kind: str = "sentence"
+    start: int = -1
+    end: int = -1
 
 
 def rank_sentences(question_vector: np.ndarray, sentence_vectors: np.ndarray) -> np.ndarray:
@@ -70,18 +65,56 @@ def rank_sentences(question_vector: np.ndarray, sentence_vectors: np.ndarray) ->
     return np.clip(cosine, 0.0, 1.0)
 
 
+def _lexical(question_terms: list[str], unit_terms: list[list[str]]) -> np.ndarray:
+    """For each unit, the share in [0, 1] of the question's distinct terms it holds, each
+    term weighted by its rarity among the units (log(1 + N / (1 + df)))."""
+    wanted = list(dict.fromkeys(question_terms))
+    if not wanted or not unit_terms:
+        return np.zeros(len(unit_terms))
+    present = np.array([[term in terms for term in wanted] for terms in map(set, unit_terms)], dtype=bool)
+    weights = np.log1p(len(unit_terms) / (1.0 + present.sum(axis=0)))
+    return (present @ weights) / weights.sum()
+
+
+@dataclass
+class _Candidate:
+    """A sentence with the block it introduces (if any), or a block on its own."""
+
+    units: list[Unit]
+    citation: int
+    score: float
+    relevance: float
+
+    @property
+    def chars(self) -> int:
+        return sum(len(unit.text) for unit in self.units)
+
+
 class ExtractiveAnswerer(Runnable[dict, str]):
     """Answers ``{"input": question, "context": [Document, ...]}`` with the context's most
-    relevant sentences, each followed by a citation ``[n]`` to the n-th document, best first.
+    relevant units, each followed by a citation ``[n]`` to the n-th document.
+
+    Units are sentences, and whole code blocks, lists and tables (up to 25 lines), which
+    are quoted with the sentence that introduces them ("The basic usage is:"); headings,
+    navigation and boilerplate are never quoted. A unit's relevance in [0, 1] is 0.55 x
+    the cosine similarity of its embedding to the question's plus 0.45 x the rarity-weighted
+    share of the question's terms it holds; its score scales that down by its document's
+    position in ``context`` (the last keeps 75 %). For a "how do I" question a sentence
+    with the code it introduces (or a code block) gains 0.1, and so does a table for a
+    "which ... each" or "what are the ..." question. Quotes are grouped by document, best
+    document first, in the document's own order.
 
     Use it in place of a model's combine-documents chain:
     ``create_retrieval_chain(retriever, ExtractiveAnswerer())``.
 
-    ``embeddings``: scores sentences (default ``HashingEmbeddings()``, offline); ``max_sentences``:
-    at most this many quoted (int >= 1, default 3); ``min_relevance``: the cosine similarity
-    in [0, 1] a sentence needs (default 0.2); when none reaches it, the answer is
-    :data:`NO_ANSWER`. Identical sentences are quoted once (the first document's citation).
-    ``stream`` yields one cited sentence per chunk; the chunks add up to ``invoke``'s answer.
+    ``embeddings``: scores units (default ``HashingEmbeddings()``, offline); ``max_sentences``:
+    at most this many units quoted (int >= 1, default 4; a code block, list or table counts
+    as one); ``max_chars``: at most this many characters quoted (int >= 1, default 1200; a
+    block is cut at a line to fit); ``min_relevance``: the relevance in [0, 1] a unit needs
+    (default 0.2); when none reaches it, the answer is :data:`NO_ANSWER`. Identical units
+    are quoted once. ``stream`` yields one cited unit per chunk; the chunks add up to
+    ``invoke``'s answer. A document's ``metadata["headings"]`` (``[offset, title, anchor]``,
+    as the HTML loader and splitters record) marks its headings.
 
     >>> answerer = ExtractiveAnswerer(max_sentences=1)
     >>> answerer.invoke({"input": "What is the capital of France?", "context": [
@@ -89,10 +122,11 @@ class ExtractiveAnswerer(Runnable[dict, str]):
     'Paris is the capital of France. [2]'
     """
 
-    def __init__(self, embeddings: Any = None, max_sentences: int = 3, min_relevance: float = 0.2, *,
-                 input_key: str = "input", document_variable_name: str = "context") -> None:
-        if isinstance(max_sentences, bool) or not isinstance(max_sentences, int) or max_sentences < 1:
-            raise ValidationError(f"max_sentences must be an int >= 1, got {max_sentences!r}")
+    def __init__(self, embeddings: Any = None, max_sentences: int = 4, min_relevance: float = 0.2, *,
+                 max_chars: int = 1200, input_key: str = "input", document_variable_name: str = "context") -> None:
+        for name, value in (("max_sentences", max_sentences), ("max_chars", max_chars)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValidationError(f"{name} must be an int >= 1, got {value!r}")
         if isinstance(min_relevance, bool) or not isinstance(min_relevance, (int, float)) or not 0 <= min_relevance <= 1:
             raise ValidationError(f"min_relevance must be a number between 0 and 1, got {min_relevance!r}")
         if embeddings is None:
@@ -103,6 +137,7 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             raise ValidationError(f"embeddings must have embed_documents(texts), got {type(embeddings).__name__}")
         self.embeddings = embeddings
         self.max_sentences = max_sentences
+        self.max_chars = max_chars
         self.min_relevance = float(min_relevance)
         self.input_key = input_key
         self.document_variable_name = document_variable_name
@@ -122,32 +157,98 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             raise ValidationError(f"{self.document_variable_name!r} must be a list of Documents, got {documents!r:.60}")
         return question, documents
 
-    def passages(self, question: str, documents: Sequence[Document]) -> list[Passage]:
-        """The quoted sentences, best first: at most ``max_sentences``, each reaching
-        ``min_relevance``. Ties keep document order."""
-        sentences: list[str] = []
+    def _candidates(self, question: str, documents: Sequence[Document]) -> list[_Candidate]:
+        units: list[Unit] = []
         citations: list[int] = []
+        groups: list[list[int]] = []  # indexes into units: a sentence and its block, or a block
         seen: set[str] = set()
         for number, document in enumerate(documents, start=1):
-            for sentence in split_sentences(document.page_content):
-                if sentence not in seen:
-                    seen.add(sentence)
-                    sentences.append(sentence)
-                    citations.append(number)
-        if not sentences or not question.strip():
+            own = text_units(document.page_content, document.metadata.get("headings"))
+            first = len(units)
+            lead_of: dict[int, int] = {}  # a document's unit index -> its group
+            for index, unit in enumerate(own):
+                key = " ".join(unit.text.split())
+                duplicate = key in seen
+                seen.add(key)
+                units.append(unit)
+                citations.append(number)
+                if unit.kind != "sentence" and unit.owner is not None and unit.owner in lead_of:
+                    groups[lead_of[unit.owner]].append(first + index)
+                elif not duplicate:
+                    lead_of[index] = len(groups)
+                    groups.append([first + index])
+        if not units or not question.strip():
             return []
-        # One batch for the question and every sentence: one call into the embedder.
-        vectors = embed_texts(self.embeddings, [question, *sentences])
-        relevance = rank_sentences(vectors[0], vectors[1:])
-        order = np.argsort(-relevance, kind="stable")[: self.max_sentences]
-        return [Passage(sentences[i], citations[i], float(relevance[i])) for i in order
-                if relevance[i] >= self.min_relevance]
+        from rag.bm25.analysis import Analyzer
+
+        # A definition is scored with the term it defines ("work_mem (integer): Sets ...").
+        texts = [(f"{unit.label}: {unit.text}" if unit.label else unit.text)[:_EMBED_CHARS] for unit in units]
+        # One batch for the question and every unit: one call into the embedder.
+        vectors = embed_texts(self.embeddings, [question, *texts])
+        dense = rank_sentences(vectors[0], vectors[1:])
+        terms = Analyzer().analyze_many([question, *texts])
+        relevance = _DENSE * dense + _LEXICAL * _lexical(terms[0], terms[1:])
+        last = max(1, len(documents) - 1)
+        candidates = []
+        # The block kind that answers this kind of question best, if any.
+        wanted = "code" if _HOW.search(question) else "table" if _WHICH.search(question) else None
+        for group in groups:
+            best = float(max(relevance[i] for i in group))
+            if wanted is not None and any(units[i].kind == wanted for i in group):
+                best = min(1.0, best + _BLOCK_BONUS)
+            number = citations[group[0]]
+            share = 1.0 - (1.0 - _LAST_RANK_SHARE) * (number - 1) / last
+            candidates.append(_Candidate([units[i] for i in group], number, best * share, best))
+        return candidates
+
+    def passages(self, question: str, documents: Sequence[Document]) -> list[Passage]:
+        """The quoted units, best first: at most ``max_sentences`` units and ``max_chars``
+        characters, each group reaching ``min_relevance``. Ties keep document order."""
+        candidates = sorted(self._candidates(question, documents), key=lambda c: -c.score)
+        chosen: list[Passage] = []
+        chars = 0
+        for candidate in candidates:
+            if len(chosen) >= self.max_sentences:
+                break
+            if candidate.relevance < self.min_relevance or len(chosen) + len(candidate.units) > self.max_sentences:
+                continue
+            texts: list[str] = []
+            room = self.max_chars - chars
+            for unit in candidate.units:
+                text = unit.text if unit.kind == "sentence" else _fit(unit.text, room)
+                if not text or len(text) > room:
+                    break  # a sentence without the block it introduces is no answer
+                texts.append(text)
+                room -= len(text)
+            if len(texts) < len(candidate.units):
+                continue
+            for unit, text in zip(candidate.units, texts):
+                chosen.append(Passage(text, candidate.citation, round(candidate.score, 6), unit.kind,
+                                      unit.start, unit.start + len(text)))
+                chars += len(text)
+        return chosen
 
     def _pieces(self, value: Any) -> list[str]:
         passages = self.passages(*self._inputs(value))
         if not passages:
             return [NO_ANSWER]
-        return [("" if i == 0 else " ") + f"{p.text} [{p.citation}]" for i, p in enumerate(passages)]
+        # Grouped by document, best document first; in the document's own order inside.
+        order = list(dict.fromkeys(p.citation for p in passages))
+        ordered = sorted(passages, key=lambda p: (order.index(p.citation), p.start))
+        pieces: list[str] = []
+        previous: Optional[Passage] = None
+        for passage in ordered:
+            block = passage.kind != "sentence"
+            if previous is None:
+                lead = ""
+            elif block or previous.kind != "sentence" or previous.citation != passage.citation:
+                lead = "\n\n"
+            else:
+                lead = " "
+            pieces.append(f"{lead}{passage.text}\n[{passage.citation}]" if block
+                          else f"{lead}{passage.text} [{passage.citation}]")
+            previous = passage
+        return pieces
 
     def invoke(self, input: dict, config: Optional[RunnableConfig] = None, **kwargs: Any) -> str:
         return self._call_traced(lambda value, _cfg: "".join(self._pieces(value)), input, config)
@@ -166,4 +267,13 @@ class ExtractiveAnswerer(Runnable[dict, str]):
 
     def __repr__(self) -> str:
         return (f"ExtractiveAnswerer(embeddings={type(self.embeddings).__name__}, max_sentences={self.max_sentences}, "
-                f"min_relevance={self.min_relevance})")
+                f"max_chars={self.max_chars}, min_relevance={self.min_relevance})")
+
+
+def _fit(block: str, room: int) -> str:
+    """``block`` cut after its last whole line that fits in ``room`` characters ('' if none)."""
+    if len(block) <= room:
+        return block
+    cut = block.rfind("\n", 0, room + 1)
+    return block[:cut].rstrip() if cut > 0 else ""
+

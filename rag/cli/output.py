@@ -102,9 +102,22 @@ def print_results(
         print(f"   {snippet(document.page_content)}", file=out)
 
 
+def _source_line(source: Any) -> str:
+    """``[n] title — path#anchor (§ section)``, or the character range for indexes built
+    without section metadata."""
+    title = f"{source.title} — " if source.title else ""
+    where = []
+    if source.section and source.section != source.title:
+        where.append(f"§ {source.section}")
+    if not source.anchor and source.start is not None:
+        where.append(f"characters {source.start}-{source.end}")
+    return f"  [{source.n}] {title}{source.location}" + (f" ({', '.join(where)})" if where else "")
+
+
 def print_answer(answer: Any, *, as_json: bool = False, streamed: bool = False, stream: Optional[IO[str]] = None) -> None:
     """An :class:`~rag.index.Answer`: the answer (unless it was ``streamed`` already), then
-    its numbered sources; or the whole as JSON."""
+    the sources it cites, the others retrieved, and any citation removed; or the whole as
+    JSON."""
     out = _out(stream)
     if as_json:
         print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False), file=out)
@@ -112,11 +125,20 @@ def print_answer(answer: Any, *, as_json: bool = False, streamed: bool = False, 
     if not streamed:
         print(answer.answer, file=out)
     sources = answer.sources
-    if sources:
+    cited = [source for source in sources if source.cited]
+    others = [source for source in sources if not source.cited]
+    if cited:
         print("\nSources:", file=out)
-        for source in sources:
-            title = f"{source.title} — " if source.title else ""
-            print(f"  [{source.n}] {title}{source.source}", file=out)
+        for source in cited:
+            print(_source_line(source), file=out)
+    if others:
+        print("\nAlso retrieved:" if cited else "\nRetrieved (not cited):", file=out)
+        for source in others:
+            print(_source_line(source), file=out)
+    if answer.invalid_citations:
+        numbers = ", ".join(f"[{n}]" for n in answer.invalid_citations)
+        print(f"\nRemoved citation(s) {numbers}: no source has that number"
+              + (" (they remain in the streamed text above)" if streamed else "") + ".", file=out)
 
 
 def _human_bytes(count: int) -> str:
@@ -185,5 +207,6 @@ def print_answer_bench(result: Any, *, as_json: bool = False, stream: Optional[I
     totals = result.totals
     precision = "n/a (nothing quoted)" if totals.precision is None else f"{totals.precision:.1%}"
     print(f"\n{result.model} answers to {totals.questions} questions in {totals.seconds:.1f} s: key phrase "
-          f"{totals.key_phrase:.1%}, expected source cited {totals.source_cited:.1%}, citation precision "
+          f"{totals.key_phrase:.1%}, expected source cited {totals.source_cited:.1%} (retrieved {totals.retrieved:.1%}), "
+          f"citation precision "
           f"{precision} ({totals.units} quoted units)", file=out)

@@ -21,19 +21,13 @@ from __future__ import annotations
 
 import csv
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence, Union
 
+from rag.chains.citations import cited_units, strip_marks
 from rag.errors import ValidationError
 
-__all__ = ["QAItem", "AnswerScore", "AnswerTotals", "load_qa", "cited_units", "score_answer", "summarize_scores",
-           "CITATION"]
-
-#: One citation mark ``[n]``; marks may stand together (``[1][3]``) or list numbers (``[1, 3]``).
-CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-_MARKS = re.compile(r"(?:\s*\[\d+(?:\s*,\s*\d+)*\])+")
-
+__all__ = ["QAItem", "AnswerScore", "AnswerTotals", "load_qa", "score_answer", "summarize_scores"]
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
@@ -79,31 +73,12 @@ def load_qa(path: Union[str, os.PathLike]) -> list[QAItem]:
     return items
 
 
-def cited_units(answer: str) -> list[tuple[str, tuple[int, ...]]]:
-    """The quoted units of an answer: each stretch of text that ends in citation marks, with
-    the numbers it cites, in order. Text after the last mark cites nothing and is left out.
-
-    >>> cited_units("Paris is big. [1] Rome too [2][3]. Bye")
-    [('Paris is big.', (1,)), ('Rome too', (2, 3))]
-    """
-    units: list[tuple[str, tuple[int, ...]]] = []
-    position = 0
-    for marks in _MARKS.finditer(answer):
-        numbers = tuple(int(n) for group in CITATION.findall(marks.group()) for n in group.split(","))
-        text = answer[position:marks.start()].strip()
-        # A unit's own closing punctuation may follow its mark ("Rome too [2]."): drop it.
-        text = text.lstrip(".,;:").strip()
-        if text:
-            units.append((text, numbers))
-        position = marks.end()
-    return units
-
-
 @dataclass
 class AnswerScore:
     """The checks of one answer: ``key_phrase`` and ``source_cited`` (bools), ``units``
-    quoted and how many of them are ``verbatim`` in the sources they cite, and the numbers
-    cited that name no source (``invalid``)."""
+    quoted and how many of them are ``verbatim`` in the sources they cite, the numbers
+    cited that name no source (``invalid``), and whether an expected source was among
+    those retrieved at all (``retrieved``: the most the answerer could cite)."""
 
     question: str
     key_phrase: bool
@@ -112,6 +87,7 @@ class AnswerScore:
     verbatim: int
     cited_sources: list[str] = field(default_factory=list)
     invalid: list[int] = field(default_factory=list)
+    retrieved: bool = False
 
     @property
     def precision(self) -> Optional[float]:
@@ -122,7 +98,7 @@ class AnswerScore:
 def score_answer(item: QAItem, answer: str, sources: Mapping[int, tuple[Optional[str], str]]) -> AnswerScore:
     """Check ``answer`` against ``item``; ``sources`` maps each citation number to the
     source's path or URL and the text it shows (what a quote must be verbatim in)."""
-    plain = _flat(_MARKS.sub(" ", answer)).lower()
+    plain = _flat(strip_marks(answer)).lower()
     key_phrase = any(_flat(phrase).lower() in plain for phrase in item.key_phrases)
     units = cited_units(answer)
     cited = sorted({n for _, numbers in units for n in numbers})
@@ -131,15 +107,16 @@ def score_answer(item: QAItem, answer: str, sources: Mapping[int, tuple[Optional
     verbatim = sum(1 for text, numbers in units
                    if all(n in flat_sources and _flat(text) in flat_sources[n] for n in numbers))
     paths = [str(sources[n][0]) for n in cited if n in sources]
+    retrieved = any(item.matches_source(path) for path, _ in sources.values())
     return AnswerScore(item.question, key_phrase, any(item.matches_source(p) for p in paths),
-                       len(units), verbatim, paths, invalid)
+                       len(units), verbatim, paths, invalid, retrieved)
 
 
 @dataclass
 class AnswerTotals:
-    """Overall figures of a run: shares in [0, 1] of answers with a key phrase and with an
-    expected source cited; ``precision``: verbatim units over all quoted units (None when
-    nothing was quoted)."""
+    """Overall figures of a run: shares in [0, 1] of answers with a key phrase, with an
+    expected source cited, and with one retrieved (``retrieved``); ``precision``: verbatim
+    units over all quoted units (None when nothing was quoted)."""
 
     questions: int
     key_phrase: float
@@ -147,10 +124,11 @@ class AnswerTotals:
     precision: Optional[float]
     units: int
     seconds: float = 0.0
+    retrieved: float = 0.0
 
     def to_json(self) -> dict:
         return {"questions": self.questions, "key_phrase": round(self.key_phrase, 4),
-                "source_cited": round(self.source_cited, 4),
+                "source_cited": round(self.source_cited, 4), "source_retrieved": round(self.retrieved, 4),
                 "citation_precision": None if self.precision is None else round(self.precision, 4),
                 "units": self.units, "seconds": round(self.seconds, 3)}
 
@@ -163,4 +141,5 @@ def summarize_scores(scores: Sequence[AnswerScore], seconds: float = 0.0) -> Ans
     verbatim = sum(s.verbatim for s in scores)
     return AnswerTotals(len(scores), sum(s.key_phrase for s in scores) / len(scores),
                         sum(s.source_cited for s in scores) / len(scores),
-                        verbatim / units if units else None, units, seconds)
+                        verbatim / units if units else None, units, seconds,
+                        sum(s.retrieved for s in scores) / len(scores))

@@ -7,16 +7,21 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 from rag.chains import ExtractiveAnswerer, create_retrieval_chain, create_stuff_documents_chain
+from rag.chains.citations import cited_numbers, cited_units, drop_invalid_citations
 from rag.documents import Document
+from rag.index.passages import locate_quote, merge_sources, position_at
 from rag.prompts import ChatPromptTemplate, PromptTemplate
 from rag.retrievers import BaseRetriever
+from rag.runnables import RunnableLambda, RunnablePick
 from rag.search_types import INDEX_SEARCH_TYPES
 
-__all__ = ["IndexRetriever", "Answer", "Source", "answer_chain", "SYSTEM_PROMPT"]
+__all__ = ["IndexRetriever", "Answer", "Source", "Citation", "answer_chain", "SYSTEM_PROMPT"]
 
 SYSTEM_PROMPT = (
-    "Answer the question using only the numbered passages below. Cite the passages you use "
-    "as [n]. If the passages do not contain the answer, say so.\n\n{context}"
+    "Answer the question using only the numbered passages below. After each sentence, cite "
+    "the passage(s) it comes from as [n], using only the numbers shown; quote the passages' "
+    "own words, code and table rows where you can. If the passages do not contain the "
+    "answer, say so.\n\n{context}"
 )
 _EXCERPT = 160  # characters of each source quoted in an answer's list of sources
 
@@ -61,56 +66,141 @@ def _snippet(text: str, width: int) -> str:
 
 @dataclass
 class Source:
-    """One numbered passage an answer may cite as ``[n]``."""
+    """One numbered passage an answer may cite as ``[n]``: its ``title``, ``source`` (path
+    or URL), chunk ``id``, ``excerpt`` (its first 160 characters), and where it sits in
+    its document: ``section`` and ``anchor`` (the nearest heading before it and its HTML
+    id, for indexes built with them), ``start``/``end`` (character offsets), ``cited``
+    (whether the answer cites it) and ``chunk_ids`` (the overlapping chunks it joins)."""
 
     n: int
     title: str
     source: Optional[str]
     id: Optional[str]
     excerpt: str
+    section: Optional[str] = None
+    anchor: Optional[str] = None
+    start: Optional[int] = None
+    end: Optional[int] = None
+    cited: bool = False
+    chunk_ids: list[str] = field(default_factory=list)
 
     @classmethod
-    def of(cls, document: Document, rank: int) -> "Source":
-        return cls(document.metadata.get("n", rank), document.metadata.get("title") or "",
-                   document.metadata.get("source"), document.id, _snippet(document.page_content, _EXCERPT))
+    def of(cls, document: Document, rank: int, cited: bool = False) -> "Source":
+        metadata = document.metadata
+        start = metadata.get("start_index") if isinstance(metadata.get("start_index"), int) else None
+        return cls(metadata.get("n", rank), metadata.get("title") or "", metadata.get("source"), document.id,
+                   _snippet(document.page_content, _EXCERPT), metadata.get("section"), metadata.get("anchor"),
+                   start, None if start is None else start + len(document.page_content), cited,
+                   list(metadata.get("chunk_ids") or ([document.id] if document.id else [])))
+
+    @property
+    def location(self) -> str:
+        """Where to read it: the path or URL with ``#anchor`` when there is one."""
+        where = self.source or "?"
+        return f"{where}#{self.anchor}" if self.anchor else where
+
+
+@dataclass
+class Citation:
+    """One quote of an answer: the ``n`` it cites, the exact ``text`` of the source it
+    quotes, and its ``start``/``end`` offsets in the source document (None when the quote
+    is not verbatim in the source, as a model's paraphrase may not be), with the
+    ``section`` and ``anchor`` in force there."""
+
+    n: int
+    text: str
+    start: Optional[int] = None
+    end: Optional[int] = None
+    section: Optional[str] = None
+    anchor: Optional[str] = None
 
 
 @dataclass
 class Answer:
-    """An answer and the passages it was drawn from (``context``, numbered as cited)."""
+    """An answer and the passages it was drawn from (``context``, numbered as cited).
+    ``invalid_citations``: numbers the answer cited that name no passage (removed from
+    ``answer``)."""
 
     question: str
     answer: str
     context: list[Document] = field(default_factory=list)
+    invalid_citations: list[int] = field(default_factory=list)
+
+    def _numbers(self) -> dict[int, Document]:
+        return {document.metadata.get("n", rank): document for rank, document in enumerate(self.context, start=1)}
 
     @property
     def sources(self) -> list[Source]:
-        return [Source.of(document, rank) for rank, document in enumerate(self.context, start=1)]
+        """Every passage, in number order; ``cited`` says which the answer cites."""
+        cited = set(cited_numbers(self.answer))
+        return [Source.of(document, rank, document.metadata.get("n", rank) in cited)
+                for rank, document in enumerate(self.context, start=1)]
 
-    @classmethod
-    def from_result(cls, result: dict[str, Any]) -> "Answer":
-        """From the output of a retrieval chain (``input``, ``context``, ``answer``)."""
-        return cls(result["input"], result["answer"], list(result.get("context") or []))
+    @property
+    def cited_sources(self) -> list[Source]:
+        return [source for source in self.sources if source.cited]
+
+    @property
+    def also_retrieved(self) -> list[Source]:
+        """The passages retrieved that the answer does not cite."""
+        return [source for source in self.sources if not source.cited]
+
+    @property
+    def citations(self) -> list[Citation]:
+        """Each quoted unit of the answer, once per source it cites, in answer order."""
+        numbers = self._numbers()
+        found: list[Citation] = []
+        for quote, cited in cited_units(self.answer):
+            for n in cited:
+                document = numbers.get(n)
+                if document is None:
+                    continue
+                span = locate_quote(document.page_content, quote)
+                if span is None:
+                    found.append(Citation(n, quote))
+                    continue
+                base = document.metadata.get("start_index")
+                base = base if isinstance(base, int) else 0
+                position = position_at(document, span[0])
+                found.append(Citation(n, document.page_content[span[0]:span[1]], base + span[0], base + span[1],
+                                      position.get("section"), position.get("anchor")))
+        return found
 
     def source_texts(self) -> dict[int, tuple[Optional[str], str]]:
         """Citation number -> (source path or URL, the passage text a quote cites)."""
-        return {document.metadata.get("n", rank): (document.metadata.get("source"), document.page_content)
-                for rank, document in enumerate(self.context, start=1)}
+        return {n: (document.metadata.get("source"), document.page_content) for n, document in self._numbers().items()}
+
+    @classmethod
+    def from_result(cls, result: dict[str, Any]) -> "Answer":
+        """From the output of a retrieval chain (``input``, ``context``, ``answer``);
+        citations to numbers no passage has are removed and listed in ``invalid_citations``."""
+        context = list(result.get("context") or [])
+        valid = {document.metadata.get("n", rank) for rank, document in enumerate(context, start=1)}
+        text, invalid = drop_invalid_citations(result["answer"], valid)
+        return cls(result["input"], text, context, invalid)
 
     def to_json(self) -> dict[str, Any]:
-        return {"question": self.question, "answer": self.answer, "sources": [asdict(s) for s in self.sources]}
+        sources = self.sources
+        return {"question": self.question, "answer": self.answer,
+                "citations": [asdict(c) for c in self.citations],
+                "sources": [asdict(s) for s in sources if s.cited],
+                "also_retrieved": [asdict(s) for s in sources if not s.cited],
+                "invalid_citations": self.invalid_citations}
 
 
 def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None) -> Any:
     """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``.
 
-    Without ``llm`` the answer is extracted offline: whole sentences from the passages,
-    scored with the index's own ``embeddings``, each cited ``[n]``. With ``llm`` (a chat
-    model Runnable, such as ``ChatOpenAI(model=...)``), the numbered passages go to it
-    with :data:`SYSTEM_PROMPT`.
+    The retrieved chunks are merged into sources first (overlapping chunks of one document
+    become one, see :func:`rag.index.passages.merge_sources`), numbered ``[n]``. Without
+    ``llm`` the answer is extracted offline (:class:`~rag.chains.ExtractiveAnswerer`:
+    sentences, code blocks, lists and tables, scored with the index's own ``embeddings``,
+    each cited ``[n]``). With ``llm`` (a chat model Runnable, such as
+    ``ChatOpenAI(model=...)``), the numbered sources go to it with :data:`SYSTEM_PROMPT`.
     """
+    sources = RunnablePick("input") | retriever | RunnableLambda(merge_sources, name="merge_sources")
     if llm is None:
-        return create_retrieval_chain(retriever, ExtractiveAnswerer(embeddings=embeddings))
+        return create_retrieval_chain(sources, ExtractiveAnswerer(embeddings=embeddings))
     prompt = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), ("human", "{input}")])
     combine = create_stuff_documents_chain(llm, prompt, document_prompt=PromptTemplate.from_template("[{n}] {page_content}"))
-    return create_retrieval_chain(retriever, combine)
+    return create_retrieval_chain(sources, combine)

@@ -31,7 +31,7 @@ class AnswerBenchResult:
             "qa": self.qa, "model": self.model, "overall": self.totals.to_json(),
             "questions": [{"question": s.question, "key_phrase": s.key_phrase, "source_cited": s.source_cited,
                            "units": s.units, "verbatim": s.verbatim, "invalid_citations": s.invalid,
-                           "cited_sources": s.cited_sources, "answer": answer}
+                           "source_retrieved": s.retrieved, "cited_sources": s.cited_sources, "answer": answer}
                           for s, answer in zip(self.scores, self.answers)],
         }
 
@@ -49,7 +49,10 @@ def bench_answers(index: Any, qa: Union[str, os.PathLike, list[QAItem]], *, k: i
     began = time.perf_counter()
     for item in items:
         answer = Answer.from_result(chain.invoke({"input": item.question}))
-        scores.append(score_answer(item, answer.answer, answer.source_texts()))
+        score = score_answer(item, answer.answer, answer.source_texts())
+        # The answer's citations to missing sources were removed from its text: count them.
+        score.invalid = sorted(set(score.invalid) | set(answer.invalid_citations))
+        scores.append(score)
         answers.append(answer.answer)
     seconds = time.perf_counter() - began
     model = "offline" if llm is None else str(getattr(llm, "model_name", None) or getattr(llm, "model", "model"))

@@ -2,6 +2,7 @@
 ``rag bench --answers`` on an index of real PostgreSQL manual pages."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from rag.errors import ValidationError
-from rag.evaluation.answers import QAItem, cited_units, load_qa, score_answer, summarize_scores
+from rag.chains.citations import cited_units
+from rag.evaluation.answers import QAItem, load_qa, score_answer, summarize_scores
 
 PGDOC = Path(__file__).parent / "data" / "pgdoc"
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,8 +41,13 @@ def test_an_expected_source_matches_a_full_path_ending_in_it():
 
 
 def test_cited_units_are_the_texts_before_each_group_of_marks():
-    assert cited_units("One. [1] Two [2, 3]. Three [4][1] trailing") == [
+    assert cited_units("One. [1] Two [2, 3]. Three [4][1] Trailing") == [
         ("One.", (1,)), ("Two", (2, 3)), ("Three", (4, 1))]
+
+
+def test_brackets_inside_a_quote_followed_by_a_lower_case_word_are_not_citations():
+    assert cited_units("In an integer range type [4,8] and (3,9) denote the same set of values. [1]") == [
+        ("In an integer range type [4,8] and (3,9) denote the same set of values.", (1,))]
 
 
 def test_a_quote_is_verbatim_when_found_in_its_source_after_collapsing_white_space():
@@ -96,3 +103,20 @@ def test_bench_answers_without_the_qa_file_names_it(pg_index, tmp_path):
 def test_bench_without_dataset_or_answers_says_what_to_give():
     done = rag("bench")
     assert done.returncode == 1 and "--answers QA.tsv" in done.stderr
+
+
+def test_bench_answers_with_a_model_asks_it_and_counts_invalid_citations(pg_index, tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from chat_completions_server import Reply, ScriptedServer, completion
+
+    qa = write_qa(tmp_path / "qa.tsv", ["How do I create a database?\tCREATE DATABASE name;\tmanage-ag-createdb.html"])
+    with ScriptedServer() as server:
+        server.script(Reply(body=completion("Run CREATE DATABASE name; [1] as shown in [7].")))
+        done = subprocess.run([sys.executable, "-m", "rag", "bench", "--answers", str(qa), "--index", str(pg_index),
+                               "--model", "test-model", "--base-url", server.base_url, "--json"],
+                              capture_output=True, text=True, cwd=ROOT, env={**os.environ, "OPENAI_API_KEY": "sk-test"})
+        assert done.returncode == 0, done.stderr
+        assert "[1]" in server.requests[0]["messages"][0]["content"]
+    [question] = json.loads(done.stdout)["questions"]
+    assert question["key_phrase"] is True and question["invalid_citations"] == [7]
+    assert json.loads(done.stdout)["model"] == "test-model"

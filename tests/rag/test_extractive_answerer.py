@@ -117,6 +117,62 @@ def test_every_citation_points_at_a_document_containing_the_quoted_sentence(text
     documents = [Document(text) for text in texts]
     for passage in ExtractiveAnswerer(min_relevance=0.0, max_sentences=5).passages(question, documents):
         assert 1 <= passage.citation <= len(documents)
-        # Quotes join hard-wrapped lines: compare with the document's whitespace normalised.
-        assert passage.text in " ".join(documents[passage.citation - 1].page_content.split())
+        # Sentences join hard-wrapped lines: compare with whitespace normalised.
+        source = documents[passage.citation - 1].page_content
+        assert " ".join(source[passage.start:passage.end].split()) == " ".join(passage.text.split())
         assert 0.0 <= passage.relevance <= 1.0
+
+
+# -- units: code, tables, limits and order ------------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from loaders import ReadableHTMLLoader  # noqa: E402
+from splitters import RecursiveCharacterTextSplitter  # noqa: E402
+
+PGDOC = Path(__file__).parent / "data" / "pgdoc"
+
+
+def page_chunks(name):
+    page = ReadableHTMLLoader(PGDOC / name).load()
+    return RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200, add_start_index=True).split_documents(page)
+
+
+def test_a_how_do_i_question_gets_the_code_with_the_sentence_introducing_it():
+    chunks = page_chunks("indexes-intro.html")[:3]
+    answer = ExtractiveAnswerer().invoke({"input": "How do I create an index on the id column?", "context": chunks})
+    assert re.search(r"The following command can be used to create an index on the id column, as discussed: \[(\d)\]"
+                     r"\n\nCREATE INDEX test1_id_index ON test1 \(id\);\n\[\1\]", answer)
+
+
+def test_at_most_four_units_and_1200_characters_are_quoted():
+    chunks = page_chunks("ddl-alter.html")
+    passages = ExtractiveAnswerer(min_relevance=0.0).passages("How do I change a column of a table?", chunks)
+    assert 1 <= len(passages) <= 4 and sum(len(p.text) for p in passages) <= 1200
+
+
+def test_a_sources_quotes_come_in_the_documents_own_order():
+    chunks = page_chunks("ddl-alter.html")
+    answerer = ExtractiveAnswerer(min_relevance=0.0)
+    passages = answerer.passages("How do I add or remove a column or a constraint?", chunks)
+    answer = answerer.invoke({"input": "How do I add or remove a column or a constraint?", "context": chunks})
+    for citation in {p.citation for p in passages}:
+        quoted = sorted((p for p in passages if p.citation == citation), key=lambda p: p.start)
+        positions = [answer.index(p.text) for p in quoted]
+        assert positions == sorted(positions)
+
+
+def test_a_block_is_cut_at_a_line_to_fit_the_character_limit():
+    table = "\n".join(f"type{n} | {n} bytes | a description of type number {n}" for n in range(20))
+    document = Document("The table lists every type and its size:\n\n" + table)
+    passages = ExtractiveAnswerer(max_chars=300, min_relevance=0.0).passages("Which type has which size?", [document])
+    assert [p.kind for p in passages] == ["sentence", "table"]
+    assert sum(len(p.text) for p in passages) <= 300 and passages[1].text.startswith("type0 | 0 bytes")
+    assert document.page_content[passages[1].start:passages[1].end] == passages[1].text
+
+
+def test_headings_from_metadata_are_never_quoted():
+    document = Document("Adding a Column to a Table\n\nTo add a column, use ALTER TABLE.",
+                        {"headings": [[0, "Adding a Column to a Table", None]]})
+    passages = ExtractiveAnswerer(min_relevance=0.0).passages("Adding a column to a table", [document])
+    assert [p.text for p in passages] == ["To add a column, use ALTER TABLE."]

@@ -1,0 +1,228 @@
+"""Answer units of a passage: sentences, and whole code blocks, lists and tables.
+
+A passage's text is read as blocks separated by blank lines, as the loaders lay pages
+out (:mod:`loaders._readable`: paragraphs and ``<pre>`` blocks apart, list items and table
+rows one per line, table cells joined by `` | ``; Markdown files as written). Each block is
+a heading (when the passage's ``headings`` metadata says so, or a short line without
+closing punctuation), navigation or boilerplate (never quoted), a table, a code block, a
+list, or prose, which is cut into sentences. Adjacent code blocks are one block (a blank
+line inside ``<pre>``), as are adjacent table blocks (a table's head and body).
+
+A code block, list or table *belongs* to the sentence that introduces it: the last
+sentence of the prose block just before it (a table's caption line may stand between),
+when that sentence announces it (it ends with a colon or without a full stop, or it says
+"the following", "for example", "Table 8.2 lists ...").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, Optional, Sequence
+
+__all__ = ["Unit", "text_units", "split_sentences", "MAX_BLOCK_LINES"]
+
+UnitKind = Literal["sentence", "code", "list", "table"]
+
+#: A code block, list or table longer than this many lines is quoted up to it.
+MAX_BLOCK_LINES = 25
+
+# A sentence ends at . ! or ? followed by white space (a closing quote or bracket may
+# come between). Abbreviations such as "e.g. x" may split early, which costs a shorter
+# quote, never a wrong citation.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+")
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")  # blank lines; the next line's indentation stays
+_WORD = re.compile(r"\w\w+")
+_CLOSED = re.compile(r"[.!?:;)\"']$")
+# Fragments this short without closing punctuation are headings or labels, not answers.
+_MIN_OPEN_WORDS = 8
+_CAPTION_NUMBER = re.compile(r"^(?:Table|Figure|Example|Chapter|Section|Part|Appendix)\s+[\w.-]+$", re.I)
+_POINTER = re.compile(r"\b(?:follow(?:s|ing)|below|example|table|figure|listing|these|like this|as shown)\b", re.I)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+\S")
+# Signs of code in a line that does not end like prose: operators, brackets, shell prompts.
+_CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w+\(|^[A-Z]{3,}\s+[A-Z]{2,}")
+_TOC_LINE = re.compile(r"^\s*(?:[A-Z]\.)?\d+(?:\.\d+)*\.\s+\S.{0,100}$")
+_PROSE_END = re.compile(r"[.!?:][\"')\]]?$")
+# Navigation and boilerplate lines a documentation page or site repeats.
+_NAVIGATION = re.compile(
+    r"^(?:prev(?:ious)?(?: topic)?|next(?: topic)?|up|home|top|table of contents|contents|index|"
+    r"this page|show source|edit on \w+|submit (?:a )?correction|report a bug)\b.{0,80}$"
+    r"|\u00bb|\u203a.*\u203a|^\u00a9|^copyright\b|all rights reserved|^last updated\b|"
+    r"if you see anything in the documentation that is not correct",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of a passage: ``kind``, ``start``/``end`` (character offsets in the
+    passage's text, end exclusive) and ``text`` as quoted (a sentence on one line; a block
+    with its lines, at most :data:`MAX_BLOCK_LINES`). ``owner``: for a block, the index in
+    the unit list of the sentence that introduces it (None when none does); ``block``: the
+    index of the text block it comes from; ``label``: for the sentences of a definition,
+    the term they define (a definition list's ``work_mem (integer)``), which says what
+    they are about although they do not name it."""
+
+    kind: UnitKind
+    start: int
+    end: int
+    text: str
+    block: int
+    owner: Optional[int] = None
+    label: str = ""
+
+
+def _is_sentence(part: str) -> bool:
+    words = len(_WORD.findall(part))
+    if _CAPTION_NUMBER.match(part):
+        return False  # "Table 8.2." of a caption "Table 8.2. Numeric Types"
+    return words > 0 and (bool(_CLOSED.search(part)) or words >= _MIN_OPEN_WORDS)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, each on one line; headings and other short fragments
+    without closing punctuation (fewer than 8 words) are left out.
+
+    >>> split_sentences("Capitals\\n\\nParis is in\\nFrance. It is big!\\n\\nRome: Italy")
+    ['Paris is in France.', 'It is big!']
+    """
+    return [unit.text for unit in text_units(text) if unit.kind == "sentence"]
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each block: runs of text between blank lines, stripped."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for gap in [*_BLOCK_BREAK.finditer(text), None]:
+        end = gap.start() if gap is not None else len(text)
+        piece = text[position:end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip("\n"))
+            spans.append((position + lead, position + len(piece.rstrip())))
+        position = gap.end() if gap is not None else len(text)
+    return spans
+
+
+def _code_line(line: str) -> bool:
+    """A line that reads as code: indented (only preformatted text keeps indentation), or
+    not ending like prose and dense in code signs (short, or a sign every few words)."""
+    if line[:1] in (" ", "\t"):
+        return True
+    if _PROSE_END.search(line.rstrip()):
+        return False
+    signs = len(_CODE_SIGN.findall(line))
+    words = len(_WORD.findall(line))
+    return signs > 0 and (words <= 12 or signs * 4 >= words)
+
+
+def _kind(block: str) -> str:
+    """``table``, ``code``, ``list``, ``navigation`` or ``prose`` for one block's text."""
+    lines = [line for line in block.split("\n") if line.strip()]
+    if all(_NAVIGATION.search(line.strip()) or _TOC_LINE.match(line) for line in lines):
+        return "navigation"  # also a page's own table of contents: numbered section titles
+    if _FENCE.match(lines[0]):
+        return "code"
+    rows = sum(" | " in line or line.lstrip().startswith("|") for line in lines)
+    if rows * 2 > len(lines) and (rows >= 2 or block.count(" | ") >= 2):  # one pipe is a shell's
+        return "table"
+    code = sum(_code_line(line) for line in lines)
+    if code * 2 > len(lines) or (code and any(line[:1] in (" ", "\t") for line in lines)):
+        return "code"
+    open_lines = sum(not _PROSE_END.search(line.rstrip()) for line in lines)
+    if len(lines) >= 2 and (all(_BULLET.match(line) for line in lines) or open_lines == len(lines)):
+        return "list"
+    return "prose"
+
+
+def _sentences(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """(start, end, one-line text) of each sentence of ``text[start:end]``."""
+    found: list[tuple[int, int, str]] = []
+    position = start
+    for gap in [*_SENTENCE_END.finditer(text, start, end), None]:
+        stop = gap.start() if gap is not None else end
+        part = text[position:stop]
+        flat = " ".join(part.split())
+        if flat and _is_sentence(flat):
+            found.append((position, stop, flat))
+        position = gap.end() if gap is not None else end
+    return found
+
+
+def _cut(text: str) -> str:
+    lines = text.split("\n")
+    return "\n".join(lines[:MAX_BLOCK_LINES])
+
+
+def _introduces(sentence: str) -> bool:
+    """Whether a sentence announces the block after it: it ends open ("is:", "is") or
+    points at it ("Table 8.2 lists ...", "for example", "the following")."""
+    return not sentence.endswith((".", "!", "?")) or bool(_POINTER.search(sentence))
+
+
+def _is_label(block: str) -> bool:
+    """A definition list's term: one or two short lines (at most 6 words each) that do not
+    end like a statement (``work_mem (integer)``; ``-a`` / ``--echo-all``)."""
+    lines = [line.strip() for line in block.split("\n") if line.strip()]
+    return 0 < len(lines) <= 2 and all(
+        len(line.split()) <= 6 and not _PROSE_END.search(line) and not line.endswith(";") for line in lines)
+
+
+def _heading_offsets(headings: Any) -> set[int]:
+    if not isinstance(headings, (list, tuple)):
+        return set()
+    return {h[0] for h in headings if isinstance(h, (list, tuple)) and h and isinstance(h[0], int)}
+
+
+def text_units(text: str, headings: Optional[Sequence[Any]] = None) -> list[Unit]:
+    """The units of ``text`` in order (see the module docstring). ``headings``: the
+    passage's ``[offset, title, anchor]`` list (metadata ``headings``): blocks that begin
+    there are headings, never units.
+
+    >>> [(u.kind, u.text) for u in text_units("Run this:\\n\\n  make test\\n\\nIt is quick.")]
+    [('sentence', 'Run this:'), ('code', '  make test'), ('sentence', 'It is quick.')]
+    """
+    heading_starts = _heading_offsets(headings)
+    spans = _blocks(text)
+    kinds = ["heading" if start in heading_starts else _kind(text[start:end]) for start, end in spans]
+    # A one-line head with a single " | " is a table's when the body follows it.
+    for index in range(len(kinds) - 1):
+        head = text[spans[index][0]:spans[index][1]]
+        if kinds[index + 1] == "table" and kinds[index] != "heading" and "\n" not in head and " | " in head:
+            kinds[index] = "table"
+    # Adjacent code blocks (blank lines inside <pre>) and table blocks (head and body) join.
+    merged: list[tuple[int, int, str]] = []
+    for (start, end), kind in zip(spans, kinds):
+        if merged and kind in ("code", "table") and merged[-1][2] == kind:
+            merged[-1] = (merged[-1][0], end, kind)
+        else:
+            merged.append((start, end, kind))
+    units: list[Unit] = []
+    last_sentence: Optional[int] = None  # the sentence a following block belongs to
+    label = ""  # the term the next prose block defines
+    for number, (start, end, kind) in enumerate(merged):
+        block_text = text[start:end]
+        following = merged[number + 1][2] if number + 1 < len(merged) else ""
+        # "The general command form is" / "is:" introduce what follows; a full stop does not.
+        introduced = last_sentence is not None and not units[last_sentence].text.endswith((".", "!", "?"))
+        if kind in ("code", "list") and following == "prose" and not introduced and _is_label(block_text):
+            label, last_sentence = " ".join(block_text.split()), None
+            continue
+        if kind == "prose":
+            found = _sentences(text, start, end)
+            for s_start, s_end, flat in found:
+                units.append(Unit("sentence", s_start, s_end, flat, number, label=label))
+            label = ""
+            if found:
+                last_sentence = len(units) - 1
+            elif len(_WORD.findall(block_text)) > _MIN_OPEN_WORDS:
+                last_sentence = None  # a long fragment stands between
+            # A short fragment (a table's caption, a label) keeps the introducing sentence.
+        elif kind in ("code", "list", "table") and len(_WORD.findall(block_text)) >= 2:
+            quoted = _cut(block_text)
+            owner = last_sentence if last_sentence is not None and _introduces(units[last_sentence].text) else None
+            units.append(Unit(kind, start, start + len(quoted), quoted, number, owner))
+            last_sentence = None
+        else:
+            last_sentence = None  # a heading or navigation ends what a sentence introduces
+    return units

@@ -1,0 +1,132 @@
+"""The passages an answer cites: retrieved chunks merged into sources, and quotes located
+in them.
+
+Chunks of one document that overlap (the splitter repeats ``chunk_overlap`` characters)
+are one source: their texts joined at the overlap, numbered by the best rank among them.
+A quote is found in its source whatever its white space (an extractive answer joins a
+sentence's hard-wrapped lines), and reported with the exact text and offsets of the
+document it comes from.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional, Sequence
+
+from rag.documents import Document
+
+__all__ = ["merge_sources", "locate_quote", "position_at"]
+
+
+# Chunks this close are neighbours too: the splitter drops the paragraph break between them.
+_GAP = 2
+
+
+def _start(document: Document) -> Optional[int]:
+    start = document.metadata.get("start_index")
+    return start if isinstance(start, int) and not isinstance(start, bool) else None
+
+
+def _shifted(headings: Any, by: int) -> list[list]:
+    if not isinstance(headings, list):
+        return []
+    return [[h[0] + by, h[1], h[2]] for h in headings if isinstance(h, (list, tuple)) and len(h) == 3
+            and isinstance(h[0], int)]
+
+
+def _join(group: list[tuple[int, Document]]) -> Document:
+    """One document from chunks of one source sorted by offset, each overlapping the last."""
+    rank, first = min(group, key=lambda pair: pair[0])
+    ordered = sorted(group, key=lambda pair: _start(pair[1]))  # type: ignore[arg-type, return-value]
+    base = _start(ordered[0][1]) or 0
+    text = ordered[0][1].page_content
+    headings = _shifted(ordered[0][1].metadata.get("headings"), 0)
+    for _, chunk in ordered[1:]:
+        offset = (_start(chunk) or 0) - base
+        known = {h[0] for h in headings}
+        headings += [h for h in _shifted(chunk.metadata.get("headings"), offset) if h[0] not in known]
+        if offset > len(text):  # a dropped paragraph break: white space, kept at its length
+            text += "\n" * (offset - len(text))
+        text = text[:offset] + chunk.page_content if offset + len(chunk.page_content) > len(text) else text
+    metadata = {key: value for key, value in ordered[0][1].metadata.items() if key != "headings"}
+    metadata.update(n=rank, start_index=base, chunk_ids=[chunk.id for _, chunk in ordered])
+    if headings:
+        metadata["headings"] = sorted(headings, key=lambda h: h[0])
+    return Document(text, metadata, first.id if len(group) == 1 else ordered[0][1].id)
+
+
+def _overlaps(previous: Document, chunk: Document) -> bool:
+    """True when ``chunk`` starts within ``previous`` (or at most two characters after
+    it) and their shared characters agree (a stale offset must not splice two texts)."""
+    start, end = _start(previous), _start(chunk)
+    if start is None or end is None:
+        return False
+    offset = end - start
+    if not 0 <= offset <= len(previous.page_content) + _GAP:
+        return False
+    shared = previous.page_content[offset:]
+    return chunk.page_content.startswith(shared[: len(chunk.page_content)])
+
+
+def merge_sources(documents: Sequence[Document]) -> list[Document]:
+    """``documents`` (retrieved chunks, best first) with overlapping (or adjacent) chunks
+    of one source merged, numbered again from 1 in ``metadata["n"]`` by the best rank among each one's
+    chunks. A merged document keeps its first chunk's metadata, with ``start_index`` its
+    offset in the source document, ``chunk_ids`` the ids of its chunks and ``headings``
+    shifted to its text. Chunks without ``start_index`` stay as they are.
+
+    >>> a = Document("one two three", {"source": "s", "start_index": 0}, "a")
+    >>> b = Document("three four", {"source": "s", "start_index": 8}, "b")
+    >>> [(d.page_content, d.metadata["n"]) for d in merge_sources([b, a])]
+    [('one two three four', 1)]
+    """
+    groups: list[list[tuple[int, Document]]] = []
+    open_groups: dict[Any, list[int]] = {}  # source -> indexes of its groups
+    for rank, document in enumerate(documents, start=1):
+        source = document.metadata.get("source")
+        placed = False
+        if source is not None and _start(document) is not None:
+            for index in open_groups.get(source, []):
+                members = sorted(groups[index], key=lambda pair: _start(pair[1]))  # type: ignore[arg-type, return-value]
+                if any(_overlaps(m, document) or _overlaps(document, m) for _, m in members):
+                    groups[index].append((rank, document))
+                    placed = True
+                    break
+            if not placed:
+                open_groups.setdefault(source, []).append(len(groups))
+        if not placed:
+            groups.append([(rank, document)])
+    merged = [_join(group) if len(group) > 1 else _single(group[0]) for group in groups]
+    merged.sort(key=lambda document: document.metadata["n"])
+    for number, document in enumerate(merged, start=1):
+        document.metadata["n"] = number
+    return merged
+
+
+def _single(pair: tuple[int, Document]) -> Document:
+    rank, document = pair
+    return Document(document.page_content, {**document.metadata, "n": rank}, document.id)
+
+
+def locate_quote(text: str, quote: str) -> Optional[tuple[int, int]]:
+    """``(start, end)`` of ``quote`` in ``text``, white space matching any white space;
+    None when it is not there.
+
+    >>> locate_quote("Paris is in\\nFrance. Yes.", "is in France.")
+    (6, 19)
+    """
+    words = quote.split()
+    if not words:
+        return None
+    found = re.search(r"\s+".join(re.escape(word) for word in words), text)
+    return (found.start(), found.end()) if found else None
+
+
+def position_at(document: Document, offset: int) -> dict[str, Any]:
+    """``section`` and ``anchor`` in force at ``offset`` of ``document``'s text: the last
+    heading inside it before the offset, else the document's own (keys only when known)."""
+    position = {key: document.metadata[key] for key in ("section", "anchor") if document.metadata.get(key)}
+    for heading_offset, title, anchor in _shifted(document.metadata.get("headings"), 0):
+        if heading_offset <= offset:
+            position = {"section": title, **({"anchor": anchor} if anchor else {})}
+    return position

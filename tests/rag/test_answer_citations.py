@@ -1,0 +1,129 @@
+"""Citations a reader can follow: overlapping chunks merged into one source, sources with
+their section and anchor, quotes with exact text and document offsets, uncited sources
+apart, and citations to missing sources removed and reported."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loaders import ReadableHTMLLoader
+from rag.documents import Document
+from rag.index import Answer, Index
+from rag.index.passages import locate_quote, merge_sources
+from rag.models import FakeListChatModel
+
+PGDOC = Path(__file__).parent / "data" / "pgdoc"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def chunk(text, start, source="a.html", id=None, **metadata):
+    return Document(text, {"source": source, "start_index": start, **metadata}, id)
+
+
+def test_overlapping_chunks_of_one_document_become_one_source_numbered_by_its_best_rank():
+    text = "alpha beta gamma delta epsilon zeta"
+    first, second = chunk(text[:16], 0, id="c1"), chunk(text[11:], 11, id="c2")
+    other = chunk("unrelated", 0, source="b.html", id="c3")
+    merged = merge_sources([other, second, first])
+    assert [(d.page_content, d.metadata["n"]) for d in merged] == [("unrelated", 1), (text, 2)]
+    assert merged[1].metadata["start_index"] == 0 and merged[1].metadata["chunk_ids"] == ["c1", "c2"]
+
+
+def test_distant_chunks_of_one_document_stay_apart():
+    merged = merge_sources([chunk("one two", 0), chunk("five six", 500)])
+    assert len(merged) == 2
+
+
+def test_chunks_whose_offsets_disagree_with_their_text_are_not_spliced():
+    assert len(merge_sources([chunk("alpha beta", 0), chunk("XXXX gamma", 6)])) == 2
+
+
+def test_a_merged_sources_headings_are_shifted_to_its_text():
+    text = "Intro text here.\n\nUsage\n\nMore text follows."
+    first = chunk(text[:20], 0, section="Intro", anchor="intro")
+    second = chunk(text[16:], 16, section="Intro", anchor="intro", headings=[[2, "Usage", "usage"]])
+    [merged] = merge_sources([first, second])
+    offset, title, anchor = merged.metadata["headings"][0]
+    assert merged.page_content[offset:offset + 5] == "Usage" and anchor == "usage"
+
+
+def test_a_quote_is_found_whatever_its_white_space():
+    assert locate_quote("Paris is in\n  France.", "Paris is in France.") == (0, 21)
+    assert locate_quote("Paris", "Rome") is None
+
+
+def test_citations_to_missing_sources_are_removed_and_reported():
+    context = [chunk("Paris is in France.", 0, n=1)]
+    answer = Answer.from_result({"input": "q", "context": context, "answer": "Paris is in France. [1][4]"})
+    assert answer.answer == "Paris is in France. [1]" and answer.invalid_citations == [4]
+
+
+@pytest.fixture(scope="module")
+def pg_index(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pgcite")
+    shutil.copytree(PGDOC, folder / "html")
+    index = Index.create(folder / "index", embeddings="hashing")
+    index.update([str(folder / "html")])
+    return index, folder / "html"
+
+
+def test_indexed_chunks_of_an_html_page_record_their_section_and_anchor(pg_index):
+    index, _ = pg_index
+    found = index.search("ALTER TABLE products DROP COLUMN description", k=1, search_type="bm25")
+    metadata = found[0][0].metadata
+    assert metadata["section"].startswith("5.6.") and metadata["anchor"].startswith("DDL-ALTER")
+
+
+def test_each_citation_gives_the_exact_text_and_offsets_in_the_source_document(pg_index):
+    index, html = pg_index
+    answer = index.ask("How do I create an index on the id column?", k=4)
+    assert answer.citations
+    for citation in answer.citations:
+        source = next(s for s in answer.sources if s.n == citation.n)
+        text = ReadableHTMLLoader(source.source).load()[0].page_content  # the page as indexed
+        assert text[citation.start:citation.end] == citation.text
+        assert " ".join(citation.text.split()) in " ".join(answer.answer.split())
+
+
+def test_sources_the_answer_does_not_cite_are_listed_apart(pg_index):
+    index, _ = pg_index
+    answer = index.ask("How do I create an index on the id column?", k=6)
+    cited = {s.n for s in answer.cited_sources}
+    assert cited and all(f"[{n}]" in answer.answer for n in cited)
+    assert all(f"[{s.n}]" not in answer.answer for s in answer.also_retrieved)
+    assert {s.n for s in answer.sources} == cited | {s.n for s in answer.also_retrieved}
+
+
+def test_a_models_citation_to_a_missing_source_is_removed_and_reported(pg_index):
+    index, _ = pg_index
+    llm = FakeListChatModel(responses=["Use CREATE INDEX [1]. Also see [9]."])
+    answer = index.ask("How do I create an index?", k=2, llm=llm)
+    assert answer.answer == "Use CREATE INDEX [1]. Also see." and answer.invalid_citations == [9]
+
+
+def rag(*args):
+    return subprocess.run([sys.executable, "-m", "rag", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_rag_ask_lists_cited_sources_with_section_and_anchor_then_the_others(pg_index):
+    index, _ = pg_index
+    out = rag("ask", "How do I remove a column from a table?", "--index", str(index.path), "--k", "6")
+    assert out.returncode == 0, out.stderr
+    answer, _, rest = out.stdout.partition("\nSources:\n")
+    cited, _, others = rest.partition("\nAlso retrieved:\n")
+    assert "ddl-alter.html#DDL-ALTER" in cited and "(§ 5.6." in cited
+    assert others.strip().startswith("[")
+
+
+def test_rag_ask_json_quotes_each_citation_with_its_offsets(pg_index):
+    index, _ = pg_index
+    out = rag("ask", "How do I create an index on the id column?", "--index", str(index.path), "--json")
+    data = json.loads(out.stdout)
+    assert {"citations", "sources", "also_retrieved", "invalid_citations"} <= set(data)
+    first = data["citations"][0]
+    assert isinstance(first["start"], int) and first["end"] - first["start"] == len(first["text"])
+    assert all(source["cited"] for source in data["sources"])
