@@ -130,3 +130,24 @@ def test_a_folder_index_cannot_use_the_pgvector_store(tmp_path):
 
     with pytest.raises(ValidationError, match="keeps the whole index in a database: open it by URI"):
         Index.create(tmp_path / "ix", embeddings="hashing", store="pgvector")
+
+
+def test_two_rag_index_runs_on_one_shared_index_lose_nothing(postgres_uri, collection, tmp_path):
+    roots = []
+    for name in ("left", "right"):
+        folder = tmp_path / name
+        folder.mkdir()
+        for n in range(15):
+            (folder / f"{name}-{n}.md").write_text(f"{name} note {n}: " + " ".join(f"word{n}x{i}" for i in range(40)))
+        roots.append(folder)
+    runs = [subprocess.Popen([sys.executable, "-m", "rag", "index", str(folder), "--store", "pgvector", "--store-uri",
+                              postgres_uri, "--collection", collection, "--embeddings", "hashing", "--json"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for folder in roots]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]
+    index = SharedIndex.open(postgres_uri, collection=collection)
+    assert index.info().sources == 30 and len(index) == 30
+    assert {Path(r).name for r in index.info().roots} == {"left", "right"}
+    assert Path(index.search("word7x3", k=1, search_type="bm25")[0][0].metadata["source"]).name in ("left-7.md", "right-7.md")
+    index.store.delete_collection()
+    index.close()
