@@ -159,6 +159,24 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("file", type=Path, metavar="FILE")
     trace.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
+    serve = commands.add_parser("serve", help="serve the index over HTTP: search, ask, an OpenAI-compatible API "
+                                "and a playground page")
+    with_index(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine "
+                       "only; any other needs an API key or --insecure)")
+    serve.add_argument("--port", type=_non_negative_int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--k", type=_positive_int, default=4, help="passages per answer, results per search (default 4)")
+    serve.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model to answer with (default: "
+                       "extracted offline)")
+    serve.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")
+    serve.add_argument("--api-key-file", type=Path, metavar="FILE", help="require this key (the file's first line) "
+                       "as 'Authorization: Bearer KEY' (default $RAG_API_KEY; never on the command line, where ps shows it)")
+    serve.add_argument("--insecure", action="store_true", help="serve a non-loopback --host without an API key")
+    serve.add_argument("--max-body-bytes", type=_positive_int, default=1 << 20,
+                       help="larger request bodies get 413 (default 1048576)")
+    serve.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                       help="let pages from ORIGIN call the API (repeatable; default none: CORS off)")
+
     info = commands.add_parser("info", help="what an index holds")
     with_index(info)
     info.add_argument("--json", action="store_true", help="print as JSON")
@@ -319,6 +337,40 @@ def _run_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from rag.serve.security import check_exposure
+
+    if args.base_url and not args.model:
+        raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
+    if args.api_key_file is not None:
+        lines = args.api_key_file.read_text(encoding="utf-8").splitlines()
+        api_key = lines[0].strip() if lines else ""
+    else:
+        api_key = os.environ.get("RAG_API_KEY") or None
+    check_exposure(args.host, api_key, args.insecure)
+    index = _open(args)  # a missing or corrupt index stops here, with rag search's message
+    llm = None
+    if args.model is not None:
+        from rag.models import ChatOpenAI
+
+        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
+    from rag.serve.background import serve_forever
+    from rag.serve.index_app import index_app
+
+    app = index_app(index, llm=llm, k=args.k, api_key=api_key, max_body_bytes=args.max_body_bytes,
+                    cors_origins=args.cors_origin)
+
+    def ready(port: int) -> None:
+        where = getattr(index, "path", None) or getattr(index, "where", "the index")
+        print(f"rag serve: {where} at http://{args.host}:{port}/ (playground at /, OpenAI API at /v1"
+              f"{', API key required' if api_key else ''})", file=sys.stderr, flush=True)
+
+    serve_forever(app, host=args.host, port=args.port, on_ready=ready)
+    return 0
+
+
 def _run_trace(args: argparse.Namespace) -> int:
     from rag.callbacks import print_trace
 
@@ -406,6 +458,7 @@ _COMMANDS = {
     "bench": _run_bench,
     "info": _run_info,
     "trace": _run_trace,
+    "serve": _run_serve,
 }
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from rag._optional import require
 from rag.errors import UsageError
 
-__all__ = ["serve_in_thread"]
+__all__ = ["serve_in_thread", "serve_forever"]
 
 
 @contextmanager
@@ -42,3 +42,27 @@ def serve_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, log_lev
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def serve_forever(app: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
+                  on_ready: Callable[[int], None] = lambda port: None) -> None:
+    """Serve ``app`` in this thread until interrupted (Ctrl-C stops it cleanly).
+    ``on_ready(port)`` is called once the socket is bound (``port`` 0 picks a free one)."""
+    import asyncio
+
+    uvicorn = require("uvicorn", feature="serve_forever", extra="serve")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="off"))
+
+    async def announce() -> None:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        on_ready(server.servers[0].sockets[0].getsockname()[1])
+
+    async def run() -> None:
+        watcher = asyncio.ensure_future(announce())
+        try:
+            await server.serve()
+        finally:
+            watcher.cancel()
+
+    asyncio.run(run())

@@ -1,0 +1,154 @@
+"""The OpenAI-compatible API over an index: ``GET /v1/models``, ``POST /v1/chat/completions``.
+
+Any OpenAI client or chat UI can ask the index: the last user message is the question, the
+answer comes from the index's ask chain (offline extractive unless the server has a model),
+and the numbered sources are appended to ``content`` (a ``Sources:`` block) and given in a
+``sources`` extension field. ``stream: true`` sends OpenAI's ``chat.completion.chunk``
+events (``data: {...}`` lines, then ``data: [DONE]``), the sources block and field in the
+last chunks. Errors use OpenAI's ``{"error": {"message", "type", "param", "code"}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from typing import Any, AsyncIterator, Optional
+
+from rag.errors import RagError
+from rag.index.answer import Answer
+from rag.serve.index_app import BadRequest, field, read_json_object, sources_json
+from rag.serve.sse import EventStreamResponse
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+__all__ = ["OpenAIRoutes", "sources_block"]
+
+logger = logging.getLogger("rag.serve")
+
+_ROLES = ("system", "user", "assistant", "tool", "developer")
+
+
+def _openai_error(status: int, message: str, param: Optional[str] = None, kind: str = "invalid_request_error") -> Response:
+    return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": None}}, status_code=status)
+
+
+def _content_text(content: Any, where: str) -> str:
+    """A message's text: a string, or OpenAI's list of parts (the ``text`` ones joined)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for i, part in enumerate(content):
+            if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
+                raise BadRequest(422, f"'{where}.content[{i}]' must be a text part {{'type': 'text', 'text': ...}}",
+                                 f"{where}.content")
+            parts.append(part["text"])
+        return "".join(parts)
+    raise BadRequest(422, f"'{where}.content' must be a string or a list of text parts", f"{where}.content")
+
+
+def question_of(body: dict[str, Any]) -> str:
+    """The last user message's text: the question asked of the index."""
+    messages = field(body, "messages", list, required=True)
+    question = None
+    for i, message in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(message, dict):
+            raise BadRequest(422, f"'{where}' must be an object with 'role' and 'content'", where)
+        if message.get("role") not in _ROLES:
+            raise BadRequest(422, f"'{where}.role' must be one of {list(_ROLES)}, got {message.get('role')!r}",
+                             f"{where}.role")
+        if message["role"] == "user":
+            question = _content_text(message.get("content"), where)
+    if question is None or not question.strip():
+        raise BadRequest(422, "'messages' must hold a user message with the question", "messages")
+    return question
+
+
+def sources_block(answer: Answer) -> str:
+    """The numbered sources appended to the answer's text: ``\\n\\nSources:\\n[1] title — source``."""
+    if not answer.context:
+        return ""
+    lines = [f"[{s.n}] {s.title + ' — ' if s.title else ''}{s.source}" for s in answer.sources]
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
+class OpenAIRoutes:
+    """The two endpoints, answering with ``index``'s chain (``llm`` or offline, ``k`` passages)."""
+
+    def __init__(self, index: Any, llm: Any, model: str, k: int) -> None:
+        self.index, self.llm, self.model, self.k = index, llm, model, k
+        self.created = int(time.time())
+
+    async def models(self, request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [
+            {"id": self.model, "object": "model", "created": self.created, "owned_by": "rag-toolkit"}]})
+
+    def _parse(self, body: dict[str, Any]) -> tuple[str, bool]:
+        model = field(body, "model", str, self.model)
+        if model != self.model:
+            raise BadRequest(404, f"the model {model!r} does not exist here; GET /v1/models lists {self.model!r}",
+                             "model")
+        stream = field(body, "stream", bool, False)
+        return question_of(body), stream
+
+    async def chat_completions(self, request: Request) -> Response:
+        try:
+            body = await read_json_object(request)
+            question, stream = self._parse(body)
+        except BadRequest as exc:
+            kind = "model_not_found" if exc.status == 404 else "invalid_request_error"
+            return _openai_error(exc.status, str(exc), exc.field, kind)
+        completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+        if stream:
+            return EventStreamResponse(self._chunks(completion_id, question))
+        try:
+            result = await self.index.chain(k=self.k, llm=self.llm).ainvoke({"input": question})
+        except RagError as exc:
+            return _openai_error(502 if self.llm is not None else 500, str(exc), kind="server_error")
+        except Exception as exc:
+            logger.exception("chat completion failed")
+            return _openai_error(500, f"{type(exc).__name__}: {exc}", kind="server_error")
+        answer = Answer.from_result(result)
+        return JSONResponse({
+            "id": completion_id, "object": "chat.completion", "created": int(time.time()), "model": self.model,
+            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                         "message": {"role": "assistant", "content": answer.answer + sources_block(answer)}}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "sources": sources_json(answer),
+        })
+
+    def _chunk(self, completion_id: str, delta: dict[str, Any], finish: Optional[str] = None,
+               **extra: Any) -> bytes:
+        data = {"id": completion_id, "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": self.model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
+                                                  "logprobs": None}], **extra}
+        # OpenAI's stream has data lines only (no event names); its clients ignore named events.
+        return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
+
+    async def _chunks(self, completion_id: str, question: str) -> AsyncIterator[bytes]:
+        result: dict[str, Any] = {"input": question, "context": [], "answer": ""}
+        yield self._chunk(completion_id, {"role": "assistant", "content": ""})
+        try:
+            async for piece in self.index.chain(k=self.k, llm=self.llm).astream({"input": question}):
+                if "context" in piece:
+                    result["context"] = piece["context"]
+                if piece.get("answer"):
+                    result["answer"] += piece["answer"]
+                    yield self._chunk(completion_id, {"content": piece["answer"]})
+        except Exception as exc:
+            if not isinstance(exc, RagError):
+                logger.exception("streamed chat completion failed")
+            error = {"error": {"message": f"{type(exc).__name__}: {exc}", "type": "server_error", "param": None,
+                               "code": None}}
+            yield b"data: " + json.dumps(error).encode() + b"\n\n"
+            return
+        answer = Answer.from_result(result)
+        block = sources_block(answer)
+        if block:
+            yield self._chunk(completion_id, {"content": block})
+        yield self._chunk(completion_id, {}, "stop", sources=sources_json(answer))
+        yield b"data: [DONE]\n\n"
