@@ -56,6 +56,7 @@ __all__ = [
     "CorruptIndexError",
     "IndexNotFoundError",
     "StoreConnectionError",
+    "ClusterConnectionError",
     "MissingDependencyError",
     "FetchError",
     "PageNotFoundError",
@@ -127,6 +128,10 @@ class IndexNotFoundError(StorageError, FileNotFoundError):
 class StoreConnectionError(StorageError, ConnectionError):
     """A database store could not be reached, or refused the credentials; the message
     names the URI without its password."""
+
+
+class ClusterConnectionError(RagError, ConnectionError):
+    """The scheduler of an embedding cluster (``--cluster``) could not be reached."""
 
 
 class CorruptIndexError(StorageError):

@@ -108,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--store", choices=store_names(), help="vector store (default faiss)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     index.add_argument("--strict", action="store_true", help="exit 1 if any source failed (default: only if all did)")
+    fan_out = index.add_mutually_exclusive_group()
+    fan_out.add_argument("--workers", type=_positive_int, metavar="N",
+                         help="embed in N local worker processes (each with cores/N model threads)")
+    fan_out.add_argument("--cluster", metavar="tcp://HOST:PORT",
+                         help="embed on a Dask cluster, this scheduler (extra 'cluster'); this process still writes")
 
     search = commands.add_parser("search", help="ranked chunks for a query")
     search.add_argument("query", metavar="QUERY", type=_text)
@@ -221,8 +226,8 @@ def _run_shared_index(args: argparse.Namespace, uri: str) -> int:
     from rag.cli.progress import ProgressBars
     from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
 
-    if args.dry_run:
-        raise RagCliError("--dry-run works on folder indexes only")
+    if args.dry_run or args.workers or args.cluster:
+        raise RagCliError("--dry-run, --workers and --cluster work on folder indexes only")
     if args.store not in (None, "pgvector"):
         raise RagCliError(f"--store-uri is a PostgreSQL index: --store {args.store} cannot be combined with it")
     index = SharedIndex.open_or_create(uri, collection=args.collection or DEFAULT_COLLECTION, embeddings=args.embeddings,
@@ -273,7 +278,7 @@ def _run_index(args: argparse.Namespace) -> int:
 
     try:
         summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
-                               exclude=args.exclude, beir=args.beir,
+                               exclude=args.exclude, beir=args.beir, workers=args.workers, cluster=args.cluster,
                                chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, progress=bars,
                                on_wait=waiting)
     finally:

@@ -21,6 +21,7 @@ from rag.index.search import search_state
 from rag.index.state import KIND, IndexState, saved_version, write_lock
 from rag.index.segments import Batch, read_manifest
 from rag.index.update import Progress, Updater, UpdateSummary, apply_batch, check_rechunking, parse_roots
+from rag.index.workers import make_embedder
 from rag.persistence import index_folder_exists
 from rag.search_types import INDEX_SEARCH_TYPES, check_search_kwargs
 
@@ -233,6 +234,7 @@ class Index:
         self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
         glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False, chunk_size: Optional[int] = None,
         chunk_overlap: Optional[int] = None, progress: Optional[Progress] = None, on_wait: Any = None,
+        workers: Optional[int] = None, cluster: Optional[str] = None,
     ) -> UpdateSummary:
         """Bring the index up to date with ``sources`` (files, folders, http(s) URLs) and save.
 
@@ -247,6 +249,10 @@ class Index:
         own source, ``metadata["doc_id"]``). New ``chunk_size``/``chunk_overlap`` re-chunk
         every source, so the update must then name every root the index holds. ``progress(stage, done, total)`` reports loading and embedding;
         ``on_wait()`` is called if another process holds the index's write lock.
+        ``workers``: embed in this many local processes (>= 1; a script doing so needs an
+        ``if __name__ == "__main__":`` guard, see :mod:`rag.index.workers`); ``cluster``:
+        embed on the Dask cluster whose scheduler is at this address (``tcp://HOST:PORT``,
+        extra ``cluster``). Either way this process stays the only writer.
 
         Every argument is checked before anything is loaded. If the save fails, the index
         (on disk and in memory) stays as it was and the error is raised.
@@ -254,6 +260,18 @@ class Index:
         began = time.perf_counter()
         roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
         self.config.with_chunking(chunk_size, chunk_overlap)  # checked before anything is loaded
+        exclude = _check_excludes(exclude)
+        # Workers start (or the cluster is reached) before anything is read or written.
+        embedder = make_embedder(self._current().embeddings, self.config.embeddings, workers=workers, cluster=cluster)
+        try:
+            summary = self._update(roots, chunk_size, chunk_overlap, glob, exclude, progress, on_wait, embedder)
+        finally:
+            embedder.close()
+        summary.seconds = time.perf_counter() - began
+        return summary
+
+    def _update(self, roots: list[Any], chunk_size: Optional[int], chunk_overlap: Optional[int], glob: Optional[str],
+                exclude: Sequence[str], progress: Optional[Progress], on_wait: Any, embedder: Any) -> UpdateSummary:
         with self._updating, write_lock(self.path, on_wait):
             self._current()
             self._refresh()
@@ -264,12 +282,10 @@ class Index:
             def commit(batch: Batch, final: bool) -> None:
                 self._commit(state, config, batch, final)
 
-            updater = Updater(state, config, commit, glob=glob, excludes=_check_excludes(exclude),
-                              index_folder=self.path, progress=progress,
-                              checkpoint_chunks=self.checkpoint_chunks, checkpoint_seconds=self.checkpoint_seconds)
-            summary = updater.run(roots)
-        summary.seconds = time.perf_counter() - began
-        return summary
+            updater = Updater(state, config, commit, glob=glob, excludes=exclude, index_folder=self.path,
+                              progress=progress, checkpoint_chunks=self.checkpoint_chunks,
+                              checkpoint_seconds=self.checkpoint_seconds, embedder=embedder)
+            return updater.run(roots)
 
     def _commit(self, state: IndexState, config: IndexConfig, batch: Batch, final: bool) -> None:
         """Apply ``batch`` and make it durable, as one step for searches (write lock)."""

@@ -134,8 +134,12 @@ class Updater:
     def __init__(self, state: IndexState, config: IndexConfig, commit: Callable[[Batch, bool], None], *,
                  glob: Optional[str] = None, excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
                  progress: Optional[Progress] = None,
-                 checkpoint_chunks: int = 512, checkpoint_seconds: float = 5.0) -> None:
+                 checkpoint_chunks: int = 512, checkpoint_seconds: float = 5.0, embedder: Any = None) -> None:
+        from rag.index.workers import InlineEmbedder
+
         self.state, self.config, self.commit = state, config, commit
+        #: Where chunks are embedded (:mod:`rag.index.workers`; default: in this process).
+        self.embedder = embedder if embedder is not None else InlineEmbedder(state.embeddings)
         self.glob, self.excludes, self.index_folder, self.progress = glob, tuple(excludes), index_folder, progress
         self.checkpoint_chunks, self.checkpoint_seconds = checkpoint_chunks, checkpoint_seconds
         self.splitter = RecursiveCharacterTextSplitter(chunk_size=config.chunk_size,
@@ -298,7 +302,7 @@ class Updater:
         texts = [batch.texts[row] for row in self._to_embed]
         dimension = self.state.dimension if batch.ids else None
         began = time.monotonic()
-        embedded = embed_in_batches(self.state.embeddings, texts, dimension, self._embed_progress)
+        embedded = self.embedder.embed(texts, dimension, self._embed_progress)
         if texts:
             self._seconds_per_chunk = (time.monotonic() - began) / len(texts)
         dimension = embedded.shape[1] if len(texts) else (dimension or 0)

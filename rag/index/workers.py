@@ -1,0 +1,178 @@
+"""Embedding fanned out to other processes: local workers or a Dask cluster.
+
+An update has one writer (the process that runs it: it loads, splits, commits and keeps
+the record); only the embedding moves. Batches of :data:`~rag.index.update.EMBED_BATCH`
+chunk texts go out, float32 vectors come back, and the writer puts them in place by
+position, so a batch computed twice (a lost worker's work retried elsewhere) is still
+committed once. A worker builds the index's embedding model from its spec (``local``,
+``hashing``...) the first time it needs it and keeps it for the rest of its life.
+
+What crosses the process boundary or the network: the spec string, the chunk texts, and
+the vectors with the worker's model id (checked against the index's, so a worker with
+another model version cannot mix its vectors in). Nothing a user loads from disk is
+unpickled here: the pickles are the pool's and Dask's own messages between our processes.
+
+Local workers use the ``spawn`` start method (a fresh interpreter, safe with onnxruntime's
+threads), which imports the caller's main module again in each worker: a script that
+calls ``Index.update(..., workers=N)`` must do so under ``if __name__ == "__main__":``
+(the ``rag`` command does).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import Any, Callable, Optional, Protocol, Sequence
+
+import numpy as np
+
+from rag.embeddings.base import model_id_of
+from rag.errors import ClusterConnectionError, EmbeddingMismatchError, ValidationError
+
+__all__ = ["Embedder", "InlineEmbedder", "ProcessEmbedder", "DaskEmbedder", "make_embedder", "embed_batch"]
+
+Progress = Callable[[str, int, int], None]
+
+#: Seconds to reach a cluster's scheduler before giving up.
+CONNECT_TIMEOUT = 5.0
+
+_models: dict[tuple[str, Optional[int]], Any] = {}
+_models_lock = threading.Lock()
+
+
+def embed_batch(spec: str, texts: Sequence[str], threads: Optional[int] = None) -> tuple[str, np.ndarray]:
+    """Run in a worker: ``(model id, float32 vectors)`` of ``texts`` with the model ``spec``
+    names, built on the first call in this process (``threads``: onnxruntime intra-op
+    threads for a local model; None: its default)."""
+    from rag.embeddings.base import embed_texts
+    from rag.index.registry import make_embeddings
+
+    key = (spec, threads)
+    with _models_lock:  # a Dask worker runs tasks on several threads
+        model = _models.get(key)
+        if model is None:
+            model = make_embeddings(spec)
+            if threads is not None and hasattr(model, "threads"):
+                model.threads = threads  # read when the model's session is created
+            _models[key] = model
+    return model_id_of(model), embed_texts(model, list(texts))
+
+
+class Embedder(Protocol):
+    """Turns chunk texts into float32 vectors for one update."""
+
+    def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray: ...
+
+    def close(self) -> None: ...
+
+
+class InlineEmbedder:
+    """The embeddings object in this process (the default)."""
+
+    def __init__(self, embeddings: Any) -> None:
+        self.embeddings = embeddings
+
+    def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray:
+        from rag.index.update import embed_in_batches
+
+        return embed_in_batches(self.embeddings, texts, dimension, progress)
+
+    def close(self) -> None:
+        pass
+
+
+class _FanOut:
+    """Sends every batch at once, then collects the vectors in order."""
+
+    def __init__(self, spec: str, model_id: str, threads: Optional[int]) -> None:
+        self.spec, self.model_id, self.threads = spec, model_id, threads
+
+    def _submit(self, texts: list[str]) -> Any:
+        raise NotImplementedError
+
+    def _result(self, future: Any) -> tuple[str, np.ndarray]:
+        return future.result()
+
+    def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray:
+        from rag.index.update import EMBED_BATCH
+
+        if not texts:
+            return np.empty((0, dimension or 0), dtype=np.float32)
+        batches = [texts[start:start + EMBED_BATCH] for start in range(0, len(texts), EMBED_BATCH)]
+        futures = [self._submit(batch) for batch in batches]
+        parts, done = [], 0
+        for batch, future in zip(batches, futures):
+            model_id, vectors = self._result(future)
+            if model_id != self.model_id:
+                raise EmbeddingMismatchError(
+                    f"a worker embeds with {model_id!r} but the index was built with {self.model_id!r}; "
+                    "install the same model package version on every worker")
+            vectors = np.asarray(vectors, dtype=np.float32)
+            if vectors.ndim != 2 or vectors.shape[0] != len(batch) or (dimension and vectors.shape[1] != dimension):
+                raise EmbeddingMismatchError(f"a worker returned vectors of shape {vectors.shape} for {len(batch)} "
+                                             f"texts (expected dimension {dimension})")
+            dimension = vectors.shape[1]
+            parts.append(vectors)
+            done += len(batch)
+            if progress is not None:
+                progress("embed", done, len(texts))
+        return np.concatenate(parts)
+
+
+class ProcessEmbedder(_FanOut):
+    """``workers`` local processes, each with ``cores / workers`` onnxruntime threads."""
+
+    def __init__(self, spec: str, model_id: str, workers: int) -> None:
+        super().__init__(spec, model_id, max(1, (os.cpu_count() or 1) // workers))
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+
+    def _submit(self, texts: list[str]) -> Future:
+        return self.pool.submit(embed_batch, self.spec, texts, self.threads)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskEmbedder(_FanOut):
+    """The workers of a Dask ``distributed`` cluster (scheduler at ``address``). A task
+    lost with its worker is run again on another (Dask's own rescheduling)."""
+
+    def __init__(self, spec: str, model_id: str, address: str, *, timeout: float = CONNECT_TIMEOUT) -> None:
+        super().__init__(spec, model_id, None)
+        from rag._optional import require_installed
+
+        require_installed(["distributed"], feature="--cluster", extra="cluster", packages=["distributed"])
+        from distributed import Client
+
+        try:
+            self.client = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterConnectionError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s "
+                                         f"({type(exc).__name__}); is it running?") from exc
+
+    def _submit(self, texts: list[str]) -> Any:
+        # pure=False: two batches with equal texts are still two tasks (each position needs its vectors).
+        return self.client.submit(embed_batch, self.spec, texts, None, pure=False, retries=2)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def make_embedder(embeddings: Any, spec: str, *, workers: Optional[int] = None,
+                  cluster: Optional[str] = None) -> Embedder:
+    """The embedder an update uses: ``workers`` local processes, the Dask cluster at
+    ``cluster`` (``tcp://HOST:PORT``), or ``embeddings`` in this process. Connects (and
+    fails) before anything is read or written."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValidationError(f"workers must be a number of processes, an integer >= 1, got {workers!r}")
+    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
+        raise ValidationError(f"cluster must be a scheduler address such as tcp://127.0.0.1:8786, got {cluster!r}")
+    if workers is not None and cluster is not None:
+        raise ValidationError("give workers or cluster, not both")
+    if workers is not None:
+        return ProcessEmbedder(spec, model_id_of(embeddings), workers)
+    if cluster is not None:
+        return DaskEmbedder(spec, model_id_of(embeddings), cluster.strip())
+    return InlineEmbedder(embeddings)
