@@ -9,6 +9,7 @@ and search one collection at once.
 - Search is exact by default (a sequential scan); ``hnsw=True`` builds an HNSW index
   (``hnsw_m``, ``hnsw_ef_construction``) and searches it with ``ef_search`` and
   pgvector's iterative scan, so filtered searches still fill ``k`` when enough match.
+  :meth:`PGVector.create_hnsw_index` builds it after a bulk load instead (faster).
 - ``similarity_search_with_score`` returns the cosine distance (lower is better, as
   LangChain's PGVector); relevance is ``clip(1 - distance, 0, 1)``, the clipped cosine.
 - Re-adding an id replaces it (an upsert); each write is one transaction, so a failure
