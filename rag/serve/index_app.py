@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, AsyncIterator, Optional, Sequence
 
@@ -100,11 +101,11 @@ def k_field(body: dict[str, Any], default: int) -> int:
 
 
 def source_json(source: Source, document: Any) -> dict[str, Any]:
-    """A numbered passage for clients: ``n``, ``title``, ``source``, ``id``, ``excerpt``,
-    the full ``text`` and ``start_index`` (its character offset in the source, or null)."""
-    return {"n": source.n, "title": source.title, "source": source.source, "id": source.id,
-            "excerpt": source.excerpt, "text": document.page_content,
-            "start_index": document.metadata.get("start_index")}
+    """A numbered passage for clients: the :class:`~rag.index.answer.Source` fields (``n``,
+    ``title``, ``source``, ``id``, ``excerpt``, ``section``, ``anchor``, ``start``/``end``
+    character offsets in the document or null, ``cited``, ``chunk_ids``), its full ``text``
+    and ``start_index`` (= ``start``, the splitter's name for it)."""
+    return {**asdict(source), "text": document.page_content, "start_index": source.start}
 
 
 def sources_json(answer: Answer) -> list[dict[str, Any]]:

@@ -72,7 +72,7 @@ def sources_block(answer: Answer) -> str:
     """The numbered sources appended to the answer's text: ``\\n\\nSources:\\n[1] title — source``."""
     if not answer.context:
         return ""
-    lines = [f"[{s.n}] {s.title + ' — ' if s.title else ''}{s.source}" for s in answer.sources]
+    lines = [f"[{s.n}] {s.title + ' — ' if s.title else ''}{s.location}" for s in answer.sources]
     return "\n\nSources:\n" + "\n".join(lines)
 
 

@@ -58,8 +58,10 @@
     if (!source) return;
     $("passage-n").textContent = "[" + n + "]";
     $("passage-title").textContent = source.title || "";
-    $("passage-source").textContent = source.source || "";
-    $("passage-position").textContent = source.start_index == null ? "" : "(character " + source.start_index + ")";
+    $("passage-source").textContent = (source.source || "") + (source.anchor ? "#" + source.anchor : "");
+    const section = source.section ? "§ " + source.section + " " : "";
+    $("passage-position").textContent = section + (source.start == null ? "" :
+      "(characters " + source.start + "–" + source.end + ")");
     $("passage-text").textContent = source.text;
     const box = $("passage");
     box.hidden = false;

@@ -46,6 +46,7 @@ def test_a_completion_carries_the_sources_field(client):
     completion = client.chat.completions.create(model="rag-extractive", messages=QUESTION)
     sources = completion.model_extra["sources"]
     assert sources[0]["n"] == 1 and sources[0]["source"].endswith("cats.md") and sources[0]["text"].startswith("Cats")
+    assert sources[0]["cited"] is True and sources[0]["start"] == 0 and sources[0]["end"] == len(sources[0]["text"])
 
 
 def test_the_last_user_message_is_the_question(client):
