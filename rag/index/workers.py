@@ -145,7 +145,17 @@ class DaskEmbedder(_FanOut):
 
         require_installed(["distributed"], feature="--cluster", extra="cluster", packages=["distributed"])
         from distributed import Client
+        from distributed.comm import resolve_address
 
+        try:
+            resolve_address(address)
+        except ValueError as exc:
+            # Checked before Client: it would raise a bare ValueError, then stall the
+            # interpreter's exit closing itself.
+            raise ValidationError(f"cluster must be a scheduler address such as tcp://127.0.0.1:8786, got "
+                                  f"{address!r} ({exc})") from exc
+        except OSError as exc:  # a host name that does not resolve
+            raise ClusterConnectionError(f"cannot reach the Dask scheduler at {address} ({exc})") from exc
         try:
             self.client = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError) as exc:

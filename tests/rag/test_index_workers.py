@@ -155,3 +155,12 @@ def test_an_unreachable_cluster_raises_a_connection_error_naming_it(tmp_path):
     index = Index.create(tmp_path / "ix", embeddings="hashing")
     with pytest.raises(ClusterConnectionError, match=f"cannot reach the Dask scheduler at {address}"):
         index.update([str(_corpus(tmp_path / "docs", 1))], cluster=address)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "http://127.0.0.1:8786", "scheduler"])
+def test_a_malformed_cluster_address_is_refused_naming_it(tmp_path, address):
+    pytest.importorskip("distributed")
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    with pytest.raises(ValidationError, match=f"cluster must be a scheduler address .*{address!r}"):
+        index.update([str(_corpus(tmp_path / "docs", 1))], cluster=address)
+    assert not (tmp_path / "ix").exists()
