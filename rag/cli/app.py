@@ -268,7 +268,8 @@ def _run_index(args: argparse.Namespace) -> int:
         from rag.cli.output import print_dry_run
 
         plan = index.dry_run(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
-                             exclude=args.exclude, beir=args.beir)
+                             exclude=args.exclude, beir=args.beir, chunk_size=args.chunk_size,
+                             chunk_overlap=args.chunk_overlap)
         print_dry_run(plan, as_json=args.json)
         return 0
     bars = ProgressBars()

@@ -304,13 +304,19 @@ class Index:
                 raise
 
     def dry_run(self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
-                glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False) -> DryRun:
+                glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
+                chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> DryRun:
         """What :meth:`update` with these arguments would read: files, bytes, estimated
         chunks and embedding time per file type, and what it would leave out. Reads no
-        document beyond a small sample (to time the model); writes nothing."""
+        document beyond a small sample (to time the model); writes nothing. New
+        ``chunk_size``/``chunk_overlap`` re-chunk every source, so no file counts as
+        unchanged then."""
         roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
-        record = dict(self._current().record)
-        return dry_run(roots, self.config, self.embeddings, glob=glob, excludes=_check_excludes(exclude),
+        state = self._current()
+        config = state.config.with_chunking(chunk_size, chunk_overlap)
+        # As Updater._previous_read: new chunk settings make the update read every file.
+        record = dict(state.record) if config.chunking == state.config.chunking else {}
+        return dry_run(roots, config, self.embeddings, glob=glob, excludes=_check_excludes(exclude),
                        index_folder=self.path,
                        previous=lambda source: record[source].last_read if source in record else None)
 

@@ -81,3 +81,15 @@ def test_a_dry_run_counts_files_the_index_holds_unchanged_apart(sphinx_site, tmp
     page.write_text(page.read_text() + "<p>An edit.</p>")
     plan = Index.open(tmp_path / "ix").dry_run([str(sphinx_site)])
     assert plan.files == 1 and plan.unchanged == 1 and plan.unchanged_bytes > 0
+
+
+def test_a_dry_run_with_new_chunk_settings_counts_every_file_as_work(sphinx_site, tmp_path):
+    old = time.time() - 10
+    for path in sphinx_site.rglob("*.html"):
+        os.utime(path, (old, old))
+    index = Index.create(tmp_path / "ix", embeddings="hashing", chunk_size=1000, chunk_overlap=0)
+    index.update([str(sphinx_site)])
+    same = Index.open(tmp_path / "ix").dry_run([str(sphinx_site)])
+    rechunked = Index.open(tmp_path / "ix").dry_run([str(sphinx_site)], chunk_size=300)
+    assert same.files == 0 and same.unchanged == 2
+    assert rechunked.files == 2 and rechunked.unchanged == 0 and rechunked.chunks > 0
