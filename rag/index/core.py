@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from rag.documents import Document
-from rag.errors import EmbeddingMismatchError, IndexNotFoundError, RagError, StorageError, ValidationError
+from rag.errors import CorruptIndexError, EmbeddingMismatchError, IndexNotFoundError, RagError, StorageError, ValidationError
 from rag.hybrid import HybridConfig
 from rag.index.answer import Answer, IndexRetriever, answer_chain
 from rag.index.config import IndexConfig, check_k
@@ -200,6 +200,7 @@ class Index:
         ``fetch_k``/``lambda_mult``: MMR's candidates and balance for this search (default:
         the index's saved settings; ``fetch_k`` also taken by similarity and threshold).
         """
+        self._read_store()
         with self._rw.reading():
             return search_state(self._current(), query, k=k, search_type=search_type, filter=filter, threshold=threshold,
                                 fetch_k=fetch_k, lambda_mult=lambda_mult)
@@ -351,6 +352,29 @@ class Index:
             self._broken = StorageError(
                 f"the index at {self.path} could not be read back after a failed update ({type(exc).__name__}: {exc}); "
                 f"open it again with Index.open({str(self.path)!r})")
+
+    def _read_store(self) -> None:
+        """Bring the store into memory before a search. A state that has not read it yet (a
+        build here streams its checkpoints; an update opens lazily) reads the segments of
+        the version it holds, unless another process has saved since: its compaction may
+        have dropped those segments, so the newest save is read instead."""
+        state = self._current()
+        if state.loaded or state.version is None:
+            return
+        if saved_version(self.path) == state.version:
+            try:
+                state.store  # noqa: B018 -- read now, outside the read lock
+                return
+            except CorruptIndexError:
+                if saved_version(self.path) == state.version:
+                    raise  # really damaged, not replaced under us
+        # Another process saved: it holds the write lock file, so no update of ours is
+        # running (our commits keep the version current); never wait for one here.
+        if self._updating.acquire(blocking=False):
+            try:
+                self._refresh()
+            finally:
+                self._updating.release()
 
     def _current(self) -> IndexState:
         if self._broken is not None:
