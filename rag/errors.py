@@ -57,6 +57,7 @@ __all__ = [
     "IndexNotFoundError",
     "StoreConnectionError",
     "ClusterConnectionError",
+    "WorkerLostError",
     "MissingDependencyError",
     "FetchError",
     "PageNotFoundError",
@@ -132,6 +133,11 @@ class StoreConnectionError(StorageError, ConnectionError):
 
 class ClusterConnectionError(RagError, ConnectionError):
     """The scheduler of an embedding cluster (``--cluster``) could not be reached."""
+
+
+class WorkerLostError(RagError, RuntimeError):
+    """A local embedding worker process died mid-run (``--workers``); what was committed
+    before is kept."""
 
 
 class CorruptIndexError(StorageError):

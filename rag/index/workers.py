@@ -23,13 +23,14 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any, Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
 from rag.embeddings.base import model_id_of
-from rag.errors import ClusterConnectionError, EmbeddingMismatchError, ValidationError
+from rag.errors import ClusterConnectionError, EmbeddingMismatchError, ValidationError, WorkerLostError
 
 __all__ = ["Embedder", "InlineEmbedder", "ProcessEmbedder", "DaskEmbedder", "make_embedder", "embed_batch"]
 
@@ -129,10 +130,24 @@ class ProcessEmbedder(_FanOut):
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
 
     def _submit(self, texts: list[str]) -> Future:
-        return self.pool.submit(embed_batch, self.spec, texts, self.threads)
+        try:
+            return self.pool.submit(embed_batch, self.spec, texts, self.threads)
+        except BrokenProcessPool as exc:
+            raise _lost_worker() from exc
+
+    def _result(self, future: Any) -> tuple[str, np.ndarray]:
+        try:
+            return future.result()
+        except BrokenProcessPool as exc:  # a worker killed (by a signal, or out of memory)
+            raise _lost_worker() from exc
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _lost_worker() -> WorkerLostError:
+    return WorkerLostError("a worker process died while embedding (killed, or out of memory); the checkpoints "
+                           "committed so far are kept: run the same command again to continue")
 
 
 class DaskEmbedder(_FanOut):
@@ -161,6 +176,13 @@ class DaskEmbedder(_FanOut):
         except (OSError, TimeoutError) as exc:
             raise ClusterConnectionError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s "
                                          f"({type(exc).__name__}); is it running?") from exc
+        try:
+            # A scheduler without workers would take the batches and never answer.
+            self.client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError) as exc:
+            self.client.close()
+            raise ClusterConnectionError(f"the Dask scheduler at {address} has no workers (none joined within "
+                                         f"{timeout:g} s); start some with: dask worker {address}") from exc
 
     def _submit(self, texts: list[str]) -> Any:
         # pure=False: two batches with equal texts are still two tasks (each position needs its vectors).

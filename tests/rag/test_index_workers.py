@@ -13,7 +13,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from rag.errors import ClusterConnectionError, MissingDependencyError, ValidationError
+from rag.errors import ClusterConnectionError, MissingDependencyError, ValidationError, WorkerLostError
 from rag.index import Index
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,7 +97,8 @@ class _Cluster:
         from distributed import Client
 
         with Client(self.address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=120)
+            if workers:
+                client.wait_for_workers(workers, timeout=120)
             self.worker_pids = sorted(client.run(os.getpid).values())
 
     def _start(self, argv: list[str]) -> subprocess.Popen:
@@ -164,3 +165,36 @@ def test_a_malformed_cluster_address_is_refused_naming_it(tmp_path, address):
     with pytest.raises(ValidationError, match=f"cluster must be a scheduler address .*{address!r}"):
         index.update([str(_corpus(tmp_path / "docs", 1))], cluster=address)
     assert not (tmp_path / "ix").exists()
+
+
+def test_a_scheduler_without_workers_is_refused_naming_it(tmp_path):
+    started = _Cluster(0, {**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        index = Index.create(tmp_path / "ix", embeddings="hashing")
+        with pytest.raises(ClusterConnectionError, match="has no workers"):
+            index.update([str(_corpus(tmp_path / "docs", 1))], cluster=started.address)
+    finally:
+        started.stop()
+    assert not (tmp_path / "ix").exists()
+
+
+def test_a_local_worker_killed_mid_run_keeps_the_checkpoints_and_a_rerun_finishes(tmp_path):
+    import multiprocessing
+
+    docs = _corpus(tmp_path / "docs", files=40)
+    index = Index.create(tmp_path / "ix", embeddings="hashing", chunk_size=200, chunk_overlap=0)
+    index.checkpoint_chunks = 64
+    killed: list[int] = []
+
+    def kill_a_worker(stage: str, done: int, total: int) -> None:
+        if stage == "embed" and not killed:
+            worker = multiprocessing.active_children()[0]
+            killed.append(worker.pid)
+            os.kill(worker.pid, signal.SIGKILL)
+
+    with pytest.raises(WorkerLostError, match="run the same command again"):
+        index.update([str(docs)], workers=2, progress=kill_a_worker)
+    assert killed
+    rerun = Index.open(tmp_path / "ix")
+    rerun.update([str(docs)])
+    _assert_same_index(Index.open(tmp_path / "ix"), _build(tmp_path / "single", docs))
