@@ -96,10 +96,14 @@ class _Cluster:
                                      "--host", "127.0.0.1"]) for _ in range(workers)]
         from distributed import Client
 
-        with Client(self.address, timeout=60) as client:
-            if workers:
-                client.wait_for_workers(workers, timeout=120)
-            self.worker_pids = sorted(client.run(os.getpid).values())
+        try:
+            with Client(self.address, timeout=60) as client:
+                if workers:
+                    client.wait_for_workers(workers, timeout=120)
+                self.worker_pids = sorted(client.run(os.getpid).values())
+        except BaseException:
+            self.stop()  # never leave a scheduler or worker behind
+            raise
 
     def _start(self, argv: list[str]) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "dask", *argv], env=self.env,
