@@ -5,7 +5,7 @@ local Dask cluster on the same folder, and the per-batch overhead a cluster adds
     pip install -e ".[bench]"                       # the local model and distributed
     python benchmarks/embedding_fanout.py [--files 80] [--repeats 2] [--json OUT]
 
-Every build is a fresh ``Index.update`` with the local MiniLM model in this process (the
+Every build is a fresh ``Index.update`` with the local MiniLM model in a child process (the
 writer), over the first ``--files`` HTML files; chunks/s = chunks embedded / update wall.
 The cluster is a real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1 (one
 thread each, no nanny). Per-batch overhead: the same 64-chunk batches embedded one at a time
@@ -57,8 +57,12 @@ class Cluster:
                  "--no-dashboard", "--host", "127.0.0.1"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         from distributed import Client
 
-        with Client(self.address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=120)
+        try:
+            with Client(self.address, timeout=60) as client:
+                client.wait_for_workers(workers, timeout=120)
+        except BaseException:
+            self.stop()
+            raise
 
     def stop(self) -> None:
         for process in self.processes:
@@ -67,13 +71,22 @@ class Cluster:
 
 
 def build(corpus: Path, **options: Any) -> dict[str, float]:
+    """One build in a fresh child process (a model session left in this process would keep
+    its threads and skew the next measurement)."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--child-build", str(corpus), json.dumps(options)]
+    result = subprocess.run(argv, capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def child_build(corpus: str, options: str) -> None:
     from rag.index import Index
 
     folder = Path(tempfile.mkdtemp(prefix="fanout-"))
     try:
         index = Index.create(folder / "ix", embeddings="local")
-        summary = index.update([str(corpus)], **options)
-        return {"chunks": summary.chunks, "seconds": summary.seconds, "chunks_per_s": summary.chunks / summary.seconds}
+        summary = index.update([corpus], **json.loads(options))
+        print(json.dumps({"chunks": summary.chunks, "seconds": summary.seconds,
+                          "chunks_per_s": summary.chunks / summary.seconds}))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -110,6 +123,12 @@ def batch_overhead(texts: list[str], batches: int) -> dict[str, float]:
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--child-build"]:
+        child_build(sys.argv[2], sys.argv[3])
+        return 0
+    if sys.argv[1:2] == ["--child-overhead"]:
+        print(json.dumps(batch_overhead(json.loads(Path(sys.argv[2]).read_text()), int(sys.argv[3]))))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--files", type=int, default=80, help="HTML files to index (default 80)")
@@ -146,7 +165,12 @@ def main() -> int:
     texts = [chunk.page_content for item in iter_root(parse_root(str(corpus), crawl=None, sitemap=False, beir=False),
                                                        glob=None) if item.documents
              for chunk in splitter.split_documents(item.documents)]
-    overhead = batch_overhead(texts, min(args.batches, len(texts) // 64))
+    texts_file = corpus / "texts.json"
+    texts_file.write_text(json.dumps(texts))
+    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child-overhead", str(texts_file),
+                             str(min(args.batches, len(texts) // 64))], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    overhead = json.loads(result.stdout.strip().splitlines()[-1])
     print(f"\nper 64-chunk batch: {overhead['local_s'] * 1000:.0f} ms in process, {overhead['cluster_s'] * 1000:.0f} ms "
           f"through a one-worker cluster: overhead {overhead['overhead']:+.1%}")
     if args.json:
