@@ -223,8 +223,10 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             if len(texts) < len(candidate.units):
                 continue
             for unit, text in zip(candidate.units, texts):
-                chosen.append(Passage(text, candidate.citation, round(candidate.score, 6), unit.kind,
-                                      unit.start, unit.start + len(text)))
+                # A sentence is quoted on one line (its white space collapsed), so its span is
+                # the unit's own; a block cut to fit keeps its characters, so it ends sooner.
+                end = unit.end if text == unit.text else unit.start + len(text)
+                chosen.append(Passage(text, candidate.citation, round(candidate.score, 6), unit.kind, unit.start, end))
                 chars += len(text)
         return chosen
 
