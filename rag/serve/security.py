@@ -59,7 +59,7 @@ class _TooLarge(BaseException):
 
 class Guard:
     """ASGI middleware: 401 unless ``Authorization: Bearer <api_key>`` (when ``api_key`` is
-    set; paths in ``public`` are exempt), 413 for a body over ``max_body_bytes`` (declared
+    set; paths in ``public`` are exempt; a WebSocket handshake without it is refused), 413 for a body over ``max_body_bytes`` (declared
     in Content-Length or found while reading a chunked one). Errors are JSON
     ``{"type", "message"}``, plus OpenAI's ``{"error": {...}}`` shape under ``/v1/``."""
 
@@ -92,6 +92,12 @@ class Guard:
         return hmac.compare_digest(token.strip(), self._key) and scheme.lower() == b"bearer"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and not self._authorised(scope):
+            # A WebSocket route a user added is a route too: closing before accepting makes
+            # the server refuse the handshake (HTTP 403), and the app never sees the socket.
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
