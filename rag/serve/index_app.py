@@ -30,6 +30,7 @@ from rag.index.answer import Answer, Source
 from rag.serve.routes import add_routes
 from rag.serve.security import DEFAULT_MAX_BODY_BYTES, Guard
 from rag.serve.sse import EventStreamResponse, format_event
+from rag.serve.validation import loads_json
 
 require("starlette", feature="rag serve", extra="serve")
 
@@ -66,7 +67,7 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     """The body as a JSON object, or :class:`BadRequest` (400 malformed, 422 not an object)."""
     raw = await request.body()
     try:
-        body = json.loads(raw)
+        body = loads_json(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):

@@ -21,7 +21,7 @@ from rag.errors import ValidationError
 from rag.runnables import Runnable
 from rag.serve import codec
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, format_event, run_until_disconnect
-from rag.serve.validation import CONFIG_KEYS, RequestError, check_body, check_config, check_schema
+from rag.serve.validation import CONFIG_KEYS, RequestError, check_body, check_config, check_schema, loads_json
 
 require("starlette", feature="add_routes", extra="serve")
 
@@ -89,7 +89,7 @@ class _Endpoints:
     async def _body(self, request: Request, required: str, optional: Sequence[str]) -> dict[str, Any]:
         raw = await request.body()
         try:
-            body = json.loads(raw) if raw else None
+            body = loads_json(raw) if raw else None
         except (ValueError, UnicodeDecodeError) as exc:
             raise RequestError(422, [], f"the body is not valid JSON: {exc}", "json_invalid") from None
         return check_body(body, required, optional)

@@ -10,16 +10,35 @@ required configurable value is missing: here a bad body or input is a
 
 from __future__ import annotations
 
+import json
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from rag.errors import ValidationError
 
-__all__ = ["RequestError", "check_schema", "check_body", "check_config", "CONFIG_KEYS"]
+__all__ = ["loads_json", "RequestError", "check_schema", "check_body", "check_config", "CONFIG_KEYS"]
 
 # The RunnableConfig keys a request may carry (LangServe's client sends some on every call).
 CONFIG_KEYS = ("tags", "metadata", "run_name", "run_id", "max_concurrency", "recursion_limit", "configurable")
+
+# "\ud800".."\udfff" escapes: the only way a lone surrogate gets into parsed JSON.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def loads_json(raw: bytes) -> Any:
+    """``raw`` parsed as JSON, or ValueError. JSON may escape a lone UTF-16 surrogate
+    (``"\\ud800"``), which no UTF-8 text holds: refused here, as the reply that echoes it
+    (or a store that saves it) could not encode it later. Escaped surrogate pairs are fine."""
+    value = json.loads(raw)
+    if _SURROGATE_ESCAPE.search(raw):  # rare: only then pay for the re-encoding check
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"a string holds a lone UTF-16 surrogate {exc.object[exc.start]!r}, "
+                             "which is not Unicode text") from None
+    return value
 
 
 class RequestError(ValidationError):
