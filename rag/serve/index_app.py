@@ -7,7 +7,7 @@
   :func:`rag.serve.add_routes` (LangServe's endpoints: invoke, batch, stream, ...);
 - ``POST /playground/ask``: one question as Server-Sent Events for the page (``sources``,
   ``token``..., ``trace``, ``end``; or ``error``);
-- ``GET /v1/models``, ``POST /v1/chat/completions``: the OpenAI-compatible API
+- ``GET /v1/models`` (and ``/v1/models/{id}``), ``POST /v1/chat/completions``: the OpenAI-compatible API
   (:mod:`rag.serve.openai_api`);
 - ``GET /``: the playground page (static files shipped with the package, no CDN).
 
@@ -225,6 +225,7 @@ def index_app(index: Any, *, llm: Any = None, model_name: Optional[str] = None, 
     routes += [Route("/search", served.search, methods=["POST"]),
                Route("/playground/ask", served.playground_ask, methods=["POST"]),
                Route("/v1/models", openai.models, methods=["GET"]),
+               Route("/v1/models/{model_id:path}", openai.retrieve_model, methods=["GET"]),
                Route("/v1/chat/completions", openai.chat_completions, methods=["POST"])]
     middleware = [Middleware(Guard, api_key=api_key, max_body_bytes=max_body_bytes,
                              public=lambda path: path in _STATIC)]

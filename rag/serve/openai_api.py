@@ -1,4 +1,4 @@
-"""The OpenAI-compatible API over an index: ``GET /v1/models``, ``POST /v1/chat/completions``.
+"""The OpenAI-compatible API over an index: ``GET /v1/models`` (and ``/v1/models/{id}``), ``POST /v1/chat/completions``.
 
 Any OpenAI client or chat UI can ask the index: the last user message is the question, the
 answer comes from the index's ask chain (offline extractive unless the server has a model),
@@ -28,7 +28,10 @@ __all__ = ["OpenAIRoutes", "sources_block"]
 
 logger = logging.getLogger("rag.serve")
 
-_ROLES = ("system", "user", "assistant", "tool", "developer")
+# "function" is OpenAI's legacy tool-result role: older clients still send it in a history.
+# Token counts are not tracked (the offline answerer has no tokens): zeros, in OpenAI's shape.
+_NO_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+_ROLES = ("system", "user", "assistant", "tool", "function", "developer")
 
 
 def _openai_error(status: int, message: str, param: Optional[str] = None, kind: str = "invalid_request_error") -> Response:
@@ -83,28 +86,40 @@ class OpenAIRoutes:
         self.index, self.llm, self.model, self.k = index, llm, model, k
         self.created = int(time.time())
 
-    async def models(self, request: Request) -> Response:
-        return JSONResponse({"object": "list", "data": [
-            {"id": self.model, "object": "model", "created": self.created, "owned_by": "rag-toolkit"}]})
+    def _model_json(self) -> dict[str, Any]:
+        return {"id": self.model, "object": "model", "created": self.created, "owned_by": "rag-toolkit"}
 
-    def _parse(self, body: dict[str, Any]) -> tuple[str, bool]:
+    async def models(self, request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [self._model_json()]})
+
+    async def retrieve_model(self, request: Request) -> Response:
+        """``GET /v1/models/{id}``: the served model, or 404 in OpenAI's shape."""
+        model_id = request.path_params["model_id"]
+        if model_id != self.model:
+            return _openai_error(404, f"the model {model_id!r} does not exist here; GET /v1/models lists "
+                                      f"{self.model!r}", "model", "model_not_found")
+        return JSONResponse(self._model_json())
+
+    def _parse(self, body: dict[str, Any]) -> tuple[str, bool, bool]:
         model = field(body, "model", str, self.model)
         if model != self.model:
             raise BadRequest(404, f"the model {model!r} does not exist here; GET /v1/models lists {self.model!r}",
                              "model")
         stream = field(body, "stream", bool, False)
-        return question_of(body), stream
+        options = field(body, "stream_options", dict, {})
+        include_usage = field(options, "include_usage", bool, False)
+        return question_of(body), stream, include_usage
 
     async def chat_completions(self, request: Request) -> Response:
         try:
             body = await read_json_object(request)
-            question, stream = self._parse(body)
+            question, stream, include_usage = self._parse(body)
         except BadRequest as exc:
             kind = "model_not_found" if exc.status == 404 else "invalid_request_error"
             return _openai_error(exc.status, str(exc), exc.field, kind)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         if stream:
-            return EventStreamResponse(self._chunks(completion_id, question))
+            return EventStreamResponse(self._chunks(completion_id, question, include_usage))
         try:
             result = await self.index.chain(k=self.k, llm=self.llm).ainvoke({"input": question})
         except RagError as exc:
@@ -117,7 +132,7 @@ class OpenAIRoutes:
             "id": completion_id, "object": "chat.completion", "created": int(time.time()), "model": self.model,
             "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
                          "message": {"role": "assistant", "content": answer.answer + sources_block(answer)}}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "usage": _NO_USAGE,
             "sources": sources_json(answer),
         })
 
@@ -129,7 +144,7 @@ class OpenAIRoutes:
         # OpenAI's stream has data lines only (no event names); its clients ignore named events.
         return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
 
-    async def _chunks(self, completion_id: str, question: str) -> AsyncIterator[bytes]:
+    async def _chunks(self, completion_id: str, question: str, include_usage: bool = False) -> AsyncIterator[bytes]:
         result: dict[str, Any] = {"input": question, "context": [], "answer": ""}
         yield self._chunk(completion_id, {"role": "assistant", "content": ""})
         try:
@@ -151,4 +166,9 @@ class OpenAIRoutes:
         if block:
             yield self._chunk(completion_id, {"content": block})
         yield self._chunk(completion_id, {}, "stop", sources=sources_json(answer))
+        if include_usage:
+            # OpenAI's stream_options.include_usage: one more chunk, no choices, the usage.
+            usage = {"id": completion_id, "object": "chat.completion.chunk", "created": int(time.time()),
+                     "model": self.model, "choices": [], "usage": _NO_USAGE}
+            yield b"data: " + json.dumps(usage).encode() + b"\n\n"
         yield b"data: [DONE]\n\n"

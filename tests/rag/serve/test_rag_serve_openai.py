@@ -93,3 +93,27 @@ def test_malformed_json_is_400_in_openais_error_shape(url):
 def test_a_conversation_without_a_user_message_is_422(client):
     with pytest.raises(openai.UnprocessableEntityError, match="user message"):
         client.chat.completions.create(model="rag-extractive", messages=[{"role": "system", "content": "hi"}])
+
+
+def test_a_listed_model_can_be_retrieved_by_id(client):
+    model = client.models.retrieve("rag-extractive")
+    assert (model.id, model.object, model.owned_by) == ("rag-extractive", "model", "rag-toolkit")
+
+
+def test_retrieving_an_unknown_model_is_a_404_in_openai_shape(client):
+    with pytest.raises(openai.NotFoundError) as missing:
+        client.models.retrieve("gpt-4o")
+    assert missing.value.body["param"] == "model" and "gpt-4o" in missing.value.body["message"]
+
+
+def test_a_stream_with_include_usage_ends_with_a_usage_chunk(client):
+    chunks = list(client.chat.completions.create(model="rag-extractive", messages=QUESTION, stream=True,
+                                                 stream_options={"include_usage": True}))
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None
+    assert all(chunk.usage is None for chunk in chunks[:-1]) and chunks[-2].choices[0].finish_reason == "stop"
+
+
+def test_a_legacy_function_message_is_accepted_in_the_history(client):
+    messages = [{"role": "function", "name": "lookup", "content": "{}"}, *QUESTION]
+    completion = client.chat.completions.create(model="rag-extractive", messages=messages)
+    assert completion.choices[0].message.content.startswith("Cats purr")
