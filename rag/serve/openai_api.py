@@ -19,7 +19,7 @@ from typing import Any, AsyncIterator, Optional
 from rag.errors import RagError
 from rag.index.answer import Answer
 from rag.serve.index_app import BadRequest, field, read_json_object, sources_json
-from rag.serve.sse import EventStreamResponse
+from rag.serve.sse import ClientDisconnected, EventStreamResponse, run_until_disconnect
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -121,7 +121,11 @@ class OpenAIRoutes:
         if stream:
             return EventStreamResponse(self._chunks(completion_id, question, include_usage))
         try:
-            result = await self.index.chain(k=self.k, llm=self.llm).ainvoke({"input": question})
+            # Cancelled if the client goes away: a model call nobody waits for is not left running.
+            result = await run_until_disconnect(
+                request.receive, self.index.chain(k=self.k, llm=self.llm).ainvoke({"input": question}))
+        except ClientDisconnected:
+            return Response(status_code=499)  # nginx's "client closed request"; nobody reads it
         except RagError as exc:
             return _openai_error(502 if self.llm is not None else 500, str(exc), kind="server_error")
         except Exception as exc:
