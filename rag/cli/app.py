@@ -354,7 +354,9 @@ def _run_serve(args: argparse.Namespace) -> int:
         lines = args.api_key_file.read_text(encoding="utf-8").splitlines()
         api_key = lines[0].strip() if lines else ""
     else:
-        api_key = os.environ.get("RAG_API_KEY") or None
+        # Stripped as the file's line is: a header value cannot carry the white space back.
+        api_key = os.environ.get("RAG_API_KEY")
+        api_key = api_key.strip() if api_key else None
     check_exposure(args.host, api_key, args.insecure)
     index = _open(args)  # a missing or corrupt index stops here, with rag search's message
     llm = None

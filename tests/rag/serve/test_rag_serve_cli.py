@@ -103,3 +103,12 @@ def test_the_key_can_come_from_a_file(index_path, tmp_path):
         assert httpx.get(f"{url}/v1/models", headers={"authorization": f"Bearer {KEY}"}).status_code == 200
     finally:
         _stop(process)
+
+
+def test_white_space_around_the_key_in_the_environment_is_not_part_of_it(index_path):
+    # A header value cannot end in white space, so a key kept with it could never be sent.
+    process, url, _ = _serve("--index", str(index_path), RAG_API_KEY=f" {KEY}\n")
+    try:
+        assert httpx.get(f"{url}/v1/models", headers={"authorization": f"Bearer {KEY}"}).status_code == 200
+    finally:
+        _stop(process)
