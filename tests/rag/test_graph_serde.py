@@ -53,3 +53,17 @@ def test_a_value_json_cannot_hold_names_the_key_path_and_type(bad, type_name):
         dumps({"channel_values": {"memory": {"notes": [1, bad]}}})
     assert raised.value.key == "memory" and raised.value.path == "['memory']['notes'][1]"
     assert type_name in str(raised.value)
+
+
+@pytest.mark.parametrize("key", [1, 2.5, True, None])
+def test_a_dict_key_that_is_not_a_string_is_refused_rather_than_loaded_back_as_one(key):
+    # JSON would write {1: "a", "1": "b"} as one key: refusing keeps a resumed state equal.
+    with pytest.raises(SerializationError) as raised:
+        dumps({"channel_values": {"counts": {"ok": {key: "a", str(key): "b"}}}})
+    assert raised.value.key == "counts" and raised.value.path == f"['counts']['ok'][{key!r}]"
+    assert "dict key" in str(raised.value)
+
+
+def test_a_set_of_tuples_loads_back_as_the_same_set():
+    state = {"seen": {(1, "a"), (2, ("b", 3))}, "flat": frozenset({"x", 1})}
+    assert loads(dumps(state)) == state

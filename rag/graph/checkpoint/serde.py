@@ -2,8 +2,9 @@
 
 Plain JSON values pass through the C encoder untouched; messages, Documents and
 :class:`~rag.graph.types.Interrupt` become tagged objects (``{"__rag_type__": "message",
-...}``) that load back as the same classes. Tuples load back as lists and dict keys must be
-strings (JSON has neither tuples nor other keys). Anything else raises
+...}``) that load back as the same classes. Tuples load back as lists (set members as
+tuples) and dict keys must be strings (JSON has neither tuples nor other keys; a dict with
+another key is refused rather than saved with its keys turned into strings). Anything else raises
 :class:`SerializationError` naming the state key, the path inside it and the type, before
 anything is written.
 
@@ -103,12 +104,37 @@ def _decode(obj: dict[str, Any]) -> Any:
 
         return Interrupt(body["value"], body.get("id", ""))
     if kind == "set":
-        return set(body["items"])
+        # Set members are hashable: a list in one was a tuple (JSON has no tuples).
+        return {_frozen(item) for item in body["items"]}
     if kind == "send":
         from rag.graph.types import Send
 
         return Send(body["node"], body.get("arg"))
     raise ValidationError(f"checkpoint holds an object tagged {kind!r}, which this version cannot read")
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(_frozen(item) for item in value) if isinstance(value, list) else value
+
+
+def _non_str_key(value: Any) -> tuple[str, str]:
+    """``(path, what)`` of the first dict key that is not a str, else ``("", "")``. JSON
+    turns such keys into strings silently (``{1: "a", "1": "b"}`` would lose a value), so
+    they are refused rather than loaded back changed."""
+    stack = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    return f"{path}[{key!r}]", f"a dict key of type {type(key).__name__}"
+                if isinstance(child, (dict, list, tuple)):
+                    stack.append((child, f"{path}[{key!r}]"))
+        else:
+            for index, child in enumerate(item):
+                if isinstance(child, (dict, list, tuple)):
+                    stack.append((child, f"{path}[{index}]"))
+    return "", ""
 
 
 def _find_unserialisable(value: Any, path: str) -> tuple[str, str]:
@@ -140,10 +166,16 @@ def dumps(value: Any) -> bytes:
     """``value`` as compact UTF-8 JSON; raises :class:`SerializationError` for values JSON
     cannot hold (naming the top-level key, the path and the type)."""
     try:
+        if isinstance(value, (dict, list, tuple)):
+            bad_key = _non_str_key(value)
+            if bad_key[0]:
+                raise TypeError(f"keys must be str, not {bad_key[1].rpartition(' ')[2]}")
         return json.dumps(value, default=_encode, separators=(",", ":"), ensure_ascii=False,
                           allow_nan=True).encode("utf-8")
     except (TypeError, ValueError) as exc:
-        path, type_name = _find_unserialisable(value, "")
+        path, type_name = _non_str_key(value) if isinstance(value, (dict, list, tuple)) else ("", "")
+        if not path:
+            path, type_name = _find_unserialisable(value, "")
         if path.startswith("['channel_values']"):  # a checkpoint: name the state key
             path = path[len("['channel_values']"):]
         key = path[2:].split("'")[0] if path.startswith("['") else ""
