@@ -215,14 +215,14 @@ class SharedIndex:
                 self._full_text_ready = True
         old_ids = previous[2] if previous is not None else []
         stale = sorted(set(old_ids) - set(ids))
+        if stale:  # before the record, which alone remembers them: a run cut short here redoes this source
+            self.store.delete(stale)
         with self.store.connection_lock, self.store.connection.transaction():
             self.store.connection.execute(
                 "INSERT INTO rag_index_sources (collection, source, root, content_hash, chunk_ids) VALUES "
                 "(%s, %s, %s, %s, %s) ON CONFLICT (collection, source) DO UPDATE SET root = EXCLUDED.root, "
                 "content_hash = EXCLUDED.content_hash, chunk_ids = EXCLUDED.chunk_ids",
                 (self.collection, source, root, content_hash, json.dumps(ids)))
-        if stale:
-            self.store.delete(stale)
         summary.added += previous is None
         summary.updated += previous is not None
 

@@ -151,3 +151,23 @@ def test_two_rag_index_runs_on_one_shared_index_lose_nothing(postgres_uri, colle
     assert Path(index.search("word7x3", k=1, search_type="bm25")[0][0].metadata["source"]).name in ("left-7.md", "right-7.md")
     index.store.delete_collection()
     index.close()
+
+
+def test_an_update_cut_short_after_a_source_shrank_leaves_no_orphan_chunks(index, tmp_path, monkeypatch):
+    folder = tmp_path / "long"
+    folder.mkdir()
+    page = folder / "page.md"
+    page.write_text("\n\n".join(f"Paragraph {n} about owls and their silent feathers. " * 12 for n in range(6)))
+    index.update([str(folder)])
+    page.write_text("Owls hunt at night.")
+
+    def lost_connection(ids):
+        raise ConnectionError("connection lost while deleting the old chunks")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(index.store, "delete", lost_connection)
+        with pytest.raises(ConnectionError):
+            index.update([str(folder)])
+    index.update([str(folder)])  # the next run finishes what the cut-short one began
+    assert [doc.page_content for doc, _ in index.search("owls", k=10, search_type="similarity")] == [
+        "Owls hunt at night."]
