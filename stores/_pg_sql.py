@@ -125,9 +125,15 @@ def metadata_json(metadata: Mapping[str, Any], position: int) -> str:
     return text
 
 
+_USER_PASSWORD = re.compile(r"((?:^|//|[\s\"'])[^:/@\s\"']*):(?!//)[^\s\"']*@")
+
+
 def redact_uri(uri: str) -> str:
     """``uri`` without its password (URL or ``key=value`` form), for messages."""
     text = re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", uri)
+    # ``user:password@`` wherever it stands (also in a URI without scheme or one urlsplit
+    # cannot parse, and in libpq's messages quoting them): up to the last "@" of the word.
+    text = _USER_PASSWORD.sub(r"\1:***@", text)
     try:
         parts = urlsplit(text)
     except ValueError:

@@ -133,7 +133,7 @@ class PGVector(VectorStore):
         try:
             conn = psycopg.connect(self._uri, connect_timeout=timeout, autocommit=True)
         except psycopg.Error as exc:
-            reason = (str(exc).strip().splitlines() or ["no reason given"])[-1]
+            reason = redact_uri((str(exc).strip().splitlines() or ["no reason given"])[-1])  # libpq may quote the URI
             raise StoreConnectionError(f"cannot connect to PostgreSQL at {self.where}: {reason}") from None
         try:
             if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:

@@ -81,6 +81,16 @@ def test_an_unreachable_server_gives_one_line_naming_the_uri_without_its_passwor
     assert message.startswith("cannot connect to PostgreSQL at postgresql://alice:***@127.0.0.1:1/knowledge: ")
 
 
+@pytest.mark.parametrize("uri", [
+    "alice:s3cret-pw@127.0.0.1:1/knowledge",  # no scheme: libpq reads it as key=value and quotes it
+    "postgresql://alice:s3cret-pw@[::1:1/knowledge",  # unparsable: libpq quotes the whole URI
+])
+def test_a_malformed_uri_is_refused_without_showing_its_password(uri):
+    with pytest.raises(StoreConnectionError) as caught:
+        PGVector(HashingEmbeddings(dim=8), connection=uri, connect_timeout=2)
+    assert "s3cret-pw" not in str(caught.value) and "alice:***@" in str(caught.value)
+
+
 def test_a_missing_socket_folder_is_a_connection_error(tmp_path):
     with pytest.raises(StoreConnectionError, match="cannot connect to PostgreSQL at postgresql://me@/db"):
         PGVector(HashingEmbeddings(dim=8), connection=f"postgresql://me@/db?host={tmp_path}/nothing")
