@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
@@ -108,8 +109,7 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def _setup(self) -> None:
         with self._lock:
-            if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
-                self.conn.execute("PRAGMA journal_mode=WAL")
+            self._switch_to_wal()
             # One transaction, so processes opening a new file at once do not race.
             with self._transaction():
                 for statement in filter(str.strip, _SCHEMA.split(";")):
@@ -121,6 +121,21 @@ class SqliteSaver(BaseCheckpointSaver):
                 raise StorageError(
                     f"the checkpoint database uses format {row[0]}; this version reads format {_FORMAT_VERSION}"
                 )
+
+    def _switch_to_wal(self) -> None:
+        # Two connections switching a new file at once can deadlock on the lock upgrade, and
+        # SQLite then answers "database is locked" at once, without waiting the busy timeout;
+        # the switch is retried (for up to 30 s, the busy timeout) until the other one is done.
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                if self.conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("memory", "wal"):
+                    self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def _writes_of(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, Any]]:
         rows = self.conn.execute(
