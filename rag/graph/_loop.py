@@ -368,12 +368,16 @@ class Loop:
                 else:
                     found[target] = None
             for sources, target in self.graph.joins_from.get(name, ()):
-                key = f"{'|'.join(sources)}>{target}"
-                seen = self.joins.setdefault(key, [])
+                seen = self.joins.setdefault(f"{'|'.join(sources)}>{target}", [])
                 if name not in seen:
                     seen.append(name)
-                if set(seen) >= set(sources):
-                    found[target] = None
-                    del self.joins[key]
+        # A join is judged after every write of the step is in (as LangGraph's barrier
+        # channel): a source that ran again in the step that completed it does not count
+        # toward the join's next firing.
+        for sources, target in self.builder.joins:
+            key = f"{'|'.join(sources)}>{target}"
+            if key in self.joins and set(self.joins[key]) >= set(sources):
+                found[target] = None
+                del self.joins[key]
         found.pop(END, None)
         return [*sends, *sorted(found)]
