@@ -10,16 +10,17 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from rag.documents import Document
-from rag.errors import CorruptIndexError, EmbeddingMismatchError, IndexNotFoundError, RagError, StorageError, ValidationError
+from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
 from rag.hybrid import HybridConfig
 from rag.index.answer import Answer, IndexRetriever, answer_chain
 from rag.index.config import IndexConfig, check_k
 from rag.index.dryrun import DryRun, dry_run
+from rag.index.folders import check_kind, check_spec_matches
 from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
 from rag.index.search import search_state
-from rag.index.state import KIND, IndexState, saved_version, write_lock
-from rag.index.segments import Batch, read_manifest
+from rag.index.state import IndexState, saved_version, write_lock
+from rag.index.segments import Batch
 from rag.index.update import Progress, Updater, UpdateSummary, apply_batch, check_rechunking, parse_roots
 from rag.index.workers import make_embedder
 from rag.persistence import index_folder_exists
@@ -103,9 +104,9 @@ class Index:
         path = Path(path)
         if not cls.exists(path):
             raise IndexNotFoundError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
-        _check_kind(path)
+        check_kind(path)
         if embeddings is not None:
-            _check_spec_matches(path, embeddings)
+            check_spec_matches(path, embeddings)
         # For an update the vectors and texts are read only once a change needs them,
         # under the write lock (so no other commit replaces them in between).
         return cls(path, IndexState.load(path, lazy=_for_update))
@@ -334,7 +335,7 @@ class Index:
         if state.version is None:
             # Created here but saved first by another process: adopt that index if it is
             # built with the same embeddings, never overwrite it.
-            _check_spec_matches(self.path, state.config.embeddings)
+            check_spec_matches(self.path, state.config.embeddings)
         fresh = IndexState.load(self.path, embeddings=state.embeddings)
         with self._rw.writing():
             self._state = fresh
@@ -386,35 +387,3 @@ def _check_excludes(exclude: Sequence[str]) -> tuple[str, ...]:
     if isinstance(exclude, str) or not all(isinstance(pattern, str) and pattern for pattern in exclude):
         raise ValidationError(f"exclude must be a list of glob patterns such as ['*.txt', 'drafts/'], got {exclude!r}")
     return tuple(exclude)
-
-
-def _saved_manifest(path: Path) -> dict[str, Any]:
-    """The manifest at ``path``, or {} when it cannot be read (loading then says why)."""
-    try:
-        return read_manifest(path)
-    except (OSError, RagError):
-        return {}
-
-
-def _check_kind(path: Path) -> None:
-    """Refuse a folder saved by a bare store (``FAISS.save_local``, ``dump``, the former
-    ``rag demo``), saying how to get on, before anything reads or replaces it."""
-    kind = _saved_manifest(path).get("store_class")
-    if isinstance(kind, str) and kind != KIND:
-        raise StorageError(
-            f"{path} holds a {kind} index, not a RagIndex (a store saved on its own, e.g. by {kind}.save_local or "
-            f"the former rag demo); choose another --index folder, or delete {path} if you no longer need it"
-        )
-
-
-def _check_spec_matches(path: Path, spec: str) -> None:
-    """Refuse ``spec`` unless it is the embeddings spec the index at ``path`` was built with."""
-    check_embedding_spec(spec)
-    saved = (_saved_manifest(path).get("config") or {}).get("embedding_spec")
-    if saved is None:
-        return  # loading reports what is wrong with the folder
-    if saved != spec:
-        raise EmbeddingMismatchError(
-            f"the index at {path} was built with --embeddings {saved}, not {spec}; drop --embeddings (embeddings=) "
-            f"to use {saved}, or rebuild it: delete {path} (or choose a new --index folder) and index again"
-        )
