@@ -28,7 +28,7 @@ from rag.errors import CorruptIndexError, RagError
 from rag.index.config import IndexConfig
 from rag.index.lexical import LEXICAL_FILES, LexicalSettings, SegmentedBM25, postings_files, postings_from_files
 from rag.index.registry import make_embeddings, store_backend
-from rag.index.segments import FORMAT_VERSION, Batch, SegmentFolder, manifest_version, read_manifest
+from rag.index.segments import FORMAT_VERSION, Batch, Replay, SegmentFolder, manifest_version, read_manifest
 from rag.persistence import FORMAT, read_index_folder
 from rag.persistence.format import check_model
 
@@ -194,28 +194,33 @@ class IndexState:
         try:
             settings = LexicalSettings.from_json(data.get("lexical") or _older_lexical(data.get("bm25")))
             segments = list(data.get("segments") or [])
-            record = {source: SourceRecord.from_json(row)
-                      for source, row in SegmentFolder(path).live_record(segments).items()}
+            folder = SegmentFolder(path)
+            # Lazy: the changes files only. Else one replay gives the record and the rows
+            # the store is read from (each segment's files read once).
+            replay = None if lazy else folder.replay(segments)
+            rows = folder.live_record(segments) if replay is None else replay.record
+            record = {source: SourceRecord.from_json(row) for source, row in rows.items()}
         except (KeyError, TypeError, ValueError, RagError) as exc:
             raise CorruptIndexError(f"{path}: a segment or the manifest is malformed: {exc}") from exc
         state = cls(config, embeddings, None, record, saved_at=(data.get("config") or {}).get("saved_at"),
                     path=Path(path), segments=segments, lexical_settings=settings,
                     _dimension=embedding.get("dimension"))
         state.version = manifest_version(data)
-        if not lazy:
-            state.store  # noqa: B018 -- read now: the files may be replaced by a later commit
+        if replay is not None:  # read now: the files may be replaced by a later commit
+            state._store, state._lexical = state._read_segments(replay)
         return state
 
-    def _read_segments(self) -> tuple[Any, SegmentedBM25]:
-        """A store and BM25 postings holding the live rows of the current segments, read
-        one segment at a time (no index-sized copy of the vectors on the way)."""
+    def _read_segments(self, replay: Optional[Replay] = None) -> tuple[Any, SegmentedBM25]:
+        """A store and BM25 postings holding the live rows of the current segments
+        (``replay``: those segments already replayed), read one segment at a time (no
+        index-sized copy of the vectors on the way)."""
         store = store_backend(self.config.store).create(self.embeddings)
         lexical = SegmentedBM25(self.lexical_settings, store.get_by_ids)
         if not self.segments:
             return store, lexical
         folder = SegmentFolder(self.path)
         try:
-            replay = folder.replay(self.segments)
+            replay = replay if replay is not None else folder.replay(self.segments)
             for number, entry in enumerate(self.segments):
                 chunks, live = replay.chunks[number], replay.live[number]
                 replay.chunks[number] = None  # the store keeps what it needs; let the rest go
