@@ -26,6 +26,9 @@ from rag.evaluation.configurations import CONFIGURATIONS
 from rag.index.bench import BENCH_TYPES
 from rag.index.config import SEARCH_TYPES
 from rag.index.registry import store_names
+from rag.cli.bench import run_bench
+from rag.cli.common import RagCliError, index_path, open_index, store_uri
+from rag.cli.serve import run_serve
 from rag.process_defaults import apply_process_defaults
 
 __all__ = ["main", "build_parser"]
@@ -189,38 +192,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _index_path(args: argparse.Namespace) -> Path:
-    from rag.index import default_index_path
-
-    return args.index if args.index is not None else default_index_path()
-
-
-def _store_uri(args: argparse.Namespace) -> Optional[str]:
-    """The database URI when the index is shared (--store-uri, or $RAG_STORE_URI with
-    --store pgvector); None for a folder index."""
-    import os
-
-    uri = args.store_uri or ((os.environ.get("RAG_STORE_URI") or None) if getattr(args, "store", None) == "pgvector" else None)
-    if uri is None and getattr(args, "store", None) == "pgvector":
-        raise RagCliError("--store pgvector keeps the index in PostgreSQL: give --store-uri URI (or $RAG_STORE_URI)")
-    if uri is None and args.collection is not None:
-        raise RagCliError("--collection names a shared index: give --store-uri URI too")
-    if uri is not None and args.index is not None:
-        raise RagCliError("--index is a folder index and --store-uri a shared one: give one of them")
-    return uri
-
-
-def _open(args: argparse.Namespace) -> Any:
-    from rag.index import Index
-
-    uri = _store_uri(args)
-    if uri is not None:
-        from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
-
-        return SharedIndex.open(uri, collection=args.collection or DEFAULT_COLLECTION)
-    return Index.open(_index_path(args))
-
-
 def _run_shared_index(args: argparse.Namespace, uri: str) -> int:
     from rag.cli.output import print_summary
     from rag.cli.progress import ProgressBars
@@ -257,10 +228,10 @@ def _run_index(args: argparse.Namespace) -> int:
     from rag.cli.progress import ProgressBars
     from rag.index import Index
 
-    path = _index_path(args)
+    path = index_path(args)
     if args.chunk_size is not None and args.chunk_overlap is not None and args.chunk_overlap >= args.chunk_size:
         raise RagCliError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than --chunk-size ({args.chunk_size})")
-    uri = _store_uri(args)
+    uri = store_uri(args)
     if uri is not None:
         return _run_shared_index(args, uri)
     index = Index.open_or_create(path, embeddings=args.embeddings, store=args.store)
@@ -296,7 +267,7 @@ def _run_search(args: argparse.Namespace) -> int:
         raise RagCliError("--threshold applies to --type threshold only")
     if args.search_type == "threshold" and args.threshold is None:
         raise RagCliError("--type threshold needs --threshold X, a number between 0 and 1")
-    results = _open(args).search(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
+    results = open_index(args).search(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
     print_results(results, as_json=args.json, score_name=score_name(args.search_type))
     return 0
 
@@ -304,7 +275,7 @@ def _run_search(args: argparse.Namespace) -> int:
 def _run_info(args: argparse.Namespace) -> int:
     from rag.cli.output import print_info
 
-    print_info(_open(args).info(), as_json=args.json)
+    print_info(open_index(args).info(), as_json=args.json)
     return 0
 
 
@@ -314,7 +285,7 @@ def _run_ask(args: argparse.Namespace) -> int:
 
     if args.base_url and not args.model:
         raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
-    index = _open(args)
+    index = open_index(args)
     llm = None
     if args.model is not None:
         from rag.models import ChatOpenAI
@@ -343,42 +314,6 @@ def _run_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_serve(args: argparse.Namespace) -> int:
-    import os
-
-    from rag.serve.security import check_exposure
-
-    if args.base_url and not args.model:
-        raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
-    if args.api_key_file is not None:
-        lines = args.api_key_file.read_text(encoding="utf-8").splitlines()
-        api_key = lines[0].strip() if lines else ""
-    else:
-        # Stripped as the file's line is: a header value cannot carry the white space back.
-        api_key = os.environ.get("RAG_API_KEY")
-        api_key = api_key.strip() if api_key else None
-    check_exposure(args.host, api_key, args.insecure)
-    index = _open(args)  # a missing or corrupt index stops here, with rag search's message
-    llm = None
-    if args.model is not None:
-        from rag.models import ChatOpenAI
-
-        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
-    from rag.serve.background import serve_forever
-    from rag.serve.index_app import index_app
-
-    app = index_app(index, llm=llm, k=args.k, api_key=api_key, max_body_bytes=args.max_body_bytes,
-                    cors_origins=args.cors_origin)
-
-    def ready(port: int) -> None:
-        where = getattr(index, "path", None) or getattr(index, "where", "the index")
-        print(f"rag serve: {where} at http://{args.host}:{port}/ (playground at /, OpenAI API at /v1"
-              f"{', API key required' if api_key else ''})", file=sys.stderr, flush=True)
-
-    serve_forever(app, host=args.host, port=args.port, on_ready=ready)
-    return 0
-
-
 def _run_trace(args: argparse.Namespace) -> int:
     from rag.callbacks import print_trace
 
@@ -388,85 +323,14 @@ def _run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_bench_answers(args: argparse.Namespace) -> int:
-    from rag.cli.output import print_answer_bench
-    from rag.index.answer_bench import bench_answers
-
-    if args.dataset is not None or args.config:
-        raise RagCliError("--answers measures answers of an index: give --index DIR, not a dataset or --config")
-    if not args.answers.is_file():
-        raise RagCliError(f"no QA file at {args.answers}: expected a tab-separated file with a header row and "
-                          "columns question, key phrases, source paths")
-    llm = None
-    if args.model is not None:
-        from rag.models import ChatOpenAI
-
-        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
-    from rag.index import Index
-
-    index = Index.open(_index_path(args))  # a folder index (--index DIR, or the default)
-    print_answer_bench(bench_answers(index, args.answers, k=args.k, llm=llm), as_json=args.json)
-    return 0
-
-
-def _run_bench(args: argparse.Namespace) -> int:
-    from rag.cli.output import print_bench
-    from rag.evaluation import load_beir
-
-    if args.answers is not None:
-        return _run_bench_answers(args)
-    if args.model is not None or args.base_url is not None:
-        raise RagCliError("--model and --base-url apply to --answers QA.tsv only")
-    if args.dataset is None:
-        raise RagCliError("give a BEIR dataset folder (rag bench DATASET_DIR) or a QA set (rag bench --answers QA.tsv)")
-    if args.config:
-        from rag.evaluation import build_systems, run_benchmark
-        from rag.index.registry import evaluation_store_factories
-
-        dataset = load_beir(args.dataset)
-        systems = build_systems(args.config, store_factories=evaluation_store_factories())
-        print_bench([run_benchmark(dataset, system) for system in systems], as_json=args.json)
-        return 0
-    from rag.index import Index, IndexConfig, bench_dataset, bench_index, default_embedding_spec
-    from rag.index.bench import holds_dataset
-
-    if args.index is not None:
-        chosen = [flag for flag, value in (("--embeddings", args.embeddings), ("--store", args.store),
-                                            ("--chunk-size", args.chunk_size), ("--chunk-overlap", args.chunk_overlap))
-                  if value is not None]
-        if chosen:
-            raise RagCliError(f"{chosen[0]} cannot be combined with --index: the index's own configuration is measured")
-        index = Index.open(args.index)
-        dataset = load_beir(args.dataset)
-        if holds_dataset(index, dataset):
-            result = bench_index(index, dataset, search_type=args.search_type)
-        else:
-            result = bench_dataset(args.dataset, index.config, search_type=args.search_type)
-    else:
-        config = IndexConfig(args.embeddings or default_embedding_spec(), args.store or "faiss",
-                             1000 if args.chunk_size is None else args.chunk_size,
-                             200 if args.chunk_overlap is None else args.chunk_overlap)
-        result = bench_dataset(args.dataset, config, search_type=args.search_type)
-    if args.save_run is not None:
-        import json
-
-        args.save_run.write_text(json.dumps(result.run, indent=1), encoding="utf-8")
-    print_bench([result], as_json=args.json)
-    return 0
-
-
-class RagCliError(RagError):
-    """A user error found by the command line itself."""
-
-
 _COMMANDS = {
     "index": _run_index,
     "search": _run_search,
     "ask": _run_ask,
-    "bench": _run_bench,
+    "bench": run_bench,
     "info": _run_info,
     "trace": _run_trace,
-    "serve": _run_serve,
+    "serve": run_serve,
 }
 
 

@@ -1,0 +1,76 @@
+"""``rag bench``: retrieval quality on a BEIR dataset, or answer quality on a QA set."""
+
+from __future__ import annotations
+
+import argparse
+
+from rag.cli.common import RagCliError, index_path
+
+__all__ = ["run_bench"]
+
+
+def _run_bench_answers(args: argparse.Namespace) -> int:
+    from rag.cli.output import print_answer_bench
+    from rag.index.answer_bench import bench_answers
+
+    if args.dataset is not None or args.config:
+        raise RagCliError("--answers measures answers of an index: give --index DIR, not a dataset or --config")
+    if not args.answers.is_file():
+        raise RagCliError(f"no QA file at {args.answers}: expected a tab-separated file with a header row and "
+                          "columns question, key phrases, source paths")
+    llm = None
+    if args.model is not None:
+        from rag.models import ChatOpenAI
+
+        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
+    from rag.index import Index
+
+    index = Index.open(index_path(args))  # a folder index (--index DIR, or the default)
+    print_answer_bench(bench_answers(index, args.answers, k=args.k, llm=llm), as_json=args.json)
+    return 0
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from rag.cli.output import print_bench
+    from rag.evaluation import load_beir
+
+    if args.answers is not None:
+        return _run_bench_answers(args)
+    if args.model is not None or args.base_url is not None:
+        raise RagCliError("--model and --base-url apply to --answers QA.tsv only")
+    if args.dataset is None:
+        raise RagCliError("give a BEIR dataset folder (rag bench DATASET_DIR) or a QA set (rag bench --answers QA.tsv)")
+    if args.config:
+        from rag.evaluation import build_systems, run_benchmark
+        from rag.index.registry import evaluation_store_factories
+
+        dataset = load_beir(args.dataset)
+        systems = build_systems(args.config, store_factories=evaluation_store_factories())
+        print_bench([run_benchmark(dataset, system) for system in systems], as_json=args.json)
+        return 0
+    from rag.index import Index, IndexConfig, bench_dataset, bench_index, default_embedding_spec
+    from rag.index.bench import holds_dataset
+
+    if args.index is not None:
+        chosen = [flag for flag, value in (("--embeddings", args.embeddings), ("--store", args.store),
+                                            ("--chunk-size", args.chunk_size), ("--chunk-overlap", args.chunk_overlap))
+                  if value is not None]
+        if chosen:
+            raise RagCliError(f"{chosen[0]} cannot be combined with --index: the index's own configuration is measured")
+        index = Index.open(args.index)
+        dataset = load_beir(args.dataset)
+        if holds_dataset(index, dataset):
+            result = bench_index(index, dataset, search_type=args.search_type)
+        else:
+            result = bench_dataset(args.dataset, index.config, search_type=args.search_type)
+    else:
+        config = IndexConfig(args.embeddings or default_embedding_spec(), args.store or "faiss",
+                             1000 if args.chunk_size is None else args.chunk_size,
+                             200 if args.chunk_overlap is None else args.chunk_overlap)
+        result = bench_dataset(args.dataset, config, search_type=args.search_type)
+    if args.save_run is not None:
+        import json
+
+        args.save_run.write_text(json.dumps(result.run, indent=1), encoding="utf-8")
+    print_bench([result], as_json=args.json)
+    return 0

@@ -1,0 +1,46 @@
+"""``rag serve``: the index behind HTTP (a thin shell over :func:`rag.serve.index_app.index_app`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rag.cli.common import RagCliError, open_index
+
+__all__ = ["run_serve"]
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from rag.serve.security import check_exposure
+
+    if args.base_url and not args.model:
+        raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
+    if args.api_key_file is not None:
+        lines = args.api_key_file.read_text(encoding="utf-8").splitlines()
+        api_key = lines[0].strip() if lines else ""
+    else:
+        # Stripped as the file's line is: a header value cannot carry the white space back.
+        api_key = os.environ.get("RAG_API_KEY")
+        api_key = api_key.strip() if api_key else None
+    check_exposure(args.host, api_key, args.insecure)
+    index = open_index(args)  # a missing or corrupt index stops here, with rag search's message
+    llm = None
+    if args.model is not None:
+        from rag.models import ChatOpenAI
+
+        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
+    from rag.serve.background import serve_forever
+    from rag.serve.index_app import index_app
+
+    app = index_app(index, llm=llm, k=args.k, api_key=api_key, max_body_bytes=args.max_body_bytes,
+                    cors_origins=args.cors_origin)
+
+    def ready(port: int) -> None:
+        where = getattr(index, "path", None) or getattr(index, "where", "the index")
+        print(f"rag serve: {where} at http://{args.host}:{port}/ (playground at /, OpenAI API at /v1"
+              f"{', API key required' if api_key else ''})", file=sys.stderr, flush=True)
+
+    serve_forever(app, host=args.host, port=args.port, on_ready=ready)
+    return 0
