@@ -19,6 +19,7 @@ PACKAGES = [
     "rag.graph.errors",
     "rag.graph.message",
     "rag.graph.config",
+    "rag.memory",
     "rag.bm25",
     "rag.evaluation",
     "rag.cli",
