@@ -20,6 +20,8 @@ PACKAGES = [
     "rag.graph.message",
     "rag.graph.config",
     "rag.memory",
+    "rag.agents",
+    "rag.agents.errors",
     "rag.bm25",
     "rag.evaluation",
     "rag.cli",

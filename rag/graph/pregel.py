@@ -8,6 +8,7 @@ a past checkpoint to ``invoke(None, ...)`` or ``update_state`` to fork from it).
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Optional, Sequence, Union
 
 from rag.errors import ValidationError
@@ -18,6 +19,7 @@ from rag.graph.errors import CheckpointerRequiredError
 from rag.graph.state import apply_updates, initial_values, ordered
 from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot
 from rag.runnables import Runnable, RunnableConfig
+from rag.runnables.config import merge_configs
 from rag.runnables.graph import Graph
 
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         self.interrupt_before_nodes = interrupt_before
         self.interrupt_after_nodes = interrupt_after
         self.name = name
+        self.config: RunnableConfig = {}  # defaults under each call's config (with_config)
         self.edges_from: dict[str, list[str]] = {}
         for source, target in builder.edges:
             self.edges_from.setdefault(source, []).append(target)
@@ -54,6 +57,17 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 self.joins_from.setdefault(source, []).append((sources, target))
 
     # -- running ----------------------------------------------------------------------------
+    def with_config(self, config: Optional[RunnableConfig] = None, **options: Any) -> "CompiledStateGraph":
+        """A copy of this graph whose calls run with ``config`` (and ``options``) merged
+        under their own config, as LangGraph's: still a graph (``get_state`` and the rest
+        work), unlike the generic Runnable binding."""
+        clone = copy.copy(self)
+        clone.config = merge_configs(self.config, config, options)
+        return clone
+
+    def _with_defaults(self, config: Optional[RunnableConfig]) -> Optional[RunnableConfig]:
+        return merge_configs(self.config, config) if self.config else config
+
     @staticmethod
     def _check_options(options: dict[str, Any]) -> None:
         """LangGraph's run options: harmless ones are accepted, the rest refused by name
@@ -102,7 +116,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 if emit.mode in modes:
                     yield emit.chunk if single else (emit.mode, emit.chunk)
 
-        return self._stream_traced(body, input, config)
+        return self._stream_traced(body, input, self._with_defaults(config))
 
     async def astream(self, input: Any, config: Optional[RunnableConfig] = None, *,
                       stream_mode: StreamMode = "updates", interrupt_before: Any = None,
@@ -117,7 +131,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 if emit.mode in modes:
                     yield emit.chunk if single else (emit.mode, emit.chunk)
 
-        async for chunk in self._astream_traced(body, input, config):
+        async for chunk in self._astream_traced(body, input, self._with_defaults(config)):
             yield chunk
 
     @staticmethod
@@ -139,7 +153,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 pass
             return self._output(loop)
 
-        return self._call_traced(body, input, config)
+        return self._call_traced(body, input, self._with_defaults(config))
 
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, *, interrupt_before: Any = None,
                       interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
@@ -151,7 +165,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 pass
             return self._output(loop)
 
-        return await self._acall_traced(body, input, config)
+        return await self._acall_traced(body, input, self._with_defaults(config))
 
     # -- schemas (rag.runnables.schema; LangGraph 1.2 fails here for typing.TypedDict on 3.11) --
     def _input_jsonschema(self) -> dict[str, Any]:

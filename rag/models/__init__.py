@@ -22,12 +22,14 @@ from rag.models.errors import (
     RateLimitError,
 )
 from rag.models.fake import FakeListChatModel
+from rag.models.fake_generic import GenericFakeChatModel
 from rag.models.openai import ChatOpenAI
 
 __all__ = [
     "BaseChatModel",
     "ChatOpenAI",
     "FakeListChatModel",
+    "GenericFakeChatModel",
     "ChatGeneration",
     "LLMResult",
     "Backoff",

@@ -166,6 +166,6 @@ def test_tool_conversion_matches_langchain_for_a_typed_function():
         {k: v["type"] for k, v in theirs["parameters"]["properties"].items()}
 
 
-def test_fake_model_needs_a_list_of_strings():
-    with pytest.raises(ValidationError, match="non-empty list of str responses"):
+def test_fake_model_needs_a_list_of_responses():
+    with pytest.raises(ValidationError, match="non-empty list of responses \\(str or AIMessage\\)"):
         FakeListChatModel(responses="just one")

@@ -308,3 +308,14 @@ def test_input_schema_lists_the_state_keys_none_required():
     schema = counter().compile().input_schema
     assert schema["title"] == "LangGraphInput" and "required" not in schema
     assert schema["properties"]["n"] == {"type": "integer"} and schema["properties"]["log"]["type"] == "array"
+
+
+def test_with_config_gives_a_graph_whose_calls_use_those_defaults():
+    from rag.graph.checkpoint.memory import InMemorySaver
+
+    limited = counter(limit=10).compile(checkpointer=InMemorySaver()).with_config(recursion_limit=4)
+    thread = {"configurable": {"thread_id": "t"}}
+    with pytest.raises(GraphRecursionError, match="recursion_limit=4"):
+        limited.invoke({"n": 0, "log": []}, thread)
+    assert limited.get_state(thread).values["n"] == 4  # still a graph: the state API works
+    assert limited.invoke({"n": 0, "log": []}, {**thread, "recursion_limit": 50})["n"] == 10

@@ -1,0 +1,271 @@
+"""``create_agent`` (langchain 1.x) and ``create_react_agent`` (langgraph.prebuilt): a model
+that calls tools in a loop, built as a :class:`~rag.graph.StateGraph`.
+
+The graph is two nodes: the model (``"model"``; ``"agent"`` for ``create_react_agent``)
+and a :class:`~rag.agents.ToolNode` (``"tools"``). After the model, :func:`tools_condition`
+routes to the tools when the reply calls any, else to END; after the tools, back to the
+model (or to END when a ``return_direct`` tool answered). Input and output are
+``{"messages": [...]}``; with a ``checkpointer``, each ``configurable.thread_id`` keeps its
+conversation and the next call adds to it.
+
+Safer defaults than LangChain's (see the README's "Where we differ"):
+
+- ``max_model_calls=25`` model calls answer one human message (``create_agent`` allows
+  9,999 steps). ``on_model_call_limit="final_answer"`` (default) makes the last allowed
+  call without tools, asking for an answer from what the agent has; ``"error"`` raises
+  :class:`ModelCallLimitExceededError` instead of making a call past the cap.
+- Tool errors, unknown tool names and arguments that do not fit a tool's schema become
+  error ToolMessages the model can react to (``handle_tool_errors=False`` to raise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated, Any, Callable, Literal, Optional, Sequence, TypedDict, Union
+
+from rag.agents.errors import ModelCallLimitExceededError
+from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools, tools_condition
+from rag.errors import InvalidTypeError, ValidationError
+from rag.graph import END, START, StateGraph, add_messages
+from rag.graph.pregel import CompiledStateGraph
+from rag.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from rag.models.base import BaseChatModel
+from rag.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableLambda
+
+__all__ = ["create_agent", "create_react_agent", "AgentState", "OnModelCallLimit", "FINAL_ANSWER_INSTRUCTION"]
+
+OnModelCallLimit = Literal["final_answer", "error"]
+_ON_LIMIT = ("final_answer", "error")
+
+#: Added after the conversation for the last allowed model call (no tools are offered then).
+FINAL_ANSWER_INSTRUCTION = (
+    "You have reached the limit of {limit} model calls for this request and can call no more tools. "
+    "Answer now from the information above; say what is missing if you cannot answer fully."
+)
+
+
+class AgentState(TypedDict):
+    """The agent's state: the conversation, reduced by :func:`~rag.graph.add_messages`."""
+
+    messages: Annotated[list, add_messages]
+
+
+def _calls_this_turn(messages: Sequence[BaseMessage]) -> int:
+    """Model replies since the latest human message: the calls spent on the current request
+    (derived from the state, so a checkpointed thread resumes with the right count)."""
+    count = 0
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            break
+        if isinstance(message, AIMessage):
+            count += 1
+    return count
+
+
+def _prompt_runnable(prompt: Any) -> Callable[[dict[str, Any]], list[BaseMessage]]:
+    """The function from the state to the messages the model sees."""
+    if prompt is None:
+        return lambda state: list(state["messages"])
+    if isinstance(prompt, str):
+        prompt = SystemMessage(prompt)
+    if isinstance(prompt, SystemMessage):
+        return lambda state: [prompt, *state["messages"]]
+    if isinstance(prompt, Runnable):
+        return lambda state: _as_message_list(prompt.invoke(state))
+    if callable(prompt):
+        return lambda state: _as_message_list(prompt(state))
+    raise InvalidTypeError(
+        f"prompt must be a str, a SystemMessage, a function of the state or a Runnable, got {type(prompt).__name__}"
+    )
+
+
+def _as_message_list(value: Any) -> list[BaseMessage]:
+    from rag.models.base import to_messages
+
+    return to_messages(value)
+
+
+def _bind(model: Any, tools: list[Any]) -> tuple[Runnable, Optional[Runnable]]:
+    """The model with the tools offered, and the model without them (for the final answer)."""
+    if isinstance(model, str):
+        raise InvalidTypeError(
+            f"model={model!r}: pass a chat model object, e.g. ChatOpenAI(model=..., base_url=...); "
+            "model names are not resolved to providers"
+        )
+    if isinstance(model, BaseChatModel):
+        return (model.bind_tools(tools) if tools else model), model
+    if isinstance(model, RunnableBinding) and "tools" in model.kwargs:
+        # Already bound (create_react_agent accepts that); the plain model is underneath.
+        plain = model.bound if isinstance(model.bound, BaseChatModel) else None
+        return model, plain
+    if isinstance(model, Runnable):
+        return model, None
+    raise InvalidTypeError(f"model must be a chat model (BaseChatModel) or a Runnable, got {type(model).__name__}")
+
+
+def _tool_parts(tools: Any, handle_tool_errors: HandleToolErrors, where: str) -> tuple[Optional[ToolNode], list[Any]]:
+    """The ToolNode (None without tools) and what ``bind_tools`` offers the model (provider
+    tool dicts are offered but not run here, as in LangChain)."""
+    if isinstance(tools, ToolNode):
+        return tools, list(tools.tools_by_name.values())
+    if tools is None:
+        return None, []
+    if isinstance(tools, (str, dict)) or not isinstance(tools, Sequence):
+        raise InvalidTypeError(f"{where} needs a list of tools, got {type(tools).__name__}: {tools!r:.60}")
+    provider = [t for t in tools if isinstance(t, dict)]
+    runnable = as_tools([t for t in tools if not isinstance(t, dict)], where=where)
+    node = ToolNode(runnable, handle_tool_errors=handle_tool_errors) if runnable else None
+    return node, [*runnable, *provider]
+
+
+def _final_answer(message: AIMessage, limit: int) -> AIMessage:
+    """The last allowed reply, without tool calls: a model that ignores the instruction and
+    calls tools anyway has those calls dropped (they would go unanswered)."""
+    if not message.tool_calls and not message.invalid_tool_calls:
+        return message
+    text = message.text or f"I stopped after {limit} model calls without reaching an answer."
+    metadata = {**message.response_metadata, "dropped_tool_calls": [c["name"] for c in message.tool_calls]}
+    return replace(message, content=text, tool_calls=[], invalid_tool_calls=[], response_metadata=metadata)
+
+
+def _build(model: Any, tools: Any, prompt: Any, *, model_node: str, checkpointer: Any, max_model_calls: int,
+           on_model_call_limit: str, handle_tool_errors: HandleToolErrors, interrupt_before: Any,
+           interrupt_after: Any, name: Optional[str], where: str) -> CompiledStateGraph:
+    if isinstance(max_model_calls, bool) or not isinstance(max_model_calls, int) or max_model_calls < 1:
+        raise ValidationError(f"max_model_calls must be an int >= 1, got {max_model_calls!r}")
+    if on_model_call_limit not in _ON_LIMIT:
+        raise ValidationError(f"on_model_call_limit must be one of {_ON_LIMIT}, got {on_model_call_limit!r}")
+    tool_node, offered = _tool_parts(tools, handle_tool_errors, where)
+    with_tools, plain = _bind(model, offered)
+    if on_model_call_limit == "final_answer" and tool_node is not None and plain is None:
+        raise ValidationError(
+            f"{where}: on_model_call_limit='final_answer' needs the plain chat model to ask without tools; "
+            "pass a BaseChatModel (or a model.bind_tools(...) binding), or on_model_call_limit='error'"
+        )
+    to_messages = _prompt_runnable(prompt)
+    final_instruction = SystemMessage(FINAL_ANSWER_INSTRUCTION.format(limit=max_model_calls))
+
+    def plan(state: dict[str, Any]) -> tuple[Runnable, list[BaseMessage], bool]:
+        used = _calls_this_turn(state["messages"])
+        if used >= max_model_calls:
+            raise ModelCallLimitExceededError(max_model_calls, used)
+        last_call = tool_node is not None and used == max_model_calls - 1 and on_model_call_limit == "final_answer"
+        messages = to_messages(state)
+        if last_call:
+            return plain, [*messages, final_instruction], True  # type: ignore[return-value]
+        return with_tools, messages, False
+
+    def call_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        runnable, messages, last_call = plan(state)
+        reply = runnable.invoke(messages, config)
+        return {"messages": [_final_answer(reply, max_model_calls) if last_call else reply]}
+
+    async def acall_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        runnable, messages, last_call = plan(state)
+        reply = await runnable.ainvoke(messages, config)
+        return {"messages": [_final_answer(reply, max_model_calls) if last_call else reply]}
+
+    graph = StateGraph(AgentState)
+    graph.add_node(model_node, RunnableLambda(call_model, acall_model, name=model_node))
+    graph.add_edge(START, model_node)
+    if tool_node is None:
+        graph.add_edge(model_node, END)
+    else:
+        graph.add_node("tools", tool_node)
+        graph.add_conditional_edges(model_node, tools_condition, {"tools": "tools", END: END})
+        direct = {n for n, t in tool_node.tools_by_name.items() if t.return_direct}
+        if direct:
+            graph.add_conditional_edges("tools", lambda state: _after_tools(state, direct, model_node),
+                                        {model_node: model_node, END: END})
+        else:
+            graph.add_edge("tools", model_node)
+    compiled = graph.compile(checkpointer=checkpointer, interrupt_before=interrupt_before,
+                             interrupt_after=interrupt_after, name=name)
+    # Each model call and each tool step is one superstep: room for the cap plus the tools.
+    return compiled.with_config(recursion_limit=2 * max_model_calls + 2)
+
+
+def _after_tools(state: dict[str, Any], direct: set[str], model_node: str) -> str:
+    answered = []
+    for message in reversed(state["messages"]):
+        if not isinstance(message, ToolMessage):
+            break
+        answered.append(message)
+    return END if any(m.name in direct and m.status == "success" for m in answered) else model_node
+
+
+def create_agent(
+    model: Any,
+    tools: Union[Sequence[Any], ToolNode, None] = None,
+    *,
+    system_prompt: Union[str, SystemMessage, None] = None,
+    checkpointer: Any = None,
+    max_model_calls: int = 25,
+    on_model_call_limit: OnModelCallLimit = "final_answer",
+    handle_tool_errors: HandleToolErrors = True,
+    interrupt_before: Optional[list[str]] = None,
+    interrupt_after: Optional[list[str]] = None,
+    name: Optional[str] = None,
+    middleware: Sequence[Any] = (),
+    response_format: Any = None,
+    debug: bool = False,
+) -> CompiledStateGraph:
+    """An agent graph: the model answers or calls tools, the tools run, repeat.
+
+    ``model``: a chat model (``ChatOpenAI(...)``, a fake); ``tools``: :class:`~rag.tools.Tool`
+    objects (``@tool``, ``create_retriever_tool``), typed functions with docstrings, OpenAI
+    tool dicts (offered to the model, not run here) or a :class:`ToolNode`;
+    ``system_prompt``: put before the conversation on every model call; ``checkpointer``:
+    e.g. ``InMemorySaver()``, keeps each ``thread_id``'s conversation. Nodes: ``"model"``,
+    ``"tools"``. See the module docstring for ``max_model_calls`` (>= 1, default 25),
+    ``on_model_call_limit`` and ``handle_tool_errors`` (default True).
+
+    ``middleware`` and ``response_format`` are not supported yet (non-empty values raise).
+
+    >>> from rag.messages import AIMessage
+    >>> from rag.models import GenericFakeChatModel
+    >>> from rag.tools import tool
+    >>> @tool
+    ... def add(a: int, b: int) -> int:
+    ...     '''Add two integers.'''
+    ...     return a + b
+    >>> model = GenericFakeChatModel(messages=iter([
+    ...     AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "c1"}]), "2 + 3 = 5."]))
+    >>> result = create_agent(model, [add]).invoke({"messages": [("human", "What is 2 + 3?")]})
+    >>> [(m.type, m.text) for m in result["messages"]]
+    [('human', 'What is 2 + 3?'), ('ai', ''), ('tool', '5'), ('ai', '2 + 3 = 5.')]
+    """
+    if middleware:
+        raise ValidationError("create_agent(middleware=...) is not supported; the model-call cap and tool-error "
+                              "handling are built in (max_model_calls=, handle_tool_errors=)")
+    if response_format is not None:
+        raise ValidationError("create_agent(response_format=...) is not supported yet; parse the final message instead")
+    if system_prompt is not None and not isinstance(system_prompt, (str, SystemMessage)):
+        raise InvalidTypeError(f"system_prompt must be a str or a SystemMessage, got {type(system_prompt).__name__}")
+    return _build(model, tools, system_prompt, model_node="model", checkpointer=checkpointer,
+                  max_model_calls=max_model_calls, on_model_call_limit=on_model_call_limit,
+                  handle_tool_errors=handle_tool_errors, interrupt_before=interrupt_before,
+                  interrupt_after=interrupt_after, name=name, where="create_agent")
+
+
+def create_react_agent(
+    model: Any,
+    tools: Union[Sequence[Any], ToolNode],
+    *,
+    prompt: Any = None,
+    checkpointer: Any = None,
+    max_model_calls: int = 25,
+    on_model_call_limit: OnModelCallLimit = "final_answer",
+    handle_tool_errors: HandleToolErrors = True,
+    interrupt_before: Optional[list[str]] = None,
+    interrupt_after: Optional[list[str]] = None,
+    name: Optional[str] = None,
+    debug: bool = False,
+) -> CompiledStateGraph:
+    """LangGraph's prebuilt agent: as :func:`create_agent`, with the model node named
+    ``"agent"`` and ``prompt`` (a str or SystemMessage put first, or a function/Runnable
+    from the state to the messages the model sees). ``model`` may already have tools bound."""
+    return _build(model, tools, prompt, model_node="agent", checkpointer=checkpointer,
+                  max_model_calls=max_model_calls, on_model_call_limit=on_model_call_limit,
+                  handle_tool_errors=handle_tool_errors, interrupt_before=interrupt_before,
+                  interrupt_after=interrupt_after, name=name, where="create_react_agent")
