@@ -118,6 +118,27 @@ def _tool_parts(tools: Any, handle_tool_errors: HandleToolErrors, where: str) ->
     return node, [*runnable, *provider]
 
 
+def _as_ai_message(reply: Any) -> AIMessage:
+    if isinstance(reply, AIMessage):
+        return reply
+    if isinstance(reply, str):  # a Runnable model that ends in a string parser
+        return AIMessage(reply)
+    raise InvalidTypeError(f"the agent's model must return an AIMessage, got {type(reply).__name__}: {reply!r:.60}")
+
+
+def _unique_id(reply: AIMessage, messages: Sequence[BaseMessage]) -> AIMessage:
+    """``reply`` with an id no earlier message has. add_messages replaces a message with the
+    same id, so a server that repeats a response id (some OpenAI-compatible servers do)
+    would otherwise overwrite an earlier turn, tool calls and all."""
+    if reply.id is None or all(m.id != reply.id for m in messages):
+        return reply
+    taken = {m.id for m in messages}
+    n = 2
+    while f"{reply.id}-{n}" in taken:
+        n += 1
+    return replace(reply, id=f"{reply.id}-{n}")
+
+
 def _final_answer(message: AIMessage, limit: int) -> AIMessage:
     """The last allowed reply, without tool calls: a model that ignores the instruction and
     calls tools anyway has those calls dropped (they would go unanswered)."""
@@ -155,15 +176,17 @@ def _build(model: Any, tools: Any, prompt: Any, *, model_node: str, checkpointer
             return plain, [*messages, final_instruction], True  # type: ignore[return-value]
         return with_tools, messages, False
 
+    def update(state: dict[str, Any], reply: Any, last_call: bool) -> dict[str, Any]:
+        reply = _unique_id(_as_ai_message(reply), state["messages"])
+        return {"messages": [_final_answer(reply, max_model_calls) if last_call else reply]}
+
     def call_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         runnable, messages, last_call = plan(state)
-        reply = runnable.invoke(messages, config)
-        return {"messages": [_final_answer(reply, max_model_calls) if last_call else reply]}
+        return update(state, runnable.invoke(messages, config), last_call)
 
     async def acall_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         runnable, messages, last_call = plan(state)
-        reply = await runnable.ainvoke(messages, config)
-        return {"messages": [_final_answer(reply, max_model_calls) if last_call else reply]}
+        return update(state, await runnable.ainvoke(messages, config), last_call)
 
     graph = StateGraph(AgentState)
     graph.add_node(model_node, RunnableLambda(call_model, acall_model, name=model_node))
