@@ -50,3 +50,6 @@ def test_every_python_block_runs_in_order(tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "settings.toml" in printed and "[1]" in printed and "setup.md" in printed
     assert namespace["answer"].answer == "You configure it in settings.toml [1]."
+    # Agentic RAG: the agent's final answer cites the passage it searched for.
+    cited = namespace["sources"].cited(namespace["final"])
+    assert [Path(d.metadata["source"]).name for d in cited] == ["setup.md"]

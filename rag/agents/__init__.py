@@ -20,6 +20,7 @@ Input and output are ``{"messages": [...]}``; message shapes are LangChain's.
 
 from rag.agents.errors import ModelCallLimitExceededError
 from rag.agents.factory import AgentState, create_agent, create_react_agent
+from rag.agents.sources import CITE_SOURCES_PROMPT, NumberedSources
 from rag.agents.tool_node import ToolInvocationError, ToolNode, tools_condition
 
 __all__ = [
@@ -30,4 +31,6 @@ __all__ = [
     "AgentState",
     "ModelCallLimitExceededError",
     "ToolInvocationError",
+    "NumberedSources",
+    "CITE_SOURCES_PROMPT",
 ]
