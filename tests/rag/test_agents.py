@@ -346,3 +346,13 @@ def test_a_model_name_string_is_refused_with_what_to_pass_instead():
 def test_middleware_is_refused_rather_than_ignored():
     with pytest.raises(ValidationError, match="middleware"):
         create_agent(GenericFakeChatModel(messages=iter([])), [add], middleware=[object()])
+
+
+@pytest.mark.parametrize("name", ["rag.agents", "rag.agents.tool_node", "rag.agents.factory", "rag.agents.sources",
+                                  "rag.models.fake_generic", "rag.models.fake"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0
