@@ -356,3 +356,28 @@ def test_docstring_examples_run(name):
 
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_interrupt_before_tools_lets_a_person_approve_the_calls_then_resume():
+    model = Recording(messages=iter([calls(("add", {"a": 2, "b": 2}, "c1")), "4"]))
+    agent = create_agent(model, [add], checkpointer=InMemorySaver(), interrupt_before=["tools"])
+    config = {"configurable": {"thread_id": "t"}}
+    paused = agent.invoke({"messages": [("human", "2+2")]}, config)
+    assert paused["messages"][-1].tool_calls[0]["args"] == {"a": 2, "b": 2}
+    assert agent.get_state(config).next == ("tools",)
+    assert agent.invoke(None, config)["messages"][-1].content == "4"
+
+
+def test_create_react_agent_accepts_a_model_with_tools_already_bound():
+    model = Recording(messages=iter([calls(("add", {"a": 1, "b": 1}, "c1")), "2"]))
+    result = create_react_agent(model.bind_tools([add]), [add]).invoke({"messages": [("human", "1+1")]})
+    assert result["messages"][-1].content == "2" and model.seen[0]["tools"] == ["add"]
+
+
+def test_provider_tool_dicts_are_offered_to_the_model_but_not_run_here():
+    web_search = {"type": "function", "function": {"name": "web_search", "description": "Search the web.",
+                                                   "parameters": {"type": "object", "properties": {}}}}
+    model = Recording(messages=iter([calls(("web_search", {}, "c1")), "ok"]))
+    result = create_agent(model, [add, web_search]).invoke({"messages": [("human", "hi")]})
+    assert model.seen[0]["tools"] == ["add", "web_search"]
+    assert result["messages"][2].status == "error" and "web_search is not a valid tool" in result["messages"][2].content
