@@ -6,6 +6,8 @@ import warnings
 
 import pytest
 from graph_peers import LANGGRAPH, OURS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain.agents import create_agent as lc_create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel as LcFake
 from langchain_core.messages import AIMessage as LcAIMessage
@@ -163,3 +165,25 @@ def test_a_raising_tool_is_answered_with_langgraphs_text_when_errors_are_handled
     theirs = in_a_graph(LANGGRAPH, LgToolNode([lc_divide], handle_tool_errors=True), LcAIMessage("", tool_calls=calls))
     assert normal(ours) == normal(theirs)
     assert ours[0].content == "Error: ZeroDivisionError('division by zero')\n Please fix your mistakes."
+
+
+# One tool call: add with two small ints, or a tool that does not exist.
+a_call = st.one_of(st.tuples(st.just("add"), st.fixed_dictionaries({"a": st.integers(-9, 9), "b": st.integers(-9, 9)})),
+                   st.tuples(st.just("missing"), st.just({})))
+a_round = st.lists(a_call, min_size=1, max_size=4)
+
+
+@settings(max_examples=25, deadline=None)
+@given(rounds=st.lists(a_round, max_size=4), final=st.text(max_size=20))
+def test_any_script_of_tool_rounds_gives_langchains_messages(rounds, final):
+    replies = [("", [(name, args, f"c{r}-{i}") for i, (name, args) in enumerate(calls)]) for r, calls in enumerate(rounds)]
+    replies.append((final, []))
+    question = {"messages": [("human", "go")]}
+    ours = run_ours(replies).invoke(question)["messages"]
+    theirs = run_theirs(replies).invoke(question)["messages"]
+    assert normal(ours) == normal(theirs)
+    # Every call is answered, right after the reply that made it, in the order of the calls.
+    for position, message in enumerate(ours):
+        if message.type == "ai" and message.tool_calls:
+            answers = ours[position + 1:position + 1 + len(message.tool_calls)]
+            assert [m.tool_call_id for m in answers] == [c["id"] for c in message.tool_calls]
