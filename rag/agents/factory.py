@@ -62,18 +62,18 @@ def _calls_this_turn(messages: Sequence[BaseMessage]) -> int:
     return count
 
 
-def _prompt_runnable(prompt: Any) -> Callable[[dict[str, Any]], list[BaseMessage]]:
-    """The function from the state to the messages the model sees."""
+def _prompt_runnable(prompt: Any) -> Callable[[dict[str, Any], RunnableConfig], list[BaseMessage]]:
+    """The function from the state (and the run's config) to the messages the model sees."""
     if prompt is None:
-        return lambda state: list(state["messages"])
+        return lambda state, config: list(state["messages"])
     if isinstance(prompt, str):
         prompt = SystemMessage(prompt)
     if isinstance(prompt, SystemMessage):
-        return lambda state: [prompt, *state["messages"]]
+        return lambda state, config: [prompt, *state["messages"]]
     if isinstance(prompt, Runnable):
-        return lambda state: _as_message_list(prompt.invoke(state))
+        return lambda state, config: _as_message_list(prompt.invoke(state, config))  # nests in the trace
     if callable(prompt):
-        return lambda state: _as_message_list(prompt(state))
+        return lambda state, config: _as_message_list(prompt(state))
     raise InvalidTypeError(
         f"prompt must be a str, a SystemMessage, a function of the state or a Runnable, got {type(prompt).__name__}"
     )
@@ -166,12 +166,12 @@ def _build(model: Any, tools: Any, prompt: Any, *, model_node: str, checkpointer
     to_messages = _prompt_runnable(prompt)
     final_instruction = SystemMessage(FINAL_ANSWER_INSTRUCTION.format(limit=max_model_calls))
 
-    def plan(state: dict[str, Any]) -> tuple[Runnable, list[BaseMessage], bool]:
+    def plan(state: dict[str, Any], config: RunnableConfig) -> tuple[Runnable, list[BaseMessage], bool]:
         used = _calls_this_turn(state["messages"])
         if used >= max_model_calls:
             raise ModelCallLimitExceededError(max_model_calls, used)
         last_call = tool_node is not None and used == max_model_calls - 1 and on_model_call_limit == "final_answer"
-        messages = to_messages(state)
+        messages = to_messages(state, config)
         if last_call:
             return plain, [*messages, final_instruction], True  # type: ignore[return-value]
         return with_tools, messages, False
@@ -181,11 +181,11 @@ def _build(model: Any, tools: Any, prompt: Any, *, model_node: str, checkpointer
         return {"messages": [_final_answer(reply, max_model_calls) if last_call else reply]}
 
     def call_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        runnable, messages, last_call = plan(state)
+        runnable, messages, last_call = plan(state, config)
         return update(state, runnable.invoke(messages, config), last_call)
 
     async def acall_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        runnable, messages, last_call = plan(state)
+        runnable, messages, last_call = plan(state, config)
         return update(state, await runnable.ainvoke(messages, config), last_call)
 
     graph = StateGraph(AgentState)

@@ -381,3 +381,23 @@ def test_provider_tool_dicts_are_offered_to_the_model_but_not_run_here():
     result = create_agent(model, [add, web_search]).invoke({"messages": [("human", "hi")]})
     assert model.seen[0]["tools"] == ["add", "web_search"]
     assert result["messages"][2].status == "error" and "web_search is not a valid tool" in result["messages"][2].content
+
+
+def test_a_prompt_template_as_prompt_fills_from_the_state():
+    from rag.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+    prompt = ChatPromptTemplate.from_messages([("system", "You help with arithmetic."), MessagesPlaceholder("messages")])
+    model = Recording(messages=iter(["ok"]))
+    create_react_agent(model, [add], prompt=prompt).invoke({"messages": [("human", "hi")]})
+    assert [(m.type, m.text) for m in model.seen[0]["messages"]] == [("system", "You help with arithmetic."),
+                                                                      ("human", "hi")]
+
+
+def test_streaming_messages_gives_the_scripted_tokens_and_the_tool_results():
+    model = GenericFakeChatModel(messages=iter([calls(("add", {"a": 1, "b": 2}, "c1")), "The sum is 3."]))
+    events = list(create_agent(model, [add]).stream({"messages": [("human", "1+2")]}, stream_mode="messages"))
+    by_node = [(meta["langgraph_node"], chunk.type, chunk.text) for chunk, meta in events]
+    assert ("tools", "tool", "3") in by_node
+    assert "".join(text for node, kind, text in by_node if node == "model") == "The sum is 3."
+    streamed_call = [chunk for chunk, meta in events if getattr(chunk, "tool_call_chunks", None)]
+    assert streamed_call and streamed_call[0].tool_call_chunks[0]["name"] == "add"
