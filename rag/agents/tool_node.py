@@ -30,6 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
+import types
+import typing
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Literal, Optional, Sequence, Union
 
@@ -138,7 +141,9 @@ class ToolNode(Runnable[Any, Any]):
 
     ``handle_tool_errors`` (default True): what happens when a tool raises: True makes the
     error an error ToolMessage (``TOOL_CALL_ERROR_TEMPLATE``), a str is sent instead, a
-    function of the exception gives the text, exception classes handle only those, False
+    function of the exception gives the text (only for the exception classes its first
+    parameter is annotated with, as in LangGraph; all without an annotation), exception
+    classes handle only those, False
     re-raises. An unknown tool name always becomes an error ToolMessage listing the tools;
     arguments that do not fit the tool's schema become one naming each problem (raised as
     :class:`ToolInvocationError` with ``handle_tool_errors=False``).
@@ -152,6 +157,7 @@ class ToolNode(Runnable[Any, Any]):
                 f"got {handle_tool_errors!r:.60}"
             )
         self.tools_by_name: dict[str, Tool] = {t.name: t for t in as_tools(tools)}
+        self._handled_types = _handled_types(handle_tool_errors)
         self.name = name
         self.tags = tags
         self.handle_tool_errors = handle_tool_errors
@@ -186,6 +192,8 @@ class ToolNode(Runnable[Any, Any]):
     def _on_error(self, call: dict[str, Any], exc: Exception) -> ToolMessage:
         handler = self.handle_tool_errors
         if handler is False or (isinstance(handler, (type, tuple)) and not isinstance(exc, handler)):
+            raise exc
+        if callable(handler) and not isinstance(handler, (bool, type)) and not isinstance(exc, self._handled_types):
             raise exc
         if handler is True or isinstance(handler, (type, tuple)):
             content = TOOL_CALL_ERROR_TEMPLATE.format(error=repr(exc))
@@ -267,3 +275,19 @@ def _valid_handler(handler: Any) -> bool:
         return True
     classes = handler if isinstance(handler, tuple) else (handler,)
     return bool(classes) and all(isinstance(c, type) and issubclass(c, Exception) for c in classes)
+
+
+def _handled_types(handler: Any) -> tuple[type, ...]:
+    """The exceptions a handler function takes, from its first parameter's annotation
+    (``def on_error(e: ValueError)``; a Union lists several); all without one."""
+    if not callable(handler) or isinstance(handler, (bool, type)):
+        return (Exception,)
+    try:
+        parameters = [p for p in inspect.signature(handler).parameters.values() if p.name not in ("self", "cls")]
+        hint = typing.get_type_hints(handler).get(parameters[0].name) if parameters else None
+    except (TypeError, ValueError, NameError):
+        return (Exception,)
+    options = typing.get_args(hint) if typing.get_origin(hint) in (Union, types.UnionType) else (hint,)
+    if hint is None or not all(isinstance(o, type) and issubclass(o, BaseException) for o in options):
+        return (Exception,)
+    return tuple(options)

@@ -401,3 +401,17 @@ def test_streaming_messages_gives_the_scripted_tokens_and_the_tool_results():
     assert "".join(text for node, kind, text in by_node if node == "model") == "The sum is 3."
     streamed_call = [chunk for chunk, meta in events if getattr(chunk, "tool_call_chunks", None)]
     assert streamed_call and streamed_call[0].tool_call_chunks[0]["name"] == "add"
+
+
+def test_a_handler_function_annotated_with_exception_classes_handles_only_those():
+    def only_zero_division(error: ZeroDivisionError) -> str:
+        return "cannot divide by zero"
+
+    call = calls(("divide", {"a": 1, "b": 0}, "c1"))
+    assert ToolNode([divide], handle_tool_errors=only_zero_division).invoke([call])[0].content == "cannot divide by zero"
+
+    def only_key_errors(error: KeyError) -> str:
+        return "missing key"
+
+    with pytest.raises(ZeroDivisionError):
+        ToolNode([divide], handle_tool_errors=only_key_errors).invoke([call])

@@ -100,3 +100,21 @@ def test_the_async_agent_keeps_a_thread_across_requests(server, model):
     assert [m["role"] for m in server.requests[2]["messages"]] == ["user", "assistant", "tool", "assistant", "user"]
     assert json.loads(server.requests[2]["messages"][1]["tool_calls"][0]["function"]["arguments"]) == {"a": 1, "b": 2}
     assert result["messages"][-1].content == "Yes, 3."
+
+
+def test_an_agent_served_with_add_routes_answers_over_http_with_tool_messages():
+    from starlette.applications import Starlette
+
+    from rag.messages import AIMessage
+    from rag.models import FakeListChatModel
+    from rag.serve import RemoteRunnable, add_routes, serve_in_thread
+
+    model = FakeListChatModel(responses=[
+        AIMessage("", tool_calls=[{"name": "add", "args": {"a": 20, "b": 22}, "id": "call_1"}]), "42."])
+    app = Starlette()
+    add_routes(app, create_agent(model, [add]), path="/agent")
+    with serve_in_thread(app) as url:
+        out = RemoteRunnable(f"{url}/agent", timeout=30).invoke({"messages": [("human", "20+22?")]})
+    assert [m.type for m in out["messages"]] == ["human", "ai", "tool", "ai"]
+    assert (out["messages"][2].tool_call_id, out["messages"][2].content) == ("call_1", "42")
+    assert out["messages"][1].tool_calls[0]["args"] == {"a": 20, "b": 22}
