@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Literal, Optional, Sequence, Union
 
 from rag.errors import InvalidTypeError, RagError, ValidationError
+from rag.graph.errors import GraphInterrupt
 from rag.messages import AIMessage, BaseMessage, ToolMessage
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.config import max_workers
@@ -147,6 +148,12 @@ class ToolNode(Runnable[Any, Any]):
     re-raises. An unknown tool name always becomes an error ToolMessage listing the tools;
     arguments that do not fit the tool's schema become one naming each problem (raised as
     :class:`ToolInvocationError` with ``handle_tool_errors=False``).
+
+    A tool may call :func:`rag.graph.types.interrupt` to ask a person (the pause is never
+    handled as an error). On resume the whole step runs again, so the other calls of that
+    reply run again too, and one tool per step should pause (with several, the resume
+    values reach them in the order their ``interrupt()`` calls happened, which concurrent
+    calls do not fix); LangGraph runs each call as its own task and keeps finished results.
     """
 
     def __init__(self, tools: Sequence[Any], *, name: str = "tools", tags: Optional[list[str]] = None,
@@ -209,6 +216,8 @@ class ToolNode(Runnable[Any, Any]):
             return early
         try:
             return self.tools_by_name[call["name"]].invoke(_as_call(call), config)
+        except GraphInterrupt:
+            raise  # interrupt() in a tool pauses the graph; it is not the tool failing
         except Exception as exc:
             return self._on_error(call, exc)
 
@@ -218,6 +227,8 @@ class ToolNode(Runnable[Any, Any]):
             return early
         try:
             return await self.tools_by_name[call["name"]].ainvoke(_as_call(call), config)
+        except GraphInterrupt:
+            raise
         except Exception as exc:
             return self._on_error(call, exc)
 

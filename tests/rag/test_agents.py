@@ -415,3 +415,38 @@ def test_a_handler_function_annotated_with_exception_classes_handles_only_those(
 
     with pytest.raises(ZeroDivisionError):
         ToolNode([divide], handle_tool_errors=only_key_errors).invoke([call])
+
+
+def test_a_tool_that_calls_interrupt_pauses_the_agent_until_a_person_answers():
+    from rag.graph.types import Command, interrupt
+
+    @tool
+    def send_email(to: str) -> str:
+        """Send an email after a person approves it."""
+        verdict = interrupt({"send email to": to})
+        return f"sent to {to}" if verdict == "yes" else "not sent"
+
+    model = GenericFakeChatModel(messages=iter([calls(("send_email", {"to": "ada@example.com"}, "c1")), "Done."]))
+    agent = create_agent(model, [send_email], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    paused = agent.invoke({"messages": [("human", "Email Ada.")]}, config)
+    assert paused["__interrupt__"][0].value == {"send email to": "ada@example.com"}
+    result = agent.invoke(Command(resume="yes"), config)
+    assert [m.text for m in result["messages"][2:]] == ["sent to ada@example.com", "Done."]
+
+
+def test_interrupt_works_from_a_tool_running_beside_others_in_one_step():
+    from rag.graph.types import Command, interrupt
+
+    @tool
+    def approve(item: str) -> str:
+        """Ask a person to approve an item."""
+        return f"{item}: {interrupt(item)}"
+
+    model = GenericFakeChatModel(messages=iter([
+        calls(("add", {"a": 1, "b": 1}, "c1"), ("approve", {"item": "refund"}, "c2")), "Done."]))
+    agent = create_agent(model, [add, approve], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    assert agent.invoke({"messages": [("human", "go")]}, config)["__interrupt__"][0].value == "refund"
+    result = agent.invoke(Command(resume="approved"), config)
+    assert [m.text for m in result["messages"][2:]] == ["2", "refund: approved", "Done."]
