@@ -4,6 +4,8 @@ sources that stay unique across its searches (NumberedSources)."""
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag.agents import CITE_SOURCES_PROMPT, NumberedSources, create_agent
 from rag.documents import Document
@@ -78,3 +80,16 @@ def test_the_numbering_is_rebuilt_from_a_thread_saved_in_sqlite(index, tmp_path)
             {"messages": [("human", "dogs?")]}, thread)
     assert [Path(d.metadata["source"]).name for d in resumed.cited("[1] [2]")] == ["cats.md", "dogs.txt"]
     assert later["messages"][-2].content.startswith("[2] ")
+
+
+
+@settings(max_examples=50, deadline=None)
+@given(searches=st.lists(st.lists(st.integers(0, 9), max_size=5), max_size=6))
+def test_numbers_run_from_one_without_gaps_and_each_passage_keeps_one_number(searches):
+    sources = NumberedSources()
+    numbers: dict[int, int] = {}
+    for found in searches:
+        for passage, numbered in zip(found, sources.number([Document(f"p{i}", id=f"d{i}") for i in found])):
+            assert numbers.setdefault(passage, numbered.metadata["n"]) == numbered.metadata["n"]
+    assert sorted(numbers.values()) == list(range(1, len(numbers) + 1))
+    assert all(sources.get(n).id == f"d{p}" for p, n in numbers.items())

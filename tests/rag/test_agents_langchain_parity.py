@@ -187,3 +187,13 @@ def test_any_script_of_tool_rounds_gives_langchains_messages(rounds, final):
         if message.type == "ai" and message.tool_calls:
             answers = ours[position + 1:position + 1 + len(message.tool_calls)]
             assert [m.tool_call_id for m in answers] == [c["id"] for c in message.tool_calls]
+
+
+@pytest.mark.parametrize("name", ["parallel calls", "two rounds"])
+def test_the_async_path_gives_langchains_messages_too(name):
+    import asyncio
+
+    question = {"messages": [("human", "Add things.")]}
+    ours = asyncio.run(run_ours(SCRIPTS[name]).ainvoke(question))
+    theirs = asyncio.run(run_theirs(SCRIPTS[name]).ainvoke(question))
+    assert normal(ours["messages"]) == normal(theirs["messages"])
