@@ -10,6 +10,7 @@ answer, or answer offline by quoting the documents.
 """
 
 from rag.chains.extractive import NO_ANSWER, ExtractiveAnswerer, Passage, split_sentences
+from rag.chains.history_aware import CONTEXTUALIZE_PROMPT, create_history_aware_retriever
 from rag.chains.formatting import DEFAULT_DOCUMENT_PROMPT, DEFAULT_DOCUMENT_SEPARATOR, format_document, format_documents
 from rag.chains.retrieval import create_retrieval_chain
 from rag.chains.stuff import create_stuff_documents_chain
@@ -17,6 +18,8 @@ from rag.chains.stuff import create_stuff_documents_chain
 __all__ = [
     "create_stuff_documents_chain",
     "create_retrieval_chain",
+    "create_history_aware_retriever",
+    "CONTEXTUALIZE_PROMPT",
     "ExtractiveAnswerer",
     "Passage",
     "NO_ANSWER",

@@ -19,7 +19,7 @@ def test_the_issue_names_are_exported(name, expected):
 
 DOCTEST_MODULES = [
     "rag.tools", "rag.tools.base", "rag.tools.decorator", "rag.tools.retriever", "rag.tools._schema",
-    "rag.chains", "rag.chains.formatting", "rag.chains.stuff", "rag.chains.retrieval", "rag.chains.extractive",
+    "rag.chains", "rag.chains.formatting", "rag.chains.stuff", "rag.chains.retrieval", "rag.chains.history_aware", "rag.chains.extractive",
     "rag.callbacks", "rag.callbacks.base", "rag.callbacks.console", "rag.callbacks.file", "rag.callbacks.view",
     "rag.callbacks.manager", "rag.retrievers",
 ]
