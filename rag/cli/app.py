@@ -27,6 +27,7 @@ from rag.index.bench import BENCH_TYPES
 from rag.index.config import SEARCH_TYPES
 from rag.index.registry import store_names
 from rag.cli.bench import run_bench
+from rag.cli.chat import add_chat_parser, run_chat
 from rag.cli.common import RagCliError, index_path, open_index, store_uri
 from rag.cli.serve import run_serve
 from rag.process_defaults import apply_process_defaults
@@ -162,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--stream", action="store_true", help="print the answer as it is produced")
     ask.add_argument("--json", action="store_true", help="print answer and sources as JSON")
     ask.add_argument("--trace", type=Path, metavar="FILE", help="append the run's trace to FILE (see rag trace)")
+
+    add_chat_parser(commands, _positive_int)
 
     trace = commands.add_parser("trace", help="print traces recorded with --trace as indented trees")
     trace.add_argument("file", type=Path, metavar="FILE")
@@ -327,6 +330,7 @@ _COMMANDS = {
     "index": _run_index,
     "search": _run_search,
     "ask": _run_ask,
+    "chat": run_chat,
     "bench": run_bench,
     "info": _run_info,
     "trace": _run_trace,

@@ -18,6 +18,7 @@ offline or with a chat model. It returns data and never prints::
 
 from rag.hybrid import HybridConfig
 from rag.index.answer import Answer, IndexRetriever, Source
+from rag.index.chat import ChatSession, condense_question
 from rag.index.bench import BENCH_TYPES, bench_dataset, bench_index
 from rag.index.config import SEARCH_TYPES, IndexConfig, SearchType
 from rag.index.core import Index, IndexInfo
@@ -43,6 +44,8 @@ __all__ = [
     "Answer",
     "Source",
     "IndexRetriever",
+    "ChatSession",
+    "condense_question",
     "SearchType",
     "SEARCH_TYPES",
     "BENCH_TYPES",

@@ -230,6 +230,13 @@ class Index:
         (see :meth:`chain`; ``config``: a run config, e.g. ``{"callbacks": [...]}``)."""
         return Answer.from_result(self.chain(k=k, llm=llm).invoke({"input": question}, config))
 
+    def chat(self, session: str = "default", *, llm: Any = None, k: int = 4) -> Any:
+        """A :class:`~rag.index.chat.ChatSession`: a conversation kept in
+        ``<index>/chats/<session>.jsonl`` (surviving updates), follow-ups understood."""
+        from rag.index.chat import ChatSession
+
+        return ChatSession(self, session, llm=llm, k=k)
+
     # ------------------------------------------------------------------ changing
 
     def update(

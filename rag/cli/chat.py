@@ -1,0 +1,84 @@
+"""``rag chat``: a conversation over an index (a thin shell over :class:`rag.index.ChatSession`).
+
+On a terminal it prompts for each question; with piped input it answers each non-blank
+line in turn, echoing it as ``> question`` so the transcript reads on its own. Each answer
+is followed by its numbered sources, as ``rag ask`` prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Iterator, Optional, TextIO
+
+from rag.cli.common import RagCliError, index_path
+
+__all__ = ["add_chat_parser", "run_chat"]
+
+
+def add_chat_parser(commands: argparse._SubParsersAction, positive_int: type) -> None:
+    chat = commands.add_parser("chat", help="a conversation over the index: follow-up questions, numbered sources, "
+                               "history kept per session in <index>/chats/")
+    chat.add_argument("--index", type=Path, default=None, help="index folder (default ./.rag, or $RAG_INDEX)")
+    chat.add_argument("--session", default="default", metavar="NAME",
+                      help="the conversation to continue or start (default 'default'); kept in <index>/chats/NAME.jsonl")
+    chat.add_argument("--k", type=positive_int, default=4, help="passages retrieved per question (default 4)")
+    chat.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model (it rewrites follow-ups and "
+                      "answers); without it answers are extracted offline")
+    chat.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")
+    chat.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+
+
+def _questions(stdin: TextIO, interactive: bool) -> Iterator[str]:
+    if interactive:
+        while True:
+            try:
+                line = input("> ")
+            except EOFError:
+                print(file=sys.stderr)
+                return
+            if line.strip():
+                yield line.strip()
+        return
+    for line in stdin:
+        if line.strip():
+            print(f"> {line.strip()}")
+            yield line.strip()
+
+
+def run_chat(args: argparse.Namespace, stdin: Optional[TextIO] = None) -> int:
+    from rag.cli.output import print_answer
+    from rag.index import Index
+
+    if args.base_url and not args.model:
+        raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
+    index = Index.open(index_path(args))
+    llm = None
+    if args.model is not None:
+        from rag.models import ChatOpenAI
+
+        llm = ChatOpenAI(model=args.model, base_url=args.base_url)
+    session = index.chat(args.session, llm=llm, k=args.k)
+    stdin = stdin or sys.stdin
+    interactive = stdin.isatty()
+    if interactive:
+        earlier = len(session.messages)
+        print(f"rag chat: session {args.session!r}" + (f", {earlier} earlier messages" if earlier else ", new")
+              + "; Ctrl-D to end", file=sys.stderr)
+    for question in _questions(stdin, interactive):
+        answer = None
+        streamed = False
+        for piece in session.stream(question):
+            if isinstance(piece, str):
+                if llm is not None:  # a model's answer arrives in pieces: show them as they come
+                    sys.stdout.write(piece)
+                    sys.stdout.flush()
+                    streamed = True
+            else:
+                answer = piece
+        if streamed:
+            sys.stdout.write("\n")
+        print_answer(answer, streamed=streamed)
+        print()
+    return 0
