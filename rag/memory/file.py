@@ -126,11 +126,29 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         payload = "".join(json.dumps(record, ensure_ascii=self.ensure_ascii, separators=(",", ":")) + "\n"
                           for record in records).encode(self.encoding)
         with self._locked(os.O_RDWR | os.O_APPEND) as fd:
-            _, committed = self._read()
-            if os.fstat(fd).st_size != committed:
+            if not self._ends_whole(fd):
+                _, committed = self._read()  # the slow path, after a crash: read it all
                 os.ftruncate(fd, committed)  # an unfinished call's leftovers (see the module's notes)
             _write_all(fd, payload)
             os.fsync(fd)
+
+    def _ends_whole(self, fd: int) -> bool:
+        """True when the file is empty or its last line is a whole, finished call's (the
+        common case: appending then needs no full read)."""
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return True
+        tail = os.pread(fd, min(size, 1 << 16), max(0, size - (1 << 16)))
+        if not tail.endswith(b"\n"):
+            return False
+        last = tail[:-1].rsplit(b"\n", 1)[-1]
+        if len(last) + 1 == len(tail) and size > len(tail):
+            return False  # a line longer than the tail read: let the full read judge it
+        try:
+            record = json.loads(last.decode(self.encoding))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return False
+        return isinstance(record, dict) and (record.get("end") is True or "at" not in record)
 
     def clear(self) -> None:
         """Empty the file (truncated in place, then fsynced)."""

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from rag.errors import StorageError, ValidationError
+from rag.graph.checkpoint.sqlite import switch_to_wal
 from rag.memory.base import (
     BaseChatMessageHistory,
     CorruptHistoryError,
@@ -60,7 +61,8 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
     ``connection_string`` is accepted as LangChain's older name. ``table_name`` and
     ``session_id_field_name``: the table and column (letters, digits and ``_``).
 
-    Each ``add_messages`` call is one transaction. ``get_messages(limit=N)``: the newest
+    Each ``add_messages`` call is one transaction (the file is switched to WAL mode: one
+    fsync per commit, and readers do not wait for a writer). ``get_messages(limit=N)``: the newest
     ``N`` messages, oldest first. Other processes may use the same file at once (SQLite
     locks it; a writer waits up to 30 s).
     """
@@ -96,6 +98,8 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
 
     def _setup(self) -> None:
         table, column = self.table_name, self.session_id_field_name
+        with self._lock:
+            switch_to_wal(self.conn)
         with self._lock, self._transaction():
             self.conn.execute(f'CREATE TABLE IF NOT EXISTS "{table}" (id INTEGER PRIMARY KEY AUTOINCREMENT, '
                               f'"{column}" TEXT NOT NULL, message TEXT NOT NULL, created_at TEXT)')

@@ -33,7 +33,27 @@ from rag.graph.checkpoint.base import (
     thread_of,
 )
 
-__all__ = ["SqliteSaver"]
+__all__ = ["SqliteSaver", "switch_to_wal"]
+
+
+def switch_to_wal(conn: sqlite3.Connection) -> None:
+    """Put the database of ``conn`` in WAL mode (one fsync per commit, readers never blocked
+    by the writer); a private in-memory database stays as it is.
+
+    Two connections switching a new file at once can deadlock on the lock upgrade, and
+    SQLite then answers "database is locked" at once, without waiting the busy timeout;
+    the switch is retried (for up to 30 s, the busy timeout) until the other one is done.
+    """
+    deadline = time.monotonic() + 30.0
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("memory", "wal"):
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS checkpoints (
@@ -123,19 +143,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 )
 
     def _switch_to_wal(self) -> None:
-        # Two connections switching a new file at once can deadlock on the lock upgrade, and
-        # SQLite then answers "database is locked" at once, without waiting the busy timeout;
-        # the switch is retried (for up to 30 s, the busy timeout) until the other one is done.
-        deadline = time.monotonic() + 30.0
-        while True:
-            try:
-                if self.conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("memory", "wal"):
-                    self.conn.execute("PRAGMA journal_mode=WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
+        switch_to_wal(self.conn)
 
     def _writes_of(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, Any]]:
         rows = self.conn.execute(
