@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["rag.memory", "rag.memory.base", "rag.memory.file", "rag.memory.sql", "rag.memory.runnable",
-           "rag.memory.trim"]
+           "rag.memory.trim", "rag.index.chat", "rag.chains.history_aware"]
 
 
 @pytest.mark.parametrize("name", MODULES)
