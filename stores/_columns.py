@@ -12,17 +12,22 @@ Backends know vectors by int64 *labels*, handed out here and never reused.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
 from rag.ids import uuid4_strings
+from rag.persistence.streams import JsonLinesSection
 from stores._metadata_columns import MetadataColumns
 from stores.filters import Expr
 
-__all__ = ["DocumentColumns", "columns_from_documents", "columns_from_texts", "resolve_ids", "check_id_list"]
+__all__ = ["DocumentColumns", "BLOCK_ROWS", "blocks_from_rows", "columns_from_documents", "columns_from_texts", "resolve_ids", "check_id_list"]
+
+
+#: Documents per line of a saved ``documents.jsonl`` (see :meth:`DocumentColumns.to_section`).
+BLOCK_ROWS = 4096
 
 
 class DocumentColumns:
@@ -147,36 +152,81 @@ class DocumentColumns:
         id_by_label = self.id_by_label
         return labels, [id_by_label[label] for label in labels.tolist()]
 
-    def to_json(self) -> tuple[np.ndarray, dict[str, Any]]:
-        """Labels in label order and the JSON ``documents`` section aligned with them."""
+    def to_section(self) -> tuple[np.ndarray, JsonLinesSection]:
+        """Labels in label order and the ``documents`` section aligned with them.
+
+        JSON lines, each a block of up to :data:`BLOCK_ROWS` documents as columns
+        (``{"ids": [...], "page_contents": [...], "metadatas": [...]}``): one ``json.dumps``
+        per block, so a million documents cost a few hundred encoder calls, and only one
+        block is ever encoded at a time. Encoded as it is written: the store must not
+        change until then (its save holds the store's lock).
+        """
         labels, ids = self.in_label_order()
         texts, metadatas = self.texts, self.metadatas
-        rows = [{"id": doc_id, "page_content": texts[doc_id], "metadata": metadatas[doc_id]} for doc_id in ids]
-        return labels, {"documents": rows}
 
-    def restore(self, data: Any, labels: np.ndarray, where: Any) -> None:
-        """Fill these empty columns from a ``documents`` section (see :meth:`to_json`)
-        aligned with ``labels``; ``where`` names the folder in errors."""
+        def blocks() -> Iterator[dict[str, list[Any]]]:
+            for start in range(0, len(ids), BLOCK_ROWS):
+                part = ids[start : start + BLOCK_ROWS]
+                yield {"ids": part, "page_contents": [texts[i] for i in part], "metadatas": [metadatas[i] for i in part]}
+
+        return labels, JsonLinesSection(blocks())
+
+    def restore(self, blocks: Iterable[Any], labels: np.ndarray, where: Any) -> None:
+        """Fill these empty columns from the blocks of a ``documents`` section (see
+        :meth:`to_section`) aligned with ``labels``; ``where`` names the folder in errors."""
         self._filter_cache = None
         self._metadata_columns, self._pending = None, []
-        rows = data.get("documents") if isinstance(data, dict) else None
-        if not isinstance(rows, list) or len(rows) != labels.shape[0]:
+        label_list, done = labels.tolist(), 0
+        for block in blocks:
+            try:
+                ids, texts, metadatas = block["ids"], block["page_contents"], block["metadatas"]
+            except (KeyError, TypeError) as exc:
+                raise CorruptIndexError(f"{where}: malformed block of documents: {exc!r:.120}") from exc
+            count = len(ids) if isinstance(ids, list) else -1
+            if not (isinstance(texts, list) and isinstance(metadatas, list) and count == len(texts) == len(metadatas)):
+                raise CorruptIndexError(f"{where}: a block of documents has columns of different lengths")
+            if done + count > len(label_list):
+                raise CorruptIndexError(f"{where}: the documents do not match the stored vectors' count")
+            # One pass per column (type() is exact: json gives plain str and dict).
+            if not (all(type(i) is str and i for i in ids) and all(type(t) is str for t in texts)
+                    and all(type(m) is dict for m in metadatas)):
+                raise CorruptIndexError(f"{where}: malformed document record: expected str ids and page_contents "
+                                        "and dict metadata")
+            part = label_list[done : done + count]
+            # Loaded JSON is ours alone: no copies needed.
+            self.texts.update(zip(ids, texts))
+            self.metadatas.update(zip(ids, metadatas))
+            self.label_by_id.update(zip(ids, part))
+            self.id_by_label.update(zip(part, ids))
+            done += count
+            if len(self.texts) != done:
+                raise CorruptIndexError(f"{where}: id {_first_repeat(self.id_by_label)!r} appears twice")
+        if done != len(label_list):
             raise CorruptIndexError(f"{where}: the documents do not match the stored vectors' count")
-        try:
-            for row, label in zip(rows, labels.tolist()):
-                text, metadata, doc_id = row["page_content"], row["metadata"], row["id"]
-                if not isinstance(text, str) or not isinstance(metadata, dict) or not isinstance(doc_id, str) or not doc_id:
-                    raise TypeError(f"expected a str page_content, a dict metadata and a str id, got {row!r:.120}")
-                if doc_id in self.texts:
-                    raise CorruptIndexError(f"{where}: id {doc_id!r} appears twice")
-                # Loaded JSON is ours alone: no copies needed.
-                self.texts[doc_id] = text
-                self.metadatas[doc_id] = metadata
-                self.label_by_id[doc_id] = label
-                self.id_by_label[label] = doc_id
-        except (KeyError, TypeError) as exc:
-            raise CorruptIndexError(f"{where}: malformed document record: {exc}") from exc
         self.next_label = int(labels.max()) + 1 if labels.size else 0
+
+
+def blocks_from_rows(data: Any, where: Any) -> Iterator[dict[str, list[Any]]]:
+    """The blocks :meth:`DocumentColumns.restore` reads, from a format-1 ``documents``
+    section (``{"documents": [{"id", "page_content", "metadata"}, ...]}``)."""
+    rows = data.get("documents") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise CorruptIndexError(f"{where}: the documents section holds no list of documents")
+    try:
+        yield {"ids": [row["id"] for row in rows], "page_contents": [row["page_content"] for row in rows],
+               "metadatas": [row["metadata"] for row in rows]}
+    except (KeyError, TypeError) as exc:
+        raise CorruptIndexError(f"{where}: malformed document record: {exc!r:.120}") from exc
+
+
+def _first_repeat(id_by_label: dict[int, str]) -> str:
+    """An id stored under two labels (only asked for once a repeat is known to exist)."""
+    seen: set[str] = set()
+    for doc_id in id_by_label.values():
+        if doc_id in seen:
+            return doc_id
+        seen.add(doc_id)
+    return "?"
 
 
 # ---------------------------------------------------------------------- what comes in

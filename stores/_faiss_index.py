@@ -12,11 +12,15 @@ return the owners to keep alongside (``keepalive``).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import errno
+import os
+from pathlib import Path
+from typing import Any, BinaryIO, Optional
 
 import numpy as np
 
-from rag.errors import CorruptIndexError, ValidationError
+from rag.errors import CorruptIndexError, StorageError, ValidationError
+from rag.persistence import FileSection
 from stores._lazy_faiss import load_faiss
 
 __all__ = [
@@ -28,8 +32,10 @@ __all__ = [
     "train",
     "set_search_parameters",
     "rebuild_without",
-    "serialize",
+    "index_section",
     "deserialize",
+    "descriptor_path",
+    "read_index_file",
 ]
 
 
@@ -157,19 +163,61 @@ def rebuild_without(index: Any, dead: np.ndarray, factory: str, metric: int, str
     return fresh, keepalive
 
 
-def serialize(index: Any) -> bytes:
-    """faiss's own file format for ``index`` (no pickle)."""
-    return load_faiss().serialize_index(index).tobytes()
+def index_section(index: Any) -> FileSection:
+    """``index`` as a streamed section: ``faiss.write_index`` straight to its file (faiss's
+    own format, no pickle; no copy of the index in memory on the way)."""
+
+    def write(path: Path) -> None:
+        try:
+            load_faiss().write_index(index, str(path))
+        except RuntimeError as exc:  # faiss reports a full disk or an I/O error this way
+            raise StorageError(errno.EIO, f"could not write the faiss index to {path}: {_last_line(exc)}",
+                               str(path)) from exc
+
+    return FileSection(".faiss", write)
 
 
 def deserialize(payload: bytes, labels: np.ndarray, dimension: Optional[int], where: Any) -> tuple[Any, list[Any]]:
-    """``(index, keepalive)`` read from :func:`serialize`'s bytes, checked against the
-    saved ``labels`` and ``dimension``; CorruptIndexError naming ``where`` otherwise."""
+    """``(index, keepalive)`` from the bytes of a format-1 ``index.bin`` (faiss's format,
+    as ``serialize_index`` gave it), checked against the saved ``labels`` and ``dimension``;
+    CorruptIndexError naming ``where`` otherwise."""
     faiss = load_faiss()
     try:
         owner = faiss.deserialize_index(np.frombuffer(payload, dtype=np.uint8))
     except RuntimeError as exc:
         raise CorruptIndexError(f"{where}: the faiss index file cannot be read: {_last_line(exc)}") from exc
+    return _checked(owner, labels, dimension, where)
+
+
+def descriptor_path(handle: BinaryIO) -> str:
+    """A path that opens the very file ``handle`` has open (``/proc/self/fd/N`` on Linux),
+    so a reader that wants a path reads the file that was verified, even after a save has
+    replaced the folder since; its own name elsewhere."""
+    proc = f"/proc/self/fd/{handle.fileno()}"
+    return proc if os.path.exists(proc) else str(handle.name)
+
+
+def read_index_file(handle: BinaryIO, labels: np.ndarray, dimension: Optional[int], where: Any, *,
+                    mapped: bool) -> tuple[Any, list[Any]]:
+    """``(index, keepalive)`` read with ``faiss.read_index`` from the open, verified
+    ``handle``, checked against the saved ``labels`` and ``dimension``.
+
+    ``mapped``: memory-map the vectors (``IO_FLAG_MMAP_IFC``: flat codes, IVF lists, HNSW
+    storage) instead of reading them: the load costs no memory, the pages come from the
+    page cache as searches touch them, and processes opening the same index share them.
+    faiss aborts the whole process on any write to a mapped index, so its owner must read
+    it again unmapped before changing it (:func:`read_index_file` with ``mapped=False``).
+    """
+    faiss = load_faiss()
+    try:
+        owner = faiss.read_index(descriptor_path(handle), faiss.IO_FLAG_MMAP_IFC if mapped else 0)
+    except RuntimeError as exc:
+        raise CorruptIndexError(f"{where}: the faiss index file cannot be read: {_last_line(exc)}") from exc
+    return _checked(owner, labels, dimension, where)
+
+
+def _checked(owner: Any, labels: np.ndarray, dimension: Optional[int], where: Any) -> tuple[Any, list[Any]]:
+    faiss = load_faiss()
     index = faiss.downcast_index(owner)
     if index.ntotal != labels.shape[0] or (dimension is not None and index.d != dimension):
         raise CorruptIndexError(
@@ -183,5 +231,5 @@ def deserialize(payload: bytes, labels: np.ndarray, dimension: Optional[int], wh
     ivf = ivf_of(index)
     if ivf is None:
         raise CorruptIndexError(f"{where}: the faiss index has no id map")
-    ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+    ivf.set_direct_map_type(faiss.DirectMap.Hashtable)  # saved with it: a no-op unless the file predates that
     return index, [owner]

@@ -7,7 +7,8 @@ everything else (the LangChain-named methods, such as ``FAISS.save_local`` or
 ``InMemoryVectorStore.dump``, are one-line aliases of :meth:`Persistence._save_folder` and
 :meth:`Persistence._load_folder`):
 
-- ``_vector_sections(labels)``: its vectors for the documents' ``labels``, as sections;
+- ``_vector_sections(labels)``: its vectors for the documents' ``labels``, as sections
+  (large ones streamed: :class:`~rag.persistence.streams.FileSection`);
 - ``_config()``: its settings, as JSON data;
 - ``_from_config(embedding, config, options, where)`` (classmethod): a new, empty store
   with those settings and the load ``options`` it declares in ``load_options``;
@@ -27,6 +28,7 @@ import numpy as np
 from rag.embeddings.base import model_id_of
 from rag.errors import ValidationError
 from rag.persistence import IndexFolder, Manifest, SectionData, read_index_folder, write_index_folder
+from stores._columns import blocks_from_rows
 
 __all__ = ["Persistence"]
 
@@ -68,10 +70,12 @@ class Persistence:
 
         Sections are named ``prefix + name``, so a store can share one folder (and one
         atomic save) with other parts of an index, such as a BM25 index. ``config`` is
-        JSON. :meth:`from_sections` reverses it.
+        JSON. :meth:`from_sections` reverses it. The large sections (documents, a faiss
+        index) are streamed: they read the store as they are written, so write them
+        before the store changes (hold its ``_lock`` throughout, as :meth:`_save_folder`).
         """
         with self._lock:
-            labels, documents = self._columns.to_json()
+            labels, documents = self._columns.to_section()
             vectors = self._vector_sections(labels)
             config = {"store_class": type(self).__name__, **self._config()}
         sections: dict[str, SectionData] = {f"{prefix}documents": documents}
@@ -90,7 +94,12 @@ class Persistence:
         cls._check_load_options(options)
         store = cls._from_config(embedding, config, options, folder.path)
         labels = store._restore_vectors(folder, prefix)
-        store._columns.restore(folder.json(f"{prefix}documents"), labels, folder.path)
+        name = f"{prefix}documents"
+        if folder.file_name(name).endswith(".jsonl"):
+            blocks = folder.json_lines(name)
+        else:  # format 1: one JSON document
+            blocks = blocks_from_rows(folder.json(name), folder.path)
+        store._columns.restore(blocks, labels, folder.path)
         store._dimension = folder.manifest.dimension
         return store
 
@@ -103,16 +112,18 @@ class Persistence:
             )
 
     def _save_folder(self, path: Union[str, os.PathLike]) -> Path:
-        """Save to the index folder ``path`` atomically; its path."""
-        config, sections = self.to_sections()
-        manifest = Manifest(
-            store_class=type(self).__name__,
-            model_id=model_id_of(self._embedding) if self._embedding is not None else None,
-            dimension=self._dimension,
-            distance_strategy=self.distance_strategy.value,
-            config=config,
-        )
-        return write_index_folder(path, manifest, sections)
+        """Save to the index folder ``path`` atomically; its path. The store's lock is held
+        until the files are written: adds and searches wait for the save."""
+        with self._lock:
+            config, sections = self.to_sections()
+            manifest = Manifest(
+                store_class=type(self).__name__,
+                model_id=model_id_of(self._embedding) if self._embedding is not None else None,
+                dimension=self._dimension,
+                distance_strategy=self.distance_strategy.value,
+                config=config,
+            )
+            return write_index_folder(path, manifest, sections)
 
     @classmethod
     def _load_folder(cls: type[P], path: Union[str, os.PathLike], embedding: Any, **options: Any) -> P:
@@ -122,7 +133,7 @@ class Persistence:
         and EmbeddingMismatchError for another ``model_id`` or dimension.
         """
         cls._check_load_options(options)
-        folder = read_index_folder(path, store_class=cls.__name__)
-        if embedding is not None:
-            folder.check_embedding(model_id_of(embedding), getattr(embedding, "dimension", None))
-        return cls.from_sections(folder, embedding, folder.manifest.config, **options)
+        with read_index_folder(path, store_class=cls.__name__) as folder:
+            if embedding is not None:
+                folder.check_embedding(model_id_of(embedding), getattr(embedding, "dimension", None))
+            return cls.from_sections(folder, embedding, folder.manifest.config, **options)

@@ -24,8 +24,8 @@ Differences from LangChain's ``FAISS``: re-adding an existing id replaces it (La
 raises and leaves its index and docstore out of step); ``COSINE`` really is cosine
 (LangChain uses an L2 index with a cosine relevance formula); relevance never leaves [0, 1];
 filtered search on flat indexes does not come up short; persistence is a manifest plus
-faiss's own index file and JSON/.npy, never pickle (``allow_dangerous_deserialization`` is
-accepted and ignored).
+faiss's own index file and JSON lines/.npy, never pickle (``allow_dangerous_deserialization``
+is accepted and ignored); a loaded index is memory-mapped (see :mod:`stores._faiss_saving`).
 
 faiss itself is imported on first use (see :mod:`stores._lazy_faiss`): importing this module
 does not start OpenMP, so an application can still set ``OMP_WAIT_POLICY`` and friends
@@ -34,17 +34,15 @@ does not start OpenMP, so an application can still set ``OMP_WAIT_POLICY`` and f
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Any, Callable, ClassVar, Literal, Mapping, Optional, Sequence, Union
+from typing import Any, BinaryIO, Callable, ClassVar, Literal, Optional, Sequence, Union
 
 import numpy as np
 
-from rag.errors import CorruptIndexError, ValidationError
-from rag.persistence import IndexFolder
+from rag.errors import ValidationError
 from rag.vectors import MatrixLike, VectorLike, as_matrix
 from stores import _faiss_index as faiss_index
 from stores._lazy_faiss import load_faiss
+from stores._faiss_saving import FaissPersistence
 from stores._in_process import InProcessStore
 from stores.scoring import (
     DistanceStrategy,
@@ -82,7 +80,7 @@ def _check_strategy(value: Any) -> DistanceStrategy:
     return strategy
 
 
-class FAISS(InProcessStore):
+class FAISS(FaissPersistence, InProcessStore):
     """A vector store on a faiss index, with LangChain's ``FAISS`` API.
 
     ``embedding_function`` (or ``embedding=``): the embeddings object. ``distance_strategy``:
@@ -137,8 +135,10 @@ class FAISS(InProcessStore):
                 "FAISS(...) accepts only an empty docstore and index_to_docstore_id; build a filled "
                 "store with FAISS.from_embeddings(...) or load one with FAISS.load_local(...)"
             )
-        self.index: Any = None
-        self._keepalive: list[Any] = []  # owners of the faiss proxies in self.index (see _faiss_index)
+        self._index: Any = None
+        self._keepalive: list[Any] = []  # owners of the faiss proxies in self._index (see _faiss_index)
+        # The verified index file a loaded index is memory-mapped from (None: in memory).
+        self._mapped_file: Optional[BinaryIO] = None
         self._removable = True
         self._tombstones: set[int] = set()
         self._all_unit = True
@@ -160,19 +160,46 @@ class FAISS(InProcessStore):
         """Make the empty faiss ``index`` this store's index."""
         self._use(*faiss_index.wrap(index, self._metric, self.distance_strategy.value))
 
-    def _use(self, index: Any, keepalive: list[Any]) -> None:
-        """Make ``index`` (holding no tombstones) this store's index."""
-        self.index, self._keepalive = index, keepalive
+    def _use(self, index: Any, keepalive: list[Any], mapped_file: Optional[BinaryIO] = None) -> None:
+        """Make ``index`` (holding no tombstones) this store's index; ``mapped_file``: the
+        file it is memory-mapped from (see :meth:`_writable`)."""
+        self._index, self._keepalive = index, keepalive
+        self._mapped_file = mapped_file
         self._tombstones = set()
         self._removable = True
         self._apply_search_parameters()
+
+    def _writable(self) -> Any:
+        """The index, read into memory first if it is memory-mapped. Every write goes
+        through here: faiss aborts the process (no exception) on a write to a mapped index."""
+        handle = self._mapped_file
+        if handle is not None:
+            labels = np.asarray(sorted(self._columns.id_by_label), dtype=np.int64)
+            self._use(*faiss_index.read_index_file(handle, labels, self._dimension, handle.name, mapped=False))
+            handle.close()
+        return self._index
+
+    @property
+    def index(self) -> Any:
+        """The faiss index (None before the first add). After :meth:`load_local` the index
+        is memory-mapped, read-only; asking for it here reads it into memory first (once),
+        so that code changing it directly, as LangChain users do, cannot hit the mapping.
+        The store's own searches use the mapping."""
+        with self._lock:
+            return self._writable()
+
+    @property
+    def memory_mapped(self) -> bool:
+        """True while the vectors are read from the saved file's memory map (after
+        :meth:`load_local`, until the first change)."""
+        return self._mapped_file is not None
 
     def _new_index(self, dimension: int) -> Any:
         return faiss_index.new_index(dimension, self.index_factory, self._metric)
 
     def _apply_search_parameters(self) -> None:
-        if self.index is not None:
-            faiss_index.set_search_parameters(self.index, self._nprobe, self._ef_search)
+        if self._index is not None:
+            faiss_index.set_search_parameters(self._index, self._nprobe, self._ef_search)
 
     @property
     def nprobe(self) -> Optional[int]:
@@ -196,7 +223,7 @@ class FAISS(InProcessStore):
 
     @property
     def exact_filtering(self) -> bool:
-        return self.index is None or isinstance(faiss_index.inner(self.index), load_faiss().IndexFlat)
+        return self._index is None or isinstance(faiss_index.inner(self._index), load_faiss().IndexFlat)
 
     @property
     def index_to_docstore_id(self) -> dict[int, str]:
@@ -218,27 +245,28 @@ class FAISS(InProcessStore):
         """
         matrix = as_matrix(vectors, dimension=self._dimension, name="training vectors")
         with self._lock:
-            if self.index is None:
+            if self._index is None:
                 self._adopt(self._new_index(matrix.shape[1]))
                 self._dimension = int(matrix.shape[1])
-            faiss_index.train(self.index, self._prepare(matrix), self.index_factory)
+            faiss_index.train(self._writable(), self._prepare(matrix), self.index_factory)
 
     # ------------------------------------------------------------------ primitives
 
     def _add_vectors(self, labels: np.ndarray, vectors: np.ndarray) -> None:
         prepared = self._prepare(vectors)
-        if self.index is None:
+        if self._index is None:
             self._adopt(self._new_index(prepared.shape[1]))
-        elif self.index.d != prepared.shape[1]:
-            raise ValidationError(f"vectors have dimension {prepared.shape[1]}, the index expects {self.index.d}")
-        faiss_index.train(self.index, prepared, self.index_factory)
-        self.index.add_with_ids(prepared, labels)
+        elif self._index.d != prepared.shape[1]:
+            raise ValidationError(f"vectors have dimension {prepared.shape[1]}, the index expects {self._index.d}")
+        index = self._writable()
+        faiss_index.train(index, prepared, self.index_factory)
+        index.add_with_ids(prepared, labels)
         self._all_unit = self._all_unit and rows_are_unit(prepared)
 
     def _remove_vectors(self, labels: np.ndarray) -> None:
         if self._removable:
             try:
-                self.index.remove_ids(labels)
+                self._writable().remove_ids(labels)
                 return
             except RuntimeError:
                 # Graph indexes (HNSW) cannot remove: fall back to tombstones from now on.
@@ -246,11 +274,11 @@ class FAISS(InProcessStore):
         self._tombstones.update(labels.tolist())
         # Every search fetches k + len(tombstones): rebuild once the dead outnumber the live
         # (amortised O(1) per delete), so searches cannot slow down without bound.
-        if len(self._tombstones) > max(AUTO_COMPACT_MIN, self.index.ntotal - len(self._tombstones)):
+        if len(self._tombstones) > max(AUTO_COMPACT_MIN, self._index.ntotal - len(self._tombstones)):
             self.compact()
 
     def _get_vectors(self, labels: np.ndarray) -> np.ndarray:
-        return self.index.reconstruct_batch(np.ascontiguousarray(labels, dtype=np.int64))
+        return self._index.reconstruct_batch(np.ascontiguousarray(labels, dtype=np.int64))
 
     def _search_vectors(
         self, queries: np.ndarray, k: int, allowed: Optional[np.ndarray]
@@ -262,8 +290,8 @@ class FAISS(InProcessStore):
             params = faiss.SearchParameters()
             selector = faiss.IDSelectorBatch(allowed)
             params.sel = selector  # `selector` stays referenced until the search returns
-        fetch = min(k + len(self._tombstones), self.index.ntotal)
-        scores, labels = self.index.search(prepared, fetch, params=params)
+        fetch = min(k + len(self._tombstones), self._index.ntotal)
+        scores, labels = self._index.search(prepared, fetch, params=params)
         if not self._tombstones:
             return scores, labels
         return self._drop_tombstones(scores, labels, k)
@@ -299,7 +327,7 @@ class FAISS(InProcessStore):
                 return
             dead = np.fromiter(self._tombstones, dtype=np.int64, count=len(self._tombstones))
             self._use(*faiss_index.rebuild_without(
-                self.index, dead, self.index_factory, self._metric, self.distance_strategy.value))
+                self._index, dead, self.index_factory, self._metric, self.distance_strategy.value))
 
     def merge_from(self, target: "FAISS") -> None:
         """Add every document and vector of ``target`` (another FAISS store) to this one.
@@ -338,86 +366,3 @@ class FAISS(InProcessStore):
         store = cls(embedding=embedding, **kwargs)
         store.add_embeddings(text_embeddings, metadatas, ids=ids)
         return store
-
-    # ------------------------------------------------------------------ persistence (hooks of stores._persisting)
-
-    def _vector_sections(self, labels: np.ndarray) -> dict[str, Any]:
-        # Tombstoned vectors are compacted away first: the saved index holds exactly `labels`.
-        self.compact()
-        sections: dict[str, Any] = {"labels": labels}
-        if self.index is not None:
-            sections["index"] = faiss_index.serialize(self.index)
-        return sections
-
-    def _config(self) -> dict[str, Any]:
-        return {
-            "distance_strategy": self.distance_strategy.value,
-            "index_factory": self.index_factory,
-            "normalize_L2": self._normalize_L2,
-            "nprobe": self._nprobe,
-            "efSearch": self._ef_search,
-            "all_unit": self._all_unit,
-            "faiss_version": load_faiss().__version__,
-        }
-
-    @classmethod
-    def _from_config(cls, embedding: Any, config: Mapping[str, Any], options: Mapping[str, Any], where: Any) -> "FAISS":
-        # normalize_L2 and distance_strategy shape the saved vectors: a load may repeat them, not change them.
-        for name in ("normalize_L2", "distance_strategy"):
-            if name in options:
-                given = options[name].value if isinstance(options[name], DistanceStrategy) else options[name]
-                if given != config.get(name):
-                    raise ValidationError(
-                        f"{name}={options[name]!r} differs from the saved index's {config.get(name)!r}; rebuild the index to change it"
-                    )
-        try:
-            store = cls(
-                embedding=embedding,
-                distance_strategy=config["distance_strategy"],
-                normalize_L2=bool(config["normalize_L2"]),
-                index_factory=config["index_factory"],
-                nprobe=options.get("nprobe", config.get("nprobe")),
-                efSearch=options.get("efSearch", config.get("efSearch")),
-                relevance_score_fn=options.get("relevance_score_fn"),
-            )
-        except KeyError as exc:
-            raise CorruptIndexError(f"{where}: the FAISS configuration lacks {exc}") from exc
-        store._all_unit = bool(config.get("all_unit", False))
-        return store
-
-    def _restore_vectors(self, folder: IndexFolder, prefix: str) -> np.ndarray:
-        labels = folder.array(f"{prefix}labels")
-        if labels.dtype != np.int64 or labels.ndim != 1:
-            raise CorruptIndexError(f"{folder.path}: labels must be a 1-D int64 array, got {labels.dtype} {labels.shape}")
-        if folder.has(f"{prefix}index"):
-            payload = folder.bytes(f"{prefix}index")
-            self._use(*faiss_index.deserialize(payload, labels, folder.manifest.dimension, folder.path))
-        return labels
-
-    def save_local(self, folder_path: Union[str, os.PathLike], index_name: str = "index") -> None:
-        """Save to ``folder_path/index_name/`` atomically: manifest, faiss index file, JSON, .npy.
-
-        Tombstoned vectors are compacted away first.
-        """
-        self._save_folder(Path(folder_path) / index_name)
-
-    @classmethod
-    def load_local(
-        cls,
-        folder_path: Union[str, os.PathLike],
-        embeddings: Any,
-        index_name: str = "index",
-        *,
-        allow_dangerous_deserialization: bool = False,
-        **kwargs: Any,
-    ) -> "FAISS":
-        """Load a store written by :meth:`save_local`.
-
-        ``allow_dangerous_deserialization`` is accepted for LangChain compatibility and
-        ignored: nothing here unpickles. ``kwargs``: ``relevance_score_fn``, ``nprobe``,
-        ``efSearch``; ``normalize_L2`` and ``distance_strategy`` may be given only if they
-        equal the saved ones. Raises FileNotFoundError, CorruptIndexError or
-        EmbeddingMismatchError.
-        """
-        del allow_dangerous_deserialization  # no pickle anywhere: nothing dangerous to allow
-        return cls._load_folder(Path(folder_path) / index_name, embeddings, **kwargs)

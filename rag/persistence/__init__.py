@@ -9,6 +9,10 @@ Everything a caller needs is here::
                        {"vectors": array, "documents": [...]})
     folder = read_index_folder(path, store_class="MyStore")
     folder.array("vectors"), folder.json("documents")
+
+Sections too large to hold as bytes are streamed (:mod:`rag.persistence.streams`):
+``FileSection(".faiss", writer)`` and ``JsonLinesSection(values)``, read back with
+``folder.verified_file(name)`` and ``folder.json_lines(name)``.
 """
 
 from rag.persistence.format import (
@@ -21,6 +25,7 @@ from rag.persistence.format import (
     read_index_folder,
     write_index_folder,
 )
+from rag.persistence.streams import FileSection, JsonLinesSection
 
 __all__ = [
     "FORMAT",
@@ -28,6 +33,8 @@ __all__ = [
     "Manifest",
     "IndexFolder",
     "SectionData",
+    "FileSection",
+    "JsonLinesSection",
     "write_index_folder",
     "read_index_folder",
     "index_folder_exists",

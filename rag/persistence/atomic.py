@@ -7,8 +7,9 @@ supported it falls back to two renames, between which the old folder waits under
 backup name ``.NAME.previous``; readers fall back to that name, so an interrupted save
 always leaves a readable folder. The next write removes staging folders whose writer died.
 
-A read reads every file it needs in one go and starts again when a write swapped the
-folder meanwhile, so it never mixes files of two saves.
+A read reads every file it needs in one go (or opens it, for files too large to hold as
+bytes: an open file keeps its contents even after a save replaced the folder) and starts
+again when a write swapped the folder meanwhile, so it never mixes files of two saves.
 
 Nothing here knows what the files hold (see :mod:`rag.persistence.format`); each kind of
 folder is recognised by a *marker* file, which a write puts in last.
@@ -24,11 +25,11 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, TypeVar, Union
+from typing import BinaryIO, Callable, Iterable, Mapping, TypeVar, Union
 
 from rag.errors import StorageError
 
-__all__ = ["write_folder", "read_folder", "resolve_folder", "folder_exists", "STALE_STAGING_SECONDS"]
+__all__ = ["write_folder", "read_folder", "close_payloads", "resolve_folder", "folder_exists", "STALE_STAGING_SECONDS"]
 
 #: A staging folder untouched this long (seconds) is removed even if its writer's pid lives
 #: (pids are reused, and a writer on another machine sharing the disk has no pid here).
@@ -37,11 +38,17 @@ STALE_STAGING_SECONDS = 3600
 READ_ATTEMPTS = 5
 
 T = TypeVar("T")
-Payload = Union[bytes, OSError, None]  # None: the file is missing
+Payload = Union[bytes, BinaryIO, OSError, None]  # None: the file is missing; BinaryIO: opened, not read
+#: What a write puts in a file: its bytes, or a function that writes the file at the path
+#: it is given (for contents too large to hold in memory at once).
+Content = Union[bytes, Callable[[Path], None]]
 
 
-def write_folder(path: Union[str, os.PathLike], files: Mapping[str, bytes], *, marker: str) -> Path:
+def write_folder(path: Union[str, os.PathLike], files: Mapping[str, Content], *, marker: str) -> Path:
     """Make the folder ``path`` hold exactly ``files`` (file name -> content), atomically.
+
+    A content is the file's bytes or a function writing the file at the path it is given;
+    files are written in the mapping's order, the marker last.
 
     ``marker`` (one of ``files``, written last) identifies folders of this kind: an
     existing folder that lacks it and holds anything is refused, because the swap would
@@ -119,14 +126,21 @@ def folder_exists(path: Union[str, os.PathLike], *, marker: str) -> bool:
 
 
 def read_folder(
-    path: Union[str, os.PathLike], *, marker: str, describe: Callable[[Path], tuple[T, Iterable[str]]]
+    path: Union[str, os.PathLike],
+    *,
+    marker: str,
+    describe: Callable[[Path], tuple[T, Iterable[str]]],
+    open_suffixes: tuple[str, ...] = (),
 ) -> tuple[Path, T, dict[str, Payload]]:
     """Read a folder written by :func:`write_folder`: ``(folder, description, payloads)``.
 
     ``describe(folder)`` reads the marker and returns what it says plus the names of the
     files to read. Payloads map each name to its bytes, to None for a missing file or to
-    the OSError that reading it raised (reported by whoever asks for that file). When a
-    save swaps a new folder in meanwhile, the read starts again. Raises FileNotFoundError
+    the OSError that reading it raised (reported by whoever asks for that file). Files
+    whose names end in one of ``open_suffixes`` are opened instead (an unbuffered binary
+    file, positioned at 0, which the caller closes): they are read later, from the same
+    save, whatever happens to the folder meanwhile. When a save swaps a new folder in
+    while the files are read or opened, the read starts again. Raises FileNotFoundError
     when there is no folder, StorageError when saves never let a read finish.
     """
     folder = resolve_folder(path, marker=marker)
@@ -135,9 +149,13 @@ def read_folder(
     for _attempt in range(READ_ATTEMPTS):
         before = _identity(folder)
         description, names = describe(folder)
-        payloads = _read_files(folder, names)
+        names = list(names)
+        opened = [name for name in names if name.endswith(open_suffixes)] if open_suffixes else []
+        payloads = _read_files(folder, [name for name in names if name not in opened])
+        payloads.update(_open_files(folder, opened))
         if _identity(folder) == before:
             return folder, description, payloads
+        close_payloads(payloads)
     raise StorageError(errno.EBUSY, f"{folder} kept changing while it was read (saves in progress); try again", str(folder))
 
 
@@ -146,7 +164,12 @@ def read_folder(
 # a chosen point.
 
 
-def _write_file(path: Path, payload: bytes) -> None:
+def _write_file(path: Path, payload: Content) -> None:
+    if callable(payload):
+        payload(path)
+        with open(path, "rb+") as handle:  # fsync needs a descriptor open for writing on some systems
+            os.fsync(handle.fileno())
+        return
     with open(path, "wb") as handle:
         handle.write(payload)
         handle.flush()
@@ -195,6 +218,25 @@ def _read_files(folder: Path, names: Iterable[str]) -> dict[str, Payload]:
         except OSError as exc:
             payloads[name] = exc
     return payloads
+
+
+def _open_files(folder: Path, names: Iterable[str]) -> dict[str, Payload]:
+    payloads: dict[str, Payload] = {}
+    for name in names:
+        try:
+            payloads[name] = open(folder / name, "rb", buffering=0)
+        except FileNotFoundError:
+            payloads[name] = None
+        except OSError as exc:
+            payloads[name] = exc
+    return payloads
+
+
+def close_payloads(payloads: Mapping[str, Payload]) -> None:
+    """Close the files :func:`read_folder` opened."""
+    for payload in payloads.values():
+        if payload is not None and not isinstance(payload, (bytes, OSError)):
+            payload.close()
 
 
 def _identity(folder: Path) -> tuple[int, int]:

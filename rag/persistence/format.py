@@ -3,16 +3,23 @@
 Every index (vector stores, later BM25 and the record of what was indexed) is one folder::
 
     index/
-      manifest.json     {"format": "rag-index", "format_version": 1, "store_class": ...,
+      manifest.json     {"format": "rag-index", "format_version": 3, "store_class": ...,
                          "embedding": {"model_id": ..., "dimension": ...},
                          "distance_strategy": ..., "config": {...},
-                         "sections": {"documents": {"file": "documents.json",
+                         "sections": {"documents": {"file": "documents.jsonl",
                                                     "sha256": ..., "bytes": ...}, ...}}
-      documents.json    one file per named section: .npy (numpy, pickle off), .json or .bin
+      documents.jsonl   one file per named section: .npy (numpy, pickle off), .json, .bin,
+                        or a streamed section (:mod:`rag.persistence.streams`): .jsonl, or
+                        a file its writer makes itself (a store's ``.faiss`` index)
 
 Saving replaces the whole folder atomically (:mod:`rag.persistence.atomic`): an
 interrupted save leaves the previous index loadable. Loading checks the format version,
-every file's size and sha256, and refuses pickled arrays.
+every file's size and sha256, and refuses pickled arrays. Streamed sections are never
+held whole in memory: they are written straight to their file and hashed in pieces.
+
+Versions: 1 had no streamed sections (read as before); 2 is the segmented folder of
+:mod:`rag.index.segments`, a format of its own; 3 adds streamed sections. A version-3
+folder refused by an older rag is refused with its version named.
 """
 
 from __future__ import annotations
@@ -23,12 +30,20 @@ import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any, BinaryIO, Iterator, Mapping, Union
 
 import numpy as np
 
 from rag.errors import CorruptIndexError, EmbeddingMismatchError, StorageError, ValidationError
-from rag.persistence.atomic import Payload, folder_exists, read_folder, write_folder
+from rag.persistence.atomic import Content, Payload, close_payloads, folder_exists, read_folder, write_folder
+from rag.persistence.streams import (
+    FileSection,
+    JsonLinesSection,
+    hash_file,
+    read_json_lines,
+    verify_file,
+    write_json_lines,
+)
 
 __all__ = [
     "FORMAT",
@@ -41,10 +56,15 @@ __all__ = [
 ]
 
 FORMAT = "rag-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 3
+#: Versions :func:`read_index_folder` reads (2 is :mod:`rag.index.segments`' own format).
+READABLE_VERSIONS = (1, 3)
 MANIFEST = "manifest.json"
+#: Streamed sections' files: opened when a folder is read, read later in pieces.
+STREAMED_SUFFIXES = (".jsonl", ".faiss")
 
-SectionData = Union[np.ndarray, bytes, Any]  # arrays -> .npy, bytes -> .bin, else JSON
+# arrays -> .npy, bytes -> .bin, FileSection / JsonLinesSection -> streamed, else JSON
+SectionData = Union[np.ndarray, bytes, FileSection, JsonLinesSection, Any]
 
 
 @dataclass
@@ -75,10 +95,11 @@ class Manifest:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CorruptIndexError(f"{path} is not a rag index manifest (no \"format\": \"{FORMAT}\")")
         version = data.get("format_version")
-        if version != FORMAT_VERSION:
+        if version not in READABLE_VERSIONS:
             raise CorruptIndexError(
-                f"{path} has format version {version!r}; this version of rag reads version "
-                f"{FORMAT_VERSION} only. Rebuild the index with `rag index`."
+                f"{path} has format version {version!r}; this version of rag reads versions "
+                f"{', '.join(map(str, READABLE_VERSIONS))}. Load it with the rag version that saved it "
+                "(a newer one reads older folders), or rebuild the index with `rag index`."
             )
         try:
             embedding = data["embedding"]
@@ -103,7 +124,11 @@ class Manifest:
             raise CorruptIndexError(f"{path} is incomplete: {exc}") from exc
 
 
-def _encode(name: str, data: SectionData) -> tuple[str, bytes]:
+def _encode(name: str, data: SectionData) -> tuple[str, Union[bytes, FileSection, JsonLinesSection]]:
+    if isinstance(data, FileSection):
+        return f"{name}{data.suffix}", data
+    if isinstance(data, JsonLinesSection):
+        return f"{name}.jsonl", data
     if isinstance(data, np.ndarray):
         if data.dtype == object:
             raise ValidationError(f"section {name!r} is an object array; only numeric arrays can be saved")
@@ -125,23 +150,50 @@ def _encode(name: str, data: SectionData) -> tuple[str, bytes]:
 def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sections: Mapping[str, SectionData]) -> Path:
     """Write ``sections`` and ``manifest`` to the folder ``path``, atomically replacing it.
 
-    Section values: numpy arrays (saved as .npy without pickle), bytes (.bin) or JSON data.
-    The manifest written lists every section's file, size and sha256; ``manifest`` itself
-    is left as it was. Returns the folder's path. Raises ValidationError for unsavable data
-    (before touching disk) and StorageError for I/O failures (the previous folder stays
-    intact; see :mod:`rag.persistence.atomic`).
+    Section values: numpy arrays (saved as .npy without pickle), bytes (.bin), streamed
+    sections (:class:`~rag.persistence.streams.FileSection`,
+    :class:`~rag.persistence.streams.JsonLinesSection`: written straight to their file,
+    then hashed in pieces) or JSON data. The manifest written lists every section's file,
+    size and sha256; ``manifest`` itself is left as it was. Returns the folder's path.
+    Raises ValidationError for unsavable data (before touching disk, except for a value a
+    streamed section yields: then the half-written new folder is discarded) and
+    StorageError for I/O failures (the previous folder stays intact; see
+    :mod:`rag.persistence.atomic`).
     """
-    files: dict[str, bytes] = {}
+    files: dict[str, Content] = {}
     listing: dict[str, dict[str, Any]] = {}
     for name, data in sections.items():
         filename, payload = _encode(name, data)
         if filename == MANIFEST:
             raise ValidationError(f"section {name!r} would overwrite {MANIFEST}; choose another section name")
-        files[filename] = payload
-        listing[name] = {"file": filename, "sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
-    written = replace(manifest, sections=listing)
-    files[MANIFEST] = json.dumps(written.to_json(), indent=2, ensure_ascii=False).encode("utf-8")
+        if isinstance(payload, bytes):
+            files[filename] = payload
+            listing[name] = {"file": filename, "sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
+        else:
+            listing[name] = {"file": filename}  # sha256 and size once written
+            files[filename] = _streamed_writer(name, payload, listing[name])
+
+    def write_manifest(target: Path) -> None:  # the marker, written last: every size and hash is known
+        written = replace(manifest, sections=listing)
+        target.write_bytes(json.dumps(written.to_json(), indent=2, ensure_ascii=False).encode("utf-8"))
+
+    files[MANIFEST] = write_manifest
     return write_folder(path, files, marker=MANIFEST)
+
+
+def _streamed_writer(name: str, section: Union[FileSection, JsonLinesSection], info: dict[str, Any]) -> Content:
+    """A function writing ``section`` at the path it is given, then recording the file's
+    sha256 and size in ``info`` (hashed in pieces, from the page cache)."""
+
+    def write(target: Path) -> None:
+        if isinstance(section, FileSection):
+            section.write(target)
+        else:
+            write_json_lines(target, section, name)
+        with open(target, "rb", buffering=0) as handle:
+            info["sha256"], info["bytes"] = hash_file(handle)
+
+    return write
 
 
 class IndexFolder:
@@ -153,12 +205,23 @@ class IndexFolder:
     """
 
     def __init__(self, path: Path, manifest: Manifest, payloads: Mapping[str, Payload]) -> None:
-        """``payloads``: file name -> its bytes (None: missing; an OSError: unreadable)."""
+        """``payloads``: file name -> its bytes (None: missing; an OSError: unreadable; an
+        open file: a streamed section, read when asked for)."""
         self.path = path
         self.manifest = manifest
         self._payloads = payloads
 
-    def _payload(self, name: str) -> bytes:
+    def close(self) -> None:
+        """Close the streamed sections' files (also done when the folder is garbage collected)."""
+        close_payloads(self._payloads)
+
+    def __enter__(self) -> "IndexFolder":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def _raw(self, name: str) -> tuple[dict[str, Any], Path, Payload]:
         info = self.manifest.sections.get(name)
         if info is None:
             raise CorruptIndexError(f"{self.path} has no section {name!r} (it lists {sorted(self.manifest.sections)})")
@@ -168,6 +231,18 @@ class IndexFolder:
             raise CorruptIndexError(f"{file} is missing; the index folder is incomplete")
         if isinstance(payload, OSError):
             raise StorageError(payload.errno, f"could not read {file}: {payload.strerror}", str(file)) from payload
+        return info, file, payload
+
+    def _opened(self, name: str) -> tuple[dict[str, Any], Path, BinaryIO]:
+        info, file, payload = self._raw(name)
+        if isinstance(payload, bytes):
+            raise CorruptIndexError(f"{file}: section {name!r} is not a streamed section")
+        return info, file, payload
+
+    def _payload(self, name: str) -> bytes:
+        info, file, payload = self._raw(name)
+        if not isinstance(payload, bytes):
+            raise CorruptIndexError(f"{file}: section {name!r} is a streamed section, not one read whole")
         if len(payload) != info["bytes"]:
             raise CorruptIndexError(
                 f"{file} has {len(payload)} bytes, the manifest says {info['bytes']}: truncated or replaced"
@@ -196,6 +271,29 @@ class IndexFolder:
     def bytes(self, name: str) -> bytes:
         """A raw bytes section."""
         return self._payload(name)
+
+    def file_name(self, name: str) -> str:
+        """The file name section ``name`` is saved in (its suffix says how it was written)."""
+        info = self.manifest.sections.get(name)
+        if info is None:
+            raise CorruptIndexError(f"{self.path} has no section {name!r} (it lists {sorted(self.manifest.sections)})")
+        return info["file"]
+
+    def verified_file(self, name: str) -> BinaryIO:
+        """A :class:`~rag.persistence.streams.FileSection`'s file, open (unbuffered, at 0)
+        after its size and sha256 were checked in pieces. Owned by this folder: it closes
+        with it (``os.dup`` its descriptor to keep it longer). Also from the save that
+        wrote the manifest when a later save has replaced the folder since it was opened."""
+        info, file, handle = self._opened(name)
+        verify_file(handle, info, file)
+        return handle
+
+    def json_lines(self, name: str) -> Iterator[Any]:
+        """A :class:`~rag.persistence.streams.JsonLinesSection`'s values, read in pieces and
+        hashed as they go by; the size and sha256 are checked after the last value (see
+        :func:`~rag.persistence.streams.read_json_lines`)."""
+        info, file, handle = self._opened(name)
+        return read_json_lines(handle, info, file)
 
     def check_embedding(self, model_id: str | None, dimension: int | None) -> None:
         """Refuse to pair this index with an embedding model other than the one that built it."""
@@ -244,7 +342,7 @@ def read_index_folder(path: Union[str, os.PathLike], *, store_class: str | None 
             )
         return manifest, [info["file"] for info in manifest.sections.values()]
 
-    folder, manifest, payloads = read_folder(path, marker=MANIFEST, describe=describe)
+    folder, manifest, payloads = read_folder(path, marker=MANIFEST, describe=describe, open_suffixes=STREAMED_SUFFIXES)
     return IndexFolder(folder, manifest, payloads)
 
 

@@ -28,7 +28,7 @@ def test_arrays_json_and_bytes_round_trip(tmp_path):
 def test_the_manifest_records_size_and_sha256_of_every_file(tmp_path):
     write_index_folder(tmp_path / "ix", manifest(), {"docs": [1, 2, 3]})
     data = json.loads((tmp_path / "ix" / "manifest.json").read_text())
-    assert data["format"] == "rag-index" and data["format_version"] == 1
+    assert data["format"] == "rag-index" and data["format_version"] == 3
     assert data["embedding"] == {"model_id": "M-4", "dimension": 4}
     assert data["sections"]["docs"]["file"] == "docs.json" and len(data["sections"]["docs"]["sha256"]) == 64
 

@@ -221,7 +221,7 @@ def test_save_local_writes_no_pickle_and_round_trips_the_configuration(tmp_path)
     store = flat_store(distance_strategy="MAX_INNER_PRODUCT", normalize_L2=True)
     store.save_local(tmp_path / "folder", index_name="my")
     files = sorted(p.name for p in (tmp_path / "folder" / "my").iterdir())
-    assert files == ["documents.json", "index.bin", "labels.npy", "manifest.json"]
+    assert files == ["documents.jsonl", "index.faiss", "labels.npy", "manifest.json"]
     loaded = FAISS.load_local(tmp_path / "folder", store.embeddings, index_name="my", allow_dangerous_deserialization=True)
     assert loaded.distance_strategy == DistanceStrategy.MAX_INNER_PRODUCT and loaded._normalize_L2
     manifest = json.loads((tmp_path / "folder" / "my" / "manifest.json").read_text())
@@ -239,7 +239,7 @@ def test_an_unreadable_faiss_file_is_reported_as_corrupt(tmp_path):
 
     flat_store().save_local(tmp_path)
     folder = tmp_path / "index"
-    (folder / "index.bin").write_bytes(b"garbage")
+    (folder / "index.faiss").write_bytes(b"garbage")
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["sections"]["index"].update(bytes=7, sha256=hashlib.sha256(b"garbage").hexdigest())
     (folder / "manifest.json").write_text(json.dumps(manifest))

@@ -1,0 +1,141 @@
+"""Sections too large to hold as one ``bytes``: written straight to their file, read in pieces.
+
+Two kinds, both hashed (sha256) in fixed-size pieces, never as a whole-file copy:
+
+- :class:`FileSection`: a writer that wants a path, such as ``faiss.write_index``. The file
+  is hashed after it is written (from the page cache), and a reader gets it back as an
+  open file whose hash was checked (:func:`verify_file`), ready for a reader that wants a
+  path, or a memory map.
+- :class:`JsonLinesSection`: JSON values written one per line as they come (a store
+  writes blocks of documents), read back one line at a time with the hash updated as the
+  bytes go by (:func:`read_json_lines`); the check at the end of the file raises before
+  the caller has used a single value from a file that does not match.
+
+JSON never holds a raw newline inside a value (``json.dumps`` escapes it), so a newline
+always ends a value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping
+
+from rag.errors import CorruptIndexError, ValidationError
+
+__all__ = ["FileSection", "JsonLinesSection", "PIECE_BYTES", "hash_file", "verify_file", "read_json_lines",
+           "write_json_lines"]
+
+#: Bytes hashed or read per step (8 MiB): large enough that the per-call cost vanishes,
+#: small enough to add nothing noticeable to peak memory.
+PIECE_BYTES = 8 << 20
+
+
+@dataclass(frozen=True)
+class FileSection:
+    """A section whose file is written by ``write(path)`` (the file must not exist yet).
+
+    ``suffix``: the file name's extension, with its dot (``".faiss"``). Example::
+
+        FileSection(".faiss", lambda path: faiss.write_index(index, str(path)))
+    """
+
+    suffix: str
+    write: Callable[[Path], None]
+
+
+@dataclass(frozen=True)
+class JsonLinesSection:
+    """A section of JSON values, one per line (``.jsonl``), encoded as ``lines`` yields them.
+
+    Only one line is held in memory at a time; a store yields blocks of documents, so a
+    million documents are a few hundred lines of a few MiB each.
+    """
+
+    lines: Iterable[Any]
+
+
+def hash_file(handle: BinaryIO) -> tuple[str, int]:
+    """``(sha256 hex digest, size in bytes)`` of the open binary ``handle`` from its start,
+    read in :data:`PIECE_BYTES` pieces into one reused buffer. Leaves the position at the end."""
+    digest = hashlib.sha256()
+    buffer = bytearray(PIECE_BYTES)
+    view = memoryview(buffer)
+    size = 0
+    handle.seek(0)
+    while True:
+        count = handle.readinto(buffer)
+        if not count:
+            return digest.hexdigest(), size
+        digest.update(view[:count])  # hashlib releases the GIL for pieces this large
+        size += count
+
+
+def write_json_lines(path: Path, section: JsonLinesSection, name: str) -> None:
+    """Write ``section`` to ``path``; a ValidationError names section ``name`` when a value
+    is not JSON data (the caller's staging folder is then discarded)."""
+    with open(path, "wb") as handle:
+        for value in section.lines:
+            try:
+                text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            except (TypeError, ValueError) as exc:
+                raise ValidationError(
+                    f"section {name!r} cannot be saved as JSON: {exc}. Metadata values must be JSON "
+                    "types (str, int, float, bool, None, lists and dicts of them)."
+                ) from exc
+            handle.write(text.encode("utf-8"))
+            handle.write(b"\n")
+
+
+def _mismatch(where: Path, info: Mapping[str, Any], digest: str, size: int) -> None:
+    if size != info["bytes"]:
+        raise CorruptIndexError(f"{where} has {size} bytes, the manifest says {info['bytes']}: truncated or replaced")
+    if digest != info["sha256"]:
+        raise CorruptIndexError(f"{where} does not match its sha256 in the manifest: the file was altered")
+
+
+def verify_file(handle: BinaryIO, info: Mapping[str, Any], where: Path) -> None:
+    """Check the open ``handle`` against its manifest entry ``info`` (``bytes``, ``sha256``),
+    reading it in pieces; CorruptIndexError naming ``where`` when it does not match."""
+    size = os.fstat(handle.fileno()).st_size
+    if size != info["bytes"]:  # cheap, and spares hashing a truncated file
+        _mismatch(where, info, "", size)
+    digest, size = hash_file(handle)
+    _mismatch(where, info, digest, size)
+    handle.seek(0)
+
+
+def read_json_lines(handle: BinaryIO, info: Mapping[str, Any], where: Path) -> Iterator[Any]:
+    """The values of a :class:`JsonLinesSection` file, one per line, hashed as they are read.
+
+    The file is read in :data:`PIECE_BYTES` pieces. Raises CorruptIndexError for a line
+    that is not JSON, and, once the last value has been yielded, when size or sha256 do
+    not match ``info``: consume the whole iterator before trusting what it gave.
+    """
+    digest = hashlib.sha256()
+    size = 0
+    carry = b""
+    handle.seek(0)
+    while True:
+        piece = handle.read(PIECE_BYTES)
+        if not piece:
+            break
+        digest.update(piece)
+        size += len(piece)
+        lines = (carry + piece).split(b"\n")
+        carry = lines.pop()
+        for line in lines:
+            yield _parse_line(line, where)
+    _mismatch(where, info, digest.hexdigest(), size)
+    if carry.strip():  # a value without its newline: the write was cut short
+        raise CorruptIndexError(f"{where} ends in the middle of a line: truncated")
+
+
+def _parse_line(line: bytes, where: Path) -> Any:
+    try:
+        return json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CorruptIndexError(f"{where}: a line is not valid JSON ({exc}): truncated or altered") from exc
