@@ -171,12 +171,14 @@ class DocumentColumns:
 
         return labels, JsonLinesSection(blocks())
 
-    def restore(self, blocks: Iterable[Any], labels: np.ndarray, where: Any) -> None:
-        """Fill these empty columns from the blocks of a ``documents`` section (see
-        :meth:`to_section`) aligned with ``labels``; ``where`` names the folder in errors."""
+    def restore(self, blocks: Iterable[Any], where: Any) -> list[str]:
+        """Fill these empty columns' texts and metadata from the blocks of a ``documents``
+        section (see :meth:`to_section`); the ids in saved order, to be given their labels
+        by :meth:`assign_labels` (before the columns are used). ``where`` names the folder
+        in errors."""
         self._filter_cache = None
         self._metadata_columns, self._pending = None, []
-        label_list, done = labels.tolist(), 0
+        order: list[str] = []
         for block in blocks:
             try:
                 ids, texts, metadatas = block["ids"], block["page_contents"], block["metadatas"]
@@ -185,24 +187,28 @@ class DocumentColumns:
             count = len(ids) if isinstance(ids, list) else -1
             if not (isinstance(texts, list) and isinstance(metadatas, list) and count == len(texts) == len(metadatas)):
                 raise CorruptIndexError(f"{where}: a block of documents has columns of different lengths")
-            if done + count > len(label_list):
-                raise CorruptIndexError(f"{where}: the documents do not match the stored vectors' count")
-            # One pass per column (type() is exact: json gives plain str and dict).
-            if not (all(type(i) is str and i for i in ids) and all(type(t) is str for t in texts)
-                    and all(type(m) is dict for m in metadatas)):
-                raise CorruptIndexError(f"{where}: malformed document record: expected str ids and page_contents "
-                                        "and dict metadata")
-            part = label_list[done : done + count]
+            # One C-speed pass per column (json gives exactly str and dict, never subclasses).
+            if not ({str} >= set(map(type, ids)) and "" not in ids and {str} >= set(map(type, texts))
+                    and {dict} >= set(map(type, metadatas))):
+                raise CorruptIndexError(f"{where}: malformed document record: expected non-empty str ids, str "
+                                        "page_contents and dict metadata")
             # Loaded JSON is ours alone: no copies needed.
             self.texts.update(zip(ids, texts))
             self.metadatas.update(zip(ids, metadatas))
-            self.label_by_id.update(zip(ids, part))
-            self.id_by_label.update(zip(part, ids))
-            done += count
-            if len(self.texts) != done:
-                raise CorruptIndexError(f"{where}: id {_first_repeat(self.id_by_label)!r} appears twice")
-        if done != len(label_list):
+            order.extend(ids)
+            if len(self.texts) != len(order):
+                raise CorruptIndexError(f"{where}: id {_first_repeat(order)!r} appears twice")
+        return order
+
+    def assign_labels(self, ids: list[str], labels: np.ndarray, where: Any) -> None:
+        """Give the restored ``ids`` (saved order) the saved ``labels`` (int64, same order)."""
+        if len(ids) != labels.shape[0]:
             raise CorruptIndexError(f"{where}: the documents do not match the stored vectors' count")
+        label_list = labels.tolist()
+        self.label_by_id = dict(zip(ids, label_list))
+        self.id_by_label = dict(zip(label_list, ids))
+        if len(self.id_by_label) != len(ids):
+            raise CorruptIndexError(f"{where}: the saved labels repeat")
         self.next_label = int(labels.max()) + 1 if labels.size else 0
 
 
@@ -219,10 +225,10 @@ def blocks_from_rows(data: Any, where: Any) -> Iterator[dict[str, list[Any]]]:
         raise CorruptIndexError(f"{where}: malformed document record: {exc!r:.120}") from exc
 
 
-def _first_repeat(id_by_label: dict[int, str]) -> str:
-    """An id stored under two labels (only asked for once a repeat is known to exist)."""
+def _first_repeat(ids: list[str]) -> str:
+    """An id that occurs twice in ``ids`` (asked for only once a repeat is known to exist)."""
     seen: set[str] = set()
-    for doc_id in id_by_label.values():
+    for doc_id in ids:
         if doc_id in seen:
             return doc_id
         seen.add(doc_id)

@@ -93,14 +93,17 @@ class Persistence:
         """
         cls._check_load_options(options)
         store = cls._from_config(embedding, config, options, folder.path)
-        labels = store._restore_vectors(folder, prefix)
+        store._dimension = folder.manifest.dimension
+        # Documents first: meanwhile the folder hashes the large vector files in a worker
+        # thread, which _restore_vectors then only waits for.
         name = f"{prefix}documents"
         if folder.file_name(name).endswith(".jsonl"):
             blocks = folder.json_lines(name)
         else:  # format 1: one JSON document
             blocks = blocks_from_rows(folder.json(name), folder.path)
-        store._columns.restore(blocks, labels, folder.path)
-        store._dimension = folder.manifest.dimension
+        ids = store._columns.restore(blocks, folder.path)
+        labels = store._restore_vectors(folder, prefix)
+        store._columns.assign_labels(ids, labels, folder.path)
         return store
 
     @classmethod

@@ -25,7 +25,8 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Mapping, TypeVar, Union
+from concurrent.futures import ThreadPoolExecutor
+from typing import BinaryIO, Callable, Collection, Iterable, Mapping, TypeVar, Union
 
 from rag.errors import StorageError
 
@@ -44,11 +45,16 @@ Payload = Union[bytes, BinaryIO, OSError, None]  # None: the file is missing; Bi
 Content = Union[bytes, Callable[[Path], None]]
 
 
-def write_folder(path: Union[str, os.PathLike], files: Mapping[str, Content], *, marker: str) -> Path:
+def write_folder(
+    path: Union[str, os.PathLike], files: Mapping[str, Content], *, marker: str, background: Collection[str] = ()
+) -> Path:
     """Make the folder ``path`` hold exactly ``files`` (file name -> content), atomically.
 
     A content is the file's bytes or a function writing the file at the path it is given;
-    files are written in the mapping's order, the marker last.
+    files are written in the mapping's order, the marker last. The files named in
+    ``background`` are written one after another in a worker thread while this thread
+    writes the others (a large file that releases the GIL, such as a faiss index, then
+    overlaps with encoding the rest); all are written and synced before the marker.
 
     ``marker`` (one of ``files``, written last) identifies folders of this kind: an
     existing folder that lacks it and holds anything is refused, because the swap would
@@ -72,8 +78,16 @@ def write_folder(path: Union[str, os.PathLike], files: Mapping[str, Content], *,
     try:
         parent.mkdir(parents=True, exist_ok=True)
         staging.mkdir()
-        for name in sorted(files, key=lambda name: name == marker):  # the marker last
-            _write_file(staging / name, files[name])
+        later = [name for name in files if name != marker and name not in background]
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-save") as pool:
+            # Leaving the block waits for the worker, also after a failure here: the
+            # staging folder is never removed under a writer still running.
+            pending = [pool.submit(_write_file, staging / name, files[name]) for name in files if name in background]
+            for name in later:
+                _write_file(staging / name, files[name])
+            for future in pending:
+                future.result()
+        _write_file(staging / marker, files[marker])
         _fsync_dir(staging)
         staging = _swap_in(staging, target)
         _fsync_dir(parent)

@@ -37,6 +37,7 @@ import numpy as np
 from rag.errors import CorruptIndexError, EmbeddingMismatchError, StorageError, ValidationError
 from rag.persistence.atomic import Content, Payload, close_payloads, folder_exists, read_folder, write_folder
 from rag.persistence.streams import (
+    BackgroundHash,
     FileSection,
     JsonLinesSection,
     hash_file,
@@ -60,8 +61,10 @@ FORMAT_VERSION = 3
 #: Versions :func:`read_index_folder` reads (2 is :mod:`rag.index.segments`' own format).
 READABLE_VERSIONS = (1, 3)
 MANIFEST = "manifest.json"
-#: Streamed sections' files: opened when a folder is read, read later in pieces.
-STREAMED_SUFFIXES = (".jsonl", ".faiss")
+#: Streamed sections' files: opened when a folder is read, read later in pieces; those
+#: of FileSections (hashed in the background as soon as the folder is opened) and JSON lines.
+FILE_SECTION_SUFFIXES = (".faiss",)
+STREAMED_SUFFIXES = (".jsonl", *FILE_SECTION_SUFFIXES)
 
 # arrays -> .npy, bytes -> .bin, FileSection / JsonLinesSection -> streamed, else JSON
 SectionData = Union[np.ndarray, bytes, FileSection, JsonLinesSection, Any]
@@ -126,6 +129,9 @@ class Manifest:
 
 def _encode(name: str, data: SectionData) -> tuple[str, Union[bytes, FileSection, JsonLinesSection]]:
     if isinstance(data, FileSection):
+        if data.suffix not in FILE_SECTION_SUFFIXES:
+            raise ValidationError(f"section {name!r}: a FileSection's suffix must be one of {FILE_SECTION_SUFFIXES}, "
+                                  f"got {data.suffix!r}")
         return f"{name}{data.suffix}", data
     if isinstance(data, JsonLinesSection):
         return f"{name}.jsonl", data
@@ -161,6 +167,7 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
     :mod:`rag.persistence.atomic`).
     """
     files: dict[str, Content] = {}
+    background: list[str] = []  # written by a worker thread while the rest are encoded
     listing: dict[str, dict[str, Any]] = {}
     for name, data in sections.items():
         filename, payload = _encode(name, data)
@@ -172,13 +179,15 @@ def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sectio
         else:
             listing[name] = {"file": filename}  # sha256 and size once written
             files[filename] = _streamed_writer(name, payload, listing[name])
+            if isinstance(payload, FileSection):
+                background.append(filename)
 
     def write_manifest(target: Path) -> None:  # the marker, written last: every size and hash is known
         written = replace(manifest, sections=listing)
         target.write_bytes(json.dumps(written.to_json(), indent=2, ensure_ascii=False).encode("utf-8"))
 
     files[MANIFEST] = write_manifest
-    return write_folder(path, files, marker=MANIFEST)
+    return write_folder(path, files, marker=MANIFEST, background=background)
 
 
 def _streamed_writer(name: str, section: Union[FileSection, JsonLinesSection], info: dict[str, Any]) -> Content:
@@ -210,9 +219,17 @@ class IndexFolder:
         self.path = path
         self.manifest = manifest
         self._payloads = payloads
+        # Index files are hashed from now on, in a worker thread, while the caller reads
+        # the other sections (documents first): verified_file then only waits for the end.
+        self._hashes = {
+            file: BackgroundHash(payload) for file, payload in payloads.items()
+            if file.endswith(FILE_SECTION_SUFFIXES) and payload is not None and not isinstance(payload, (bytes, OSError))
+        }
 
     def close(self) -> None:
-        """Close the streamed sections' files (also done when the folder is garbage collected)."""
+        """Close the streamed sections' files and stop hashing them."""
+        for started in self._hashes.values():
+            started.cancel()
         close_payloads(self._payloads)
 
     def __enter__(self) -> "IndexFolder":
@@ -285,7 +302,7 @@ class IndexFolder:
         with it (``os.dup`` its descriptor to keep it longer). Also from the save that
         wrote the manifest when a later save has replaced the folder since it was opened."""
         info, file, handle = self._opened(name)
-        verify_file(handle, info, file)
+        verify_file(handle, info, file, self._hashes.pop(info["file"], None))
         return handle
 
     def json_lines(self, name: str) -> Iterator[Any]:

@@ -4,8 +4,9 @@ Two kinds, both hashed (sha256) in fixed-size pieces, never as a whole-file copy
 
 - :class:`FileSection`: a writer that wants a path, such as ``faiss.write_index``. The file
   is hashed after it is written (from the page cache), and a reader gets it back as an
-  open file whose hash was checked (:func:`verify_file`), ready for a reader that wants a
-  path, or a memory map.
+  open file whose hash was checked (:func:`verify_file`; :class:`BackgroundHash` hashes
+  it in a worker thread while the caller reads the rest), ready for a reader that wants
+  a path, or a memory map.
 - :class:`JsonLinesSection`: JSON values written one per line as they come (a store
   writes blocks of documents), read back one line at a time with the hash updated as the
   bytes go by (:func:`read_json_lines`); the check at the end of the file raises before
@@ -20,14 +21,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Optional
 
 from rag.errors import CorruptIndexError, ValidationError
 
-__all__ = ["FileSection", "JsonLinesSection", "PIECE_BYTES", "hash_file", "verify_file", "read_json_lines",
-           "write_json_lines"]
+__all__ = ["FileSection", "JsonLinesSection", "PIECE_BYTES", "BackgroundHash", "hash_file", "verify_file",
+           "read_json_lines", "write_json_lines"]
 
 #: Bytes hashed or read per step (8 MiB): large enough that the per-call cost vanishes,
 #: small enough to add nothing noticeable to peak memory.
@@ -97,13 +99,57 @@ def _mismatch(where: Path, info: Mapping[str, Any], digest: str, size: int) -> N
         raise CorruptIndexError(f"{where} does not match its sha256 in the manifest: the file was altered")
 
 
-def verify_file(handle: BinaryIO, info: Mapping[str, Any], where: Path) -> None:
+class BackgroundHash:
+    """The sha256 and size of an open file, computed by a worker thread from a duplicate
+    descriptor (positioned reads: the file's own position is left alone), so that a
+    large file is hashed while the caller reads the others. :meth:`result` waits for it.
+    """
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._fd = os.dup(handle.fileno())
+        self._outcome: Any = None
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="rag-verify", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            digest, buffer, offset = hashlib.sha256(), bytearray(PIECE_BYTES), 0
+            view = memoryview(buffer)
+            while not self._stop:
+                count = os.preadv(self._fd, [buffer], offset)  # releases the GIL, as does update()
+                if not count:
+                    break
+                digest.update(view[:count])
+                offset += count
+            self._outcome = (digest.hexdigest(), offset)
+        except OSError as exc:
+            self._outcome = exc
+        finally:
+            os.close(self._fd)
+
+    def result(self) -> tuple[str, int]:
+        """``(sha256 hex digest, size)``; raises the OSError reading met."""
+        self._thread.join()
+        if isinstance(self._outcome, OSError):
+            raise self._outcome
+        return self._outcome
+
+    def cancel(self) -> None:
+        """Stop hashing soon (the result is then meaningless)."""
+        self._stop = True
+
+
+def verify_file(handle: BinaryIO, info: Mapping[str, Any], where: Path, started: Optional[BackgroundHash] = None) -> None:
     """Check the open ``handle`` against its manifest entry ``info`` (``bytes``, ``sha256``),
-    reading it in pieces; CorruptIndexError naming ``where`` when it does not match."""
+    reading it in pieces (or waiting for the ``started`` background hash of it);
+    CorruptIndexError naming ``where`` when it does not match."""
     size = os.fstat(handle.fileno()).st_size
     if size != info["bytes"]:  # cheap, and spares hashing a truncated file
+        if started is not None:
+            started.cancel()
         _mismatch(where, info, "", size)
-    digest, size = hash_file(handle)
+    digest, size = started.result() if started is not None else hash_file(handle)
     _mismatch(where, info, digest, size)
     handle.seek(0)
 

@@ -1,5 +1,6 @@
 """The on-disk index format: sections, manifest checks and atomic replacement."""
 
+import hashlib
 import json
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 import rag.persistence.atomic as persistence
 from rag.errors import CorruptIndexError, EmbeddingMismatchError, StorageError, ValidationError
-from rag.persistence import Manifest, read_index_folder, write_index_folder
+from rag.persistence import FileSection, JsonLinesSection, Manifest, read_index_folder, write_index_folder
 
 
 def manifest(**overrides):
@@ -187,4 +188,41 @@ def test_writing_leaves_the_callers_manifest_unchanged(tmp_path):
 def test_a_section_that_would_overwrite_the_manifest_is_refused(tmp_path):
     with pytest.raises(ValidationError, match="overwrite manifest.json"):
         write_index_folder(tmp_path / "ix", manifest(), {"manifest": {"a": 1}})
+    assert not (tmp_path / "ix").exists()
+
+
+def test_streamed_sections_are_written_to_their_files_and_read_back_verified(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {
+        "rows": JsonLinesSection(iter([{"a": 1}, ["é", "line\nbreak"]])),
+        "blob": FileSection(".faiss", lambda path: path.write_bytes(b"\x00" * 100)),
+    })
+    listing = json.loads((tmp_path / "ix" / "manifest.json").read_text())["sections"]
+    assert listing["blob"] == {"file": "blob.faiss", "bytes": 100, "sha256": hashlib.sha256(b"\x00" * 100).hexdigest()}
+    with read_index_folder(tmp_path / "ix") as folder:
+        assert list(folder.json_lines("rows")) == [{"a": 1}, ["é", "line\nbreak"]]
+        assert folder.verified_file("blob").read() == b"\x00" * 100
+
+
+def test_a_failing_file_section_writer_leaves_the_previous_folder_and_no_staging(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": ["old"]})
+
+    def disk_full(path):
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(StorageError, match="No space left"):
+        write_index_folder(tmp_path / "ix", manifest(), {"docs": ["new"], "blob": FileSection(".faiss", disk_full)})
+    assert read_index_folder(tmp_path / "ix").json("docs") == ["old"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ix"]
+
+
+def test_a_streamed_value_that_is_not_json_is_refused_and_the_previous_folder_kept(tmp_path):
+    write_index_folder(tmp_path / "ix", manifest(), {"docs": ["old"]})
+    with pytest.raises(ValidationError, match="JSON types"):
+        write_index_folder(tmp_path / "ix", manifest(), {"docs": JsonLinesSection(iter([{"ok": 1}, {"when": object()}]))})
+    assert read_index_folder(tmp_path / "ix").json("docs") == ["old"]
+
+
+def test_a_file_section_with_an_unknown_suffix_is_refused_before_writing(tmp_path):
+    with pytest.raises(ValidationError, match="suffix"):
+        write_index_folder(tmp_path / "ix", manifest(), {"blob": FileSection(".bin", lambda path: None)})
     assert not (tmp_path / "ix").exists()
