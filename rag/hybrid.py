@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 
 from rag.documents import Document
-from rag.ensemble import weighted_reciprocal_rank
+from rag.fusion import weighted_reciprocal_rank
 from rag.errors import ValidationError
 
 __all__ = ["HybridConfig", "fuse", "lexical_ranking", "hybrid_search"]

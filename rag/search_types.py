@@ -23,7 +23,6 @@ rag.errors.ValidationError: search type 'fuzzy' is not one of hybrid, similarity
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
@@ -31,6 +30,7 @@ from typing import Any, Iterator, Mapping, Optional
 
 import numpy as np
 
+from rag._threads import to_thread
 from rag.documents import Document
 from rag.errors import ValidationError
 
@@ -204,5 +204,5 @@ async def asearch_store(store: Any, query: str, search_type: Any, search_kwargs:
     if method is not None:
         found = await method(query, **search_kwargs)
     else:
-        found = await asyncio.to_thread(getattr(store, name), query, **search_kwargs)
+        found = await to_thread(getattr(store, name), query, **search_kwargs)
     return [document for document, _ in found] if scored else found

@@ -8,11 +8,11 @@ loop never blocks on it. Arguments are checked before anything is embedded.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Iterable, Optional, Sequence, TypeVar
 
 import numpy as np
 
+from rag._threads import to_thread
 from rag.documents import Document
 from rag.embeddings.base import embed_texts, model_id_of
 from rag.errors import ValidationError
@@ -40,7 +40,7 @@ class AsyncMethods:
             if matrix.shape[0] != len(texts):
                 raise ValidationError(f"{model_id_of(embedding)} returned {matrix.shape[0]} vectors for {len(texts)} texts")
             return matrix
-        return await asyncio.to_thread(embed_texts, embedding, texts, dimension=self._dimension)
+        return await to_thread(embed_texts, embedding, texts, dimension=self._dimension)
 
     async def _aquery_vector(self, query: str) -> np.ndarray:
         embedding = self._require_embedding()
@@ -49,13 +49,13 @@ class AsyncMethods:
         aembed = getattr(embedding, "aembed_query_array", None) or getattr(embedding, "aembed_query", None)
         if aembed is not None:
             return as_vector(await aembed(query), dimension=self._dimension, name="query embedding")
-        return await asyncio.to_thread(self._query_vector, query)
+        return await to_thread(self._query_vector, query)
 
     async def _aembed_and_store(self, texts: list[str], metadatas: list[dict[str, Any]], ids: list[str]) -> list[str]:
         if not texts:
             return []
         vectors = await self._aembed_texts(texts)
-        return await asyncio.to_thread(self._store, texts, metadatas, vectors, ids)
+        return await to_thread(self._store, texts, metadatas, vectors, ids)
 
     # ------------------------------------------------------------------ writing and reading
 
@@ -73,11 +73,11 @@ class AsyncMethods:
 
     async def adelete(self, ids: Optional[Sequence[str]] = None) -> bool:
         """Async :meth:`delete`."""
-        return await asyncio.to_thread(self.delete, ids)
+        return await to_thread(self.delete, ids)
 
     async def aget_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """Async :meth:`get_by_ids`."""
-        return await asyncio.to_thread(self.get_by_ids, ids)
+        return await to_thread(self.get_by_ids, ids)
 
     # ------------------------------------------------------------------ searching
 
@@ -87,7 +87,7 @@ class AsyncMethods:
         """Async :meth:`similarity_search_with_score`."""
         check_k(k)
         vector = await self._aquery_vector(query)
-        return await asyncio.to_thread(self.similarity_search_with_score_by_vector, vector, k, filter, fetch_k=fetch_k)
+        return await to_thread(self.similarity_search_with_score_by_vector, vector, k, filter, fetch_k=fetch_k)
 
     async def asimilarity_search(
         self, query: str, k: int = 4, filter: Filter = None, *, fetch_k: Optional[int] = None
@@ -99,7 +99,7 @@ class AsyncMethods:
         self, embedding: VectorLike, k: int = 4, filter: Filter = None, *, fetch_k: Optional[int] = None
     ) -> list[Document]:
         """Async :meth:`similarity_search_by_vector`."""
-        return await asyncio.to_thread(self.similarity_search_by_vector, embedding, k, filter, fetch_k=fetch_k)
+        return await to_thread(self.similarity_search_by_vector, embedding, k, filter, fetch_k=fetch_k)
 
     async def asimilarity_search_with_relevance_scores(
         self, query: str, k: int = 4, filter: Filter = None, *, score_threshold: Optional[float] = None,
@@ -109,7 +109,7 @@ class AsyncMethods:
         check_k(k)
         threshold = None if score_threshold is None else check_fraction(score_threshold, "score_threshold")
         vector = await self._aquery_vector(query)
-        return await asyncio.to_thread(self._relevance_search, vector, k, filter, threshold, fetch_k)
+        return await to_thread(self._relevance_search, vector, k, filter, threshold, fetch_k)
 
     async def amax_marginal_relevance_search(
         self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, filter: Filter = None
@@ -119,20 +119,20 @@ class AsyncMethods:
         check_k(fetch_k, "fetch_k")
         check_fraction(lambda_mult, "lambda_mult")
         vector = await self._aquery_vector(query)
-        return await asyncio.to_thread(self.max_marginal_relevance_search_by_vector, vector, k, fetch_k, lambda_mult, filter)
+        return await to_thread(self.max_marginal_relevance_search_by_vector, vector, k, fetch_k, lambda_mult, filter)
 
     async def amax_marginal_relevance_search_by_vector(
         self, embedding: VectorLike, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, filter: Filter = None
     ) -> list[Document]:
         """Async :meth:`max_marginal_relevance_search_by_vector`."""
-        return await asyncio.to_thread(self.max_marginal_relevance_search_by_vector, embedding, k, fetch_k, lambda_mult, filter)
+        return await to_thread(self.max_marginal_relevance_search_by_vector, embedding, k, fetch_k, lambda_mult, filter)
 
     async def amax_marginal_relevance_search_with_score_by_vector(
         self, embedding: VectorLike, *, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5,
         filter: Filter = None,
     ) -> list[tuple[Document, float]]:
         """Async :meth:`max_marginal_relevance_search_with_score_by_vector`."""
-        return await asyncio.to_thread(self.max_marginal_relevance_search_with_score_by_vector, embedding,
+        return await to_thread(self.max_marginal_relevance_search_with_score_by_vector, embedding,
                                        k=k, fetch_k=fetch_k, lambda_mult=lambda_mult, filter=filter)
 
     async def asearch(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:

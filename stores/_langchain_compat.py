@@ -30,13 +30,13 @@ primitives become stubs that raise NotImplementedError, so our own methods built
 
 from __future__ import annotations
 
-import asyncio
 import math
 from itertools import cycle
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from rag._threads import to_thread
 from rag.documents import Document
 from rag.embeddings.base import embed_query_text, embed_texts
 from stores.mmr import maximal_marginal_relevance
@@ -111,7 +111,7 @@ def _own(self: Any, name: str) -> bool:
 
 
 async def _in_thread(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    return await asyncio.to_thread(function, *args, **kwargs)
+    return await to_thread(function, *args, **kwargs)
 
 
 def _require_embeddings(self: Any, method: str) -> Any:

@@ -23,8 +23,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from rag.errors import RagError
 from rag.evaluation.configurations import CONFIGURATIONS
-from rag.index.bench import BENCH_TYPES
-from rag.index.config import SEARCH_TYPES
+from rag.index.config import BENCH_TYPES, SEARCH_TYPES
 from rag.index.registry import store_names
 from rag.cli.bench import run_bench
 from rag.cli.chat import add_chat_parser, run_chat
@@ -71,12 +70,25 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked for (importlib.metadata costs tens of ms
+    of start-up that every other command would pay)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show the program's version number and exit", **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{parser.prog} {_version()}")  # stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rag", description="Index files and websites, search them and ask questions, offline by default."
     )
     parser.add_argument("--verbose", action="store_true", help="show tracebacks on errors")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def with_index(sub: argparse.ArgumentParser) -> None:

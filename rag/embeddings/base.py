@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
 import numpy as np
 
+from rag._threads import to_thread
 from rag.errors import ValidationError
 from rag.vectors import as_matrix, as_vector
 
@@ -70,19 +70,19 @@ class Embeddings(ABC):
 
     async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         """Async :meth:`embed_documents_array`, in a worker thread (the work is CPU-bound)."""
-        return await asyncio.to_thread(self.embed_documents_array, texts)
+        return await to_thread(self.embed_documents_array, texts)
 
     async def aembed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Async :meth:`embed_documents`, in a worker thread."""
-        return await asyncio.to_thread(self.embed_documents, texts)
+        return await to_thread(self.embed_documents, texts)
 
     async def aembed_query_array(self, text: str) -> np.ndarray:
         """Async :meth:`embed_query_array`, in a worker thread."""
-        return await asyncio.to_thread(self.embed_query_array, text)
+        return await to_thread(self.embed_query_array, text)
 
     async def aembed_query(self, text: str) -> list[float]:
         """Async :meth:`embed_query`, in a worker thread."""
-        return await asyncio.to_thread(self.embed_query, text)
+        return await to_thread(self.embed_query, text)
 
     @property
     def model_id(self) -> str:

@@ -11,16 +11,11 @@ from typing import Optional, Union
 
 from rag.errors import ValidationError
 from rag.evaluation import BeirDataset, BenchmarkResult, evaluate_run, load_beir
-from rag.index.config import IndexConfig, check_k
+from rag.index.config import BENCH_SEARCH_TYPES, BENCH_TYPES, IndexConfig, check_k
 from rag.index.core import Index
-from rag.search_types import INDEX_SEARCH_TYPES
 
 __all__ = ["BENCH_TYPES", "holds_dataset", "chunks_per_query", "rank_documents", "bench_index", "bench_dataset"]
 
-# The search types a benchmark can measure (``threshold`` needs a cut-off, so it cannot).
-_BENCH_SEARCH_TYPES = INDEX_SEARCH_TYPES.without("threshold")
-#: Their names (the ``rag bench --type`` choices).
-BENCH_TYPES: tuple[str, ...] = _BENCH_SEARCH_TYPES.names
 
 
 def _doc_id(source: str) -> Optional[str]:
@@ -64,7 +59,7 @@ def bench_index(index: Index, dataset: BeirDataset, *, search_type: str = "hybri
                 index_seconds: float = 0.0) -> BenchmarkResult:
     """Run every judged query of ``dataset`` against ``index`` (which must hold the
     dataset's corpus) and evaluate the top ``k`` (default 100) documents."""
-    _BENCH_SEARCH_TYPES.check(search_type)
+    BENCH_SEARCH_TYPES.check(search_type)
     check_k(k)
     if not holds_dataset(index, dataset):
         raise ValidationError(f"the index at {index.path} holds no document of {dataset.name}; index it with: "

@@ -10,7 +10,7 @@ from rag.hybrid import HybridConfig
 from rag.index.registry import check_embedding_spec, store_backend
 from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction
 
-__all__ = ["IndexConfig", "SearchType", "SEARCH_TYPES", "check_k"]
+__all__ = ["IndexConfig", "SearchType", "SEARCH_TYPES", "BENCH_TYPES", "BENCH_SEARCH_TYPES", "check_k"]
 
 #: What :meth:`rag.index.Index.search` can do (the ``rag search --type`` choices; see
 #: :data:`rag.search_types.INDEX_SEARCH_TYPES`, which also accepts LangChain's
@@ -18,6 +18,11 @@ __all__ = ["IndexConfig", "SearchType", "SEARCH_TYPES", "check_k"]
 #: ``similarity``: dense only; ``mmr``: dense, diversified; ``threshold``: dense with a
 #: minimum relevance; ``bm25``: lexical only.
 SEARCH_TYPES: tuple[str, ...] = INDEX_SEARCH_TYPES.names
+#: The search types a benchmark can measure (``threshold`` needs a cut-off, so it cannot),
+#: and their names (the ``rag bench --type`` choices; defined here, not in
+#: :mod:`rag.index.bench`, so that the command line's parser imports no benchmark).
+BENCH_SEARCH_TYPES = INDEX_SEARCH_TYPES.without("threshold")
+BENCH_TYPES: tuple[str, ...] = BENCH_SEARCH_TYPES.names
 
 
 def check_k(k: Any, name: str = "k") -> int:

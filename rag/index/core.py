@@ -7,24 +7,29 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
 from rag.hybrid import HybridConfig
-from rag.index.answer import Answer, IndexRetriever, answer_chain
 from rag.index.config import IndexConfig, check_k
-from rag.index.dryrun import DryRun, dry_run
 from rag.index.folders import check_kind, check_spec_matches
 from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
 from rag.index.search import search_state
 from rag.index.state import IndexState, saved_version, write_lock
 from rag.index.segments import Batch
-from rag.index.update import Progress, Updater, UpdateSummary, apply_batch, check_rechunking, parse_roots
-from rag.index.workers import make_embedder
 from rag.persistence import index_folder_exists
 from rag.search_types import INDEX_SEARCH_TYPES, check_search_kwargs
+
+if TYPE_CHECKING:
+    from rag.index.answer import Answer, IndexRetriever
+    from rag.index.dryrun import DryRun
+    from rag.index.update import Progress, UpdateSummary
+
+# The updater (loaders, BeautifulSoup, splitters), the answerer (chains) and the dry run
+# are imported by the methods that use them: opening and searching an index (``rag
+# search``, a server answering searches) never loads them.
 
 __all__ = ["Index", "IndexInfo"]
 
@@ -211,6 +216,8 @@ class Index:
         ``search_kwargs`` may hold ``k`` and ``filter``, ``score_threshold`` (threshold /
         ``similarity_score_threshold``), ``fetch_k`` (similarity, threshold, mmr) and
         ``lambda_mult`` (mmr), checked now."""
+        from rag.index.answer import IndexRetriever
+
         kwargs = dict(search_kwargs or {})
         check_search_kwargs(INDEX_SEARCH_TYPES.check(search_type), kwargs, accepted=_PER_SEARCH_KWARGS)
         return IndexRetriever(self, k=kwargs.get("k", 4), search_type=search_type, filter=kwargs.get("filter"),
@@ -222,12 +229,16 @@ class Index:
         the best ``k`` passages, numbered, answered offline (extractive, cited ``[n]``) or
         by ``llm``, a chat model Runnable such as ``ChatOpenAI(model=...)``. Stream it with
         ``.stream`` for the answer as it is produced."""
+        from rag.index.answer import IndexRetriever, answer_chain
+
         retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
         return answer_chain(retriever, self.embeddings, llm)
 
     def ask(self, question: str, *, k: int = 4, llm: Any = None, config: Optional[dict[str, Any]] = None) -> Answer:
         """Answer ``question`` from the best ``k`` passages, with its numbered sources
         (see :meth:`chain`; ``config``: a run config, e.g. ``{"callbacks": [...]}``)."""
+        from rag.index.answer import Answer
+
         return Answer.from_result(self.chain(k=k, llm=llm).invoke({"input": question}, config))
 
     def chat(self, session: str = "default", *, llm: Any = None, k: int = 4) -> Any:
@@ -266,6 +277,9 @@ class Index:
         Every argument is checked before anything is loaded. If the save fails, the index
         (on disk and in memory) stays as it was and the error is raised.
         """
+        from rag.index.update import parse_roots
+        from rag.index.workers import make_embedder
+
         began = time.perf_counter()
         roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
         self.config.with_chunking(chunk_size, chunk_overlap)  # checked before anything is loaded
@@ -281,6 +295,8 @@ class Index:
 
     def _update(self, roots: list[Any], chunk_size: Optional[int], chunk_overlap: Optional[int], glob: Optional[str],
                 exclude: Sequence[str], progress: Optional[Progress], on_wait: Any, embedder: Any) -> UpdateSummary:
+        from rag.index.update import Updater, check_rechunking
+
         with self._updating, write_lock(self.path, on_wait):
             self._current()
             self._refresh()
@@ -298,6 +314,8 @@ class Index:
 
     def _commit(self, state: IndexState, config: IndexConfig, batch: Batch, final: bool) -> None:
         """Apply ``batch`` and make it durable, as one step for searches (write lock)."""
+        from rag.index.update import apply_batch
+
         committed_config = state.config
         settled = not state.compaction_due() if final else True
         if not batch and config == committed_config and state.version is not None and settled:
@@ -320,6 +338,9 @@ class Index:
         document beyond a small sample (to time the model); writes nothing. New
         ``chunk_size``/``chunk_overlap`` re-chunk every source, so no file counts as
         unchanged then."""
+        from rag.index.dryrun import dry_run
+        from rag.index.update import parse_roots
+
         roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
         state = self._current()
         config = state.config.with_chunking(chunk_size, chunk_overlap)
