@@ -282,7 +282,8 @@ def _run_search(args: argparse.Namespace) -> int:
         raise RagCliError("--threshold applies to --type threshold only")
     if args.search_type == "threshold" and args.threshold is None:
         raise RagCliError("--type threshold needs --threshold X, a number between 0 and 1")
-    results = open_index(args).search(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
+    index = open_index(args, warm_up=args.search_type != "bm25")  # bm25 embeds no query
+    results = index.search(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
     print_results(results, as_json=args.json, score_name=score_name(args.search_type))
     return 0
 
@@ -300,7 +301,7 @@ def _run_ask(args: argparse.Namespace) -> int:
 
     if args.base_url and not args.model:
         raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
-    index = open_index(args)
+    index = open_index(args, warm_up=True)
     llm = None
     if args.model is not None:
         from rag.models import ChatOpenAI

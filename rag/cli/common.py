@@ -37,7 +37,9 @@ def store_uri(args: argparse.Namespace) -> Optional[str]:
     return uri
 
 
-def open_index(args: argparse.Namespace) -> Any:
+def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Any:
+    """The index the arguments name; ``warm_up``: the command embeds a query next, so a
+    folder index loads its local model while it is read."""
     from rag.index import Index
 
     uri = store_uri(args)
@@ -45,4 +47,4 @@ def open_index(args: argparse.Namespace) -> Any:
         from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
 
         return SharedIndex.open(uri, collection=args.collection or DEFAULT_COLLECTION)
-    return Index.open(index_path(args))
+    return Index.open(index_path(args), warm_up=warm_up)

@@ -25,7 +25,7 @@ def run_serve(args: argparse.Namespace) -> int:
         api_key = os.environ.get("RAG_API_KEY")
         api_key = api_key.strip() if api_key else None
     check_exposure(args.host, api_key, args.insecure)
-    index = open_index(args)  # a missing or corrupt index stops here, with rag search's message
+    index = open_index(args, warm_up=True)  # a missing or corrupt index stops here, with rag search's message
     llm = None
     if args.model is not None:
         from rag.models import ChatOpenAI

@@ -103,9 +103,12 @@ class Index:
         return index_folder_exists(path)
 
     @classmethod
-    def open(cls, path: PathLike, *, embeddings: Optional[str] = None, _for_update: bool = False) -> "Index":
+    def open(cls, path: PathLike, *, embeddings: Optional[str] = None, warm_up: bool = False,
+             _for_update: bool = False) -> "Index":
         """The index saved at ``path``. ``embeddings``, when given, must be the spec the
-        index was built with (an EmbeddingMismatchError says how to rebuild otherwise)."""
+        index was built with (an EmbeddingMismatchError says how to rebuild otherwise).
+        ``warm_up``: load a local embedding model while the index is read (for a process
+        that searches next, such as ``rag search``)."""
         path = Path(path)
         if not cls.exists(path):
             raise IndexNotFoundError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
@@ -114,7 +117,7 @@ class Index:
             check_spec_matches(path, embeddings)
         # For an update the vectors and texts are read only once a change needs them,
         # under the write lock (so no other commit replaces them in between).
-        return cls(path, IndexState.load(path, lazy=_for_update))
+        return cls(path, IndexState.load(path, lazy=_for_update, warm=warm_up))
 
     @classmethod
     def create(

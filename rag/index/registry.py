@@ -10,6 +10,7 @@ process defaults before those load).
 from __future__ import annotations
 
 import importlib
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
@@ -19,7 +20,7 @@ from rag.errors import MissingDependencyError, ValidationError
 __all__ = [
     "StoreBackend", "EmbeddingModel", "register_store", "register_embeddings", "store_backend",
     "store_names", "embedding_model", "make_embeddings", "check_embedding_spec", "default_embedding_spec",
-    "evaluation_store_factories",
+    "evaluation_store_factories", "warm_up",
 ]
 
 
@@ -139,6 +140,23 @@ def make_embeddings(spec: str, **options: Any) -> Any:
     """The embeddings object ``spec`` names (a server's client only when named)."""
     model, argument = check_embedding_spec(spec)
     return model.create(argument, **options)
+
+
+def warm_up(embeddings: Any, spec: str) -> None:
+    """Load the model of ``embeddings`` (made from ``spec``) in a worker thread, now, when
+    ``spec`` names a model that runs here: a process about to search then reads its index
+    while the model loads (mostly native code, on the other core) instead of one after the
+    other. A server's model is never called just to warm it up."""
+    if not embedding_model(spec).local:
+        return
+
+    def load() -> None:
+        try:
+            embeddings.embed_query("warm-up")
+        except Exception:  # noqa: BLE001 -- the search's own call raises it again, where it is reported
+            return
+
+    threading.Thread(target=load, name="rag-model-warm-up", daemon=True).start()
 
 
 def evaluation_store_factories() -> dict[str, Any]:

@@ -27,7 +27,7 @@ from rag.embeddings.base import model_id_of
 from rag.errors import CorruptIndexError, RagError
 from rag.index.config import IndexConfig
 from rag.index.lexical import LEXICAL_FILES, LexicalSettings, SegmentedBM25, postings_files, postings_from_files
-from rag.index.registry import make_embeddings, store_backend
+from rag.index.registry import make_embeddings, store_backend, warm_up
 from rag.index.segments import FORMAT_VERSION, Batch, Replay, SegmentFolder, manifest_version, read_manifest
 from rag.persistence import FORMAT, read_index_folder
 from rag.persistence.format import check_model
@@ -154,17 +154,19 @@ class IndexState:
         return cls(config, embeddings, None, path=Path(path) if path is not None else None)
 
     @classmethod
-    def load(cls, path: Path, embeddings: Any = None, *, lazy: bool = False) -> "IndexState":
+    def load(cls, path: Path, embeddings: Any = None, *, lazy: bool = False, warm: bool = False) -> "IndexState":
         """Read the index at ``path`` (checks every file, and that ``embeddings``, when
         given, is the model the index was built with). ``lazy``: read the record now and
         the vectors, texts and postings on first use; only for a caller that holds the
-        write lock by then (no other commit can replace the files in between)."""
+        write lock by then (no other commit can replace the files in between). ``warm``:
+        load a local model in a worker thread while the files are read (see
+        :func:`~rag.index.registry.warm_up`)."""
         for _attempt in range(5):
             data = read_manifest(Path(path))
             if data.get("format_version") != FORMAT_VERSION:
                 return cls._load_snapshot(Path(path), embeddings)
             try:
-                return cls._load_segments(Path(path), data, embeddings, lazy)
+                return cls._load_segments(Path(path), data, embeddings, lazy, warm)
             except CorruptIndexError:
                 # A commit may have replaced the manifest (and dropped files it no longer
                 # names) while this one was read: read again unless nothing changed.
@@ -186,8 +188,12 @@ class IndexState:
         return config, embeddings if embeddings is not None else make_embeddings(config.embeddings)
 
     @classmethod
-    def _load_segments(cls, path: Path, data: dict[str, Any], embeddings: Any, lazy: bool = False) -> "IndexState":
+    def _load_segments(cls, path: Path, data: dict[str, Any], embeddings: Any, lazy: bool = False,
+                       warm: bool = False) -> "IndexState":
         config, embeddings = cls._settings(path, data, embeddings)
+        if warm and not lazy:
+            warm_up(embeddings, config.embeddings)
+            warm = False  # once, should the read start again
         embedding = data.get("embedding") or {}
         check_model(path, embedding.get("model_id"), embedding.get("dimension"),
                     model_id_of(embeddings), getattr(embeddings, "dimension", None))

@@ -71,3 +71,33 @@ def test_importing_the_index_library_imports_none_of_them():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     modules = set(json.loads(result.stdout))
     assert [name for name in NOT_ON_THE_SEARCH_PATH if loaded(modules, name)] == []
+
+
+def embedding_threads(monkeypatch, index_path, warm_up):
+    """The names of the threads that embedded a query while ``Index.open`` read the index
+    (after any warm-up thread finished)."""
+    import threading
+
+    from rag.embeddings import HashingEmbeddings
+
+    names = []
+    real = HashingEmbeddings.embed_query
+
+    def recording(self, text):
+        names.append(threading.current_thread().name)
+        return real(self, text)
+
+    monkeypatch.setattr(HashingEmbeddings, "embed_query", recording)
+    Index.open(index_path, warm_up=warm_up)
+    for thread in threading.enumerate():
+        if thread.name == "rag-model-warm-up":
+            thread.join()
+    return names
+
+
+def test_opening_to_search_loads_a_local_model_in_a_worker_while_the_index_is_read(index, monkeypatch):
+    assert embedding_threads(monkeypatch, index, warm_up=True) == ["rag-model-warm-up"]
+
+
+def test_opening_without_warm_up_loads_no_model(index, monkeypatch):
+    assert embedding_threads(monkeypatch, index, warm_up=False) == []
