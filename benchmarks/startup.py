@@ -11,13 +11,16 @@ checkout, say) for before/after. Also reports, for each tree, ``python -X import
 of the same command: the total time spent importing and the heaviest top-level packages,
 and which of bs4 / httpx / loaders / splitters it imported.
 
-Prints the median and best wall time per tree, and ratios to the first tree.
+Prints the median and best wall time per tree, ratios to the first tree, and the median
+CPU time of the process (user + system, every thread): on a busy machine the wall time
+mostly measures the neighbours, the CPU time much less so.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,13 +41,16 @@ def environment(tree: Path) -> dict[str, str]:
     return env
 
 
-def wall_time(tree: Path, index: Path, query: str) -> float:
+def wall_time(tree: Path, index: Path, query: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the child, all its threads)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(command(index, query), env=environment(tree), cwd="/", capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         raise SystemExit(f"rag search failed with {tree}:\n{result.stderr}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def import_profile(tree: Path, index: Path, query: str) -> tuple[float, list[tuple[float, str]], list[str]]:
@@ -80,18 +86,22 @@ def main() -> None:
         heaviest = ", ".join(f"{name} {value * 1e3:.0f} ms" for value, name in top)
         print(f"{tree_name}: imports {seconds * 1e3:.0f} ms (top level: {heaviest}); imported {watched}")
     times: dict[str, list[float]] = {name: [] for name, _ in trees}
+    cpu: dict[str, list[float]] = {name: [] for name, _ in trees}
     wall_time(THIS, args.index, args.query)  # warm the page cache once
     for run in range(args.runs):
         order = trees if run % 2 == 0 else trees[::-1]
         for tree_name, tree in order:
-            times[tree_name].append(wall_time(tree, args.index, args.query))
+            wall, used = wall_time(tree, args.index, args.query)
+            times[tree_name].append(wall)
+            cpu[tree_name].append(used)
     first = statistics.median(times[trees[0][0]])
     print(f"\n`rag search` cold, {args.runs} runs each, index {args.index}:")
-    print("| code | median | best | median vs first |")
-    print("|---|---|---|---|")
+    print("| code | wall median | wall best | median vs first | CPU median (all threads) |")
+    print("|---|---|---|---|---|")
     for tree_name, _ in trees:
         median = statistics.median(times[tree_name])
-        print(f"| {tree_name} | {median:.3f} s | {min(times[tree_name]):.3f} s | {first / median:.2f}x |")
+        print(f"| {tree_name} | {median:.3f} s | {min(times[tree_name]):.3f} s | {first / median:.2f}x | "
+              f"{statistics.median(cpu[tree_name]):.3f} s |")
     print(f"load average at end: {os.getloadavg()}")
 
 
