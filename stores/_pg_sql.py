@@ -20,12 +20,12 @@ import json
 import re
 import struct
 from typing import Any, Mapping
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from psycopg import sql
 
 from rag.errors import ValidationError
+from stores._uri import redact_uri
 from stores.filters import And, Compare, Expr, Not, Or, is_number
 
 __all__ = ["where_clause", "table_name", "metadata_json", "check_text", "redact_uri", "copy_rows"]
@@ -123,25 +123,6 @@ def metadata_json(metadata: Mapping[str, Any], position: int) -> str:
     if "\\u0000" in text:
         raise ValidationError(f"metadatas[{position}] contains a NUL character (\\x00), which PostgreSQL cannot store")
     return text
-
-
-_USER_PASSWORD = re.compile(r"((?:^|//|[\s\"'])[^:/@\s\"']*):(?!//)[^\s\"']*@")
-
-
-def redact_uri(uri: str) -> str:
-    """``uri`` without its password (URL or ``key=value`` form), for messages."""
-    text = re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", uri)
-    # ``user:password@`` wherever it stands (also in a URI without scheme or one urlsplit
-    # cannot parse, and in libpq's messages quoting them): up to the last "@" of the word.
-    text = _USER_PASSWORD.sub(r"\1:***@", text)
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return text
-    if not parts.password:
-        return text
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)

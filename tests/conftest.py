@@ -41,3 +41,20 @@ def postgres():
 @pytest.fixture
 def postgres_uri(postgres):
     return postgres.get_uri()
+
+
+@pytest.fixture(scope="session")
+def milvus_uri():
+    """One real Milvus 2.3.5 standalone server (embedded etcd, local storage) for the whole
+    test session, started on first use from the ``milvus`` wheel on free ports. Yields its
+    URI (http://127.0.0.1:PORT)."""
+    pytest.importorskip("pymilvus")
+    pytest.importorskip("milvus")
+    from stores.testing.milvus_server import TUNED_FOR_TESTS, milvus_server
+
+    folder = Path(tempfile.mkdtemp(prefix="rag-test-milvus-"))
+    try:
+        with milvus_server(folder, settings=TUNED_FOR_TESTS) as uri:
+            yield uri
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
