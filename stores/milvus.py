@@ -123,6 +123,9 @@ class Milvus(VectorStore):
         self.batch_size = _check_positive(batch_size, "batch_size")
         self._connection = MilvusConnection.open(dict(connection_args or {}), uri=uri, token=token, timeout=timeout)
         self._collection: Optional[Collection] = None
+        # Milvus 2.3 returns no timestamp for a delete, so pymilvus's session cannot wait for
+        # it: the read after a delete of this store is Strong (else it may still see the rows).
+        self._deleted_since_read = False
         if drop_old:
             self.delete_collection()
         self._open_collection()
@@ -285,15 +288,24 @@ class Milvus(VectorStore):
         with self._connection.calls(f"deleting from collection {self.collection_name!r}"):
             for start in range(0, len(ids), self.batch_size):
                 self._collection.delete(_id_list(ids[start:start + self.batch_size]))
+        self._deleted_since_read = self.consistency_level != "Strong"
+
+    def _read_level(self) -> str:
+        """The consistency level of the next read (see ``_deleted_since_read``)."""
+        if self._deleted_since_read:
+            self._deleted_since_read = False
+            return "Strong"
+        return self.consistency_level
 
     def _rows_by_ids(self, ids: list[str], fields: list[str]) -> dict[str, dict[str, Any]]:
         if self._collection is None:
             return {}
         found: dict[str, dict[str, Any]] = {}
+        level = self._read_level()
         with self._connection.calls(f"reading collection {self.collection_name!r}"):
             for start in range(0, len(ids), self.batch_size):
                 for row in self._collection.query(_id_list(ids[start:start + self.batch_size]), output_fields=fields,
-                                                  consistency_level=self.consistency_level):
+                                                  consistency_level=level):
                     found[row["id"]] = row
         return found
 
@@ -310,7 +322,7 @@ class Milvus(VectorStore):
         if self._collection is None:
             return 0
         with self._connection.calls(f"counting collection {self.collection_name!r}"):
-            rows = self._collection.query("", output_fields=["count(*)"], consistency_level=self.consistency_level)
+            rows = self._collection.query("", output_fields=["count(*)"], consistency_level=self._read_level())
         return int(rows[0]["count(*)"])
 
     def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -327,7 +339,7 @@ class Milvus(VectorStore):
         with self._connection.calls(f"searching collection {self.collection_name!r}"):
             return list(self._collection.search(
                 np.ascontiguousarray(queries, dtype=np.float32), "vector", params, limit=k,
-                expr=self._expr(filter) or None, output_fields=fields, consistency_level=self.consistency_level))
+                expr=self._expr(filter) or None, output_fields=fields, consistency_level=self._read_level()))
 
     def _search_documents(
         self, queries: np.ndarray, k: int, filter: Union[Expr, Callable[..., bool], None], fetch_k: Optional[int]

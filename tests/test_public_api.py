@@ -33,6 +33,7 @@ PACKAGES = [
     "stores.faiss",
     "stores.filters",
     "stores.pgvector",
+    "stores.milvus",
     "stores.testing",
     "loaders",
     "loaders.selection",

@@ -16,8 +16,10 @@ import uuid
 from collections import defaultdict
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from stores.testing import VectorStoreConformance
+from stores.testing import SearchingTests, VectorStoreConformance
+from stores.testing._support import shared_fixture
 
 pytest.importorskip("pymilvus")
 from pymilvus import Collection, utility  # noqa: E402
@@ -25,8 +27,9 @@ from pymilvus import Collection, utility  # noqa: E402
 from stores.milvus import Milvus  # noqa: E402
 
 #: Collections made ahead per dimension: about what the suite uses (HashingEmbeddings(64) is
-#: the default store's, 8 the random vectors'); a store finding none left creates its own.
-POOL_SIZES = {64: 70, 8: 45, 16: 3, 32: 6}
+#: the default store's, 8 the random vectors', and two property tests make a store per
+#: example, run here with 10 examples each); a store finding none left creates its own.
+POOL_SIZES = {64: 75, 8: 90, 16: 3, 32: 20}
 
 
 class _Pool:
@@ -43,14 +46,18 @@ class _Pool:
                 collection.create_index("vector", self.template._index_params(), sync=False)
                 collections.append(collection)
                 self.free[dimension].append(name)
+        began = time.perf_counter()
         for collection in collections:
             collection.load(_async=True)
         for collection in collections:
             while utility.loading_progress(collection.name, using=self.alias)["loading_progress"] != "100%":
                 time.sleep(0.05)
+        print(f"milvus pool: {len(collections)} collections loaded in {time.perf_counter() - began:.1f} s")
 
     def take(self, dimension: int):
         names = self.free.get(dimension)
+        if not names:
+            print(f"milvus pool: none left of dimension {dimension}")
         return names.pop() if names else None
 
 
@@ -84,16 +91,27 @@ def opened():
         store.close()
 
 
+def _fewer_examples(test, **strategies):
+    """The shared property test with 10 examples: each makes a store (a collection)."""
+    return settings(shared_fixture, max_examples=10, deadline=None)(given(**strategies)(test.hypothesis.inner_test))
+
+
 class TestMilvus(VectorStoreConformance):
     """HNSW; these small collections are searched exactly (Milvus searches unsealed
     segments by brute force), so the exact agreement checks apply."""
+
+    test_results_agree_with_brute_force = _fewer_examples(
+        SearchingTests.test_results_agree_with_brute_force, seed=st.integers(0, 10_000), k=st.integers(1, 60))
+    test_relevance_scores_are_in_unit_range_and_ordered = _fewer_examples(
+        SearchingTests.test_relevance_scores_are_in_unit_range_and_ordered, seed=st.integers(0, 10_000),
+        k=st.integers(1, 20))
 
     @pytest.fixture
     def make_store(self, milvus_uri, milvus_pool, opened):
         PooledMilvus.pool = milvus_pool
 
         def make(embedding):
-            store = PooledMilvus(embedding, f"test_{uuid.uuid4().hex[:12]}", uri=milvus_uri, consistency_level="Strong")
+            store = PooledMilvus(embedding, f"test_{uuid.uuid4().hex[:12]}", uri=milvus_uri)
             opened.append(store)
             return store
 
@@ -101,4 +119,4 @@ class TestMilvus(VectorStoreConformance):
 
     @pytest.fixture
     def construction_options(self, milvus_uri):
-        return {"uri": milvus_uri, "collection_name": f"test_{uuid.uuid4().hex[:12]}", "consistency_level": "Strong"}
+        return {"uri": milvus_uri, "collection_name": f"test_{uuid.uuid4().hex[:12]}"}
