@@ -50,8 +50,8 @@ class CorruptHistoryError(StorageError):
 
 def check_session_id(session_id: Any, *, what: str = "session_id") -> str:
     """``session_id`` if it is a non-empty str; otherwise a ValidationError naming it.
-    (LangChain accepts any value and stores ``str(value)``, so ``1`` and ``"1"`` silently
-    share a history.)"""
+    (LangChain passes any value on, so whether ``1`` and ``"1"`` share a history depends on
+    the store.)"""
     if not isinstance(session_id, str) or not session_id:
         raise ValidationError(f"{what} must be a non-empty str, got {type(session_id).__name__} {session_id!r:.60}")
     return session_id

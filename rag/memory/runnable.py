@@ -12,11 +12,13 @@ Where it differs from LangChain's (langchain-core 1.7), on purpose:
 * Output it cannot turn into messages (a dict without the key, a number...) raises
   :class:`~rag.errors.ValidationError` naming what it got; LangChain's listener logs the
   error and the turn is lost silently.
-* A call that fails, or a stream not read to its end (the consumer stopped, the client went
-  away), stores nothing: neither the question nor a partial answer, so the history only
-  ever holds whole turns. The history is written once, after the output is complete.
-* A session id that is not a str (``session_id=1``) is refused, where LangChain would make
-  ``1`` and ``"1"`` two names of one history in some stores and two histories in others.
+* A session id that is not a str (``session_id=1``) is refused; LangChain passes any value
+  on, so whether ``1`` and ``"1"`` name one history depends on the store.
+
+As LangChain's (checked against it in the tests): a call that fails, or a stream not read
+to its end (the consumer stopped, the client went away), stores nothing, neither the
+question nor a partial answer, so the history only ever holds whole turns; the history is
+written once, after the output is complete.
 
 >>> from rag.memory import InMemoryChatMessageHistory
 >>> from rag.models import FakeListChatModel

@@ -281,3 +281,17 @@ def test_the_model_receives_the_history_before_the_new_message():
     chat.invoke("first", S1)
     chat.invoke(HumanMessage("second"), S1)
     assert [(m.type, m.content) for m in seen[1]] == [("human", "first"), ("ai", "ok"), ("human", "second")]
+
+
+def test_langchain_also_stores_nothing_for_an_abandoned_stream():
+    from langchain_core.chat_history import InMemoryChatMessageHistory as LCHistory
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel as LCFake
+    from langchain_core.runnables.history import RunnableWithMessageHistory as LCWith
+
+    history = LCHistory()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        stream = LCWith(LCFake(responses=["a long answer"]), lambda session_id: history).stream("hi", S1)
+    next(stream)
+    stream.close()
+    assert history.messages == []  # the behaviour we keep (and test above for ours)
