@@ -35,6 +35,10 @@ __all__ = [
     "convert_to_messages",
     "get_buffer_string",
     "message_chunk_to_message",
+    "trim_messages",
+    "message_to_dict",
+    "messages_to_dict",
+    "messages_from_dict",
 ]
 
 Content = Union[str, list[Union[str, dict[str, Any]]]]
@@ -367,3 +371,17 @@ def get_buffer_string(messages: Iterable[BaseMessage], human_prefix: str = "Huma
 def with_content(message: BaseMessage, content: Content) -> BaseMessage:
     """A copy of ``message`` with new ``content``."""
     return replace(message, content=content)
+
+
+# LangChain users import these from langchain_core.messages; they live in rag.memory (which
+# imports this module), so they are loaded on first use.
+_FROM_MEMORY = {"trim_messages": "rag.memory.trim", "message_to_dict": "rag.memory.base",
+                "messages_to_dict": "rag.memory.base", "messages_from_dict": "rag.memory.base"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_MEMORY:
+        import importlib
+
+        return getattr(importlib.import_module(_FROM_MEMORY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

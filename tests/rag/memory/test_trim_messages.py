@@ -140,3 +140,11 @@ def test_without_messages_it_is_a_runnable():
 def test_bad_options_are_refused(options, message):
     with pytest.raises(ValidationError, match=message):
         trim_messages([HumanMessage("a")], token_counter=len, **options)
+
+
+def test_it_is_importable_from_rag_messages_as_from_langchain_core_messages():
+    from rag import messages
+
+    assert messages.trim_messages is trim_messages
+    assert messages.messages_to_dict([HumanMessage("a")]) == [{"type": "human", "data": {
+        "content": "a", "additional_kwargs": {}, "response_metadata": {}, "type": "human", "name": None, "id": None}}]
