@@ -282,3 +282,26 @@ def test_a_table_that_is_not_a_history_is_refused(tmp_path):
     conn.commit()
     with pytest.raises(Exception, match="not a chat history table"):
         SQLChatMessageHistory("s", connection=db)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(deadline=None, max_examples=30)
+@given(calls=st.lists(st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=3), min_size=1, max_size=5),
+       cut=st.floats(0, 1))
+def test_a_crash_at_any_byte_keeps_exactly_the_calls_written_whole(tmp_path_factory, calls, cut):
+    path = tmp_path_factory.mktemp("crash") / "chat.jsonl"
+    history = FileChatMessageHistory(path)
+    ends = []
+    for texts in calls:
+        history.add_messages([HumanMessage(text) for text in texts])
+        ends.append(path.stat().st_size)
+    size = int(cut * ends[-1])
+    with open(path, "r+b") as handle:  # the disk kept only the first `size` bytes
+        handle.truncate(size)
+    whole = [text for texts, end in zip(calls, ends) if end <= size for text in texts]
+    assert [m.content for m in history.messages] == whole
+    history.add_user_message("after the crash")
+    assert [m.content for m in FileChatMessageHistory(path).messages] == [*whole, "after the crash"]
