@@ -2,6 +2,8 @@
 
     python benchmarks/chat_followups.py --index /tmp/pgdoc-chat            # an index of the manual
     python benchmarks/chat_followups.py --index /tmp/pgdoc-chat --build    # build it first (minutes)
+    rag index /usr/share/doc/git-doc --glob "*.html" --index /tmp/gitdoc-chat
+    python benchmarks/chat_followups.py --index /tmp/gitdoc-chat --conversations benchmarks/data/git_conversations.json
 
 The conversations (benchmarks/data/postgresql_conversations.json) are scripted over
 Debian's postgresql-doc-15 HTML manual: a first question, then two follow-ups that lean on
@@ -64,6 +66,9 @@ def main() -> int:
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--build", action="store_true", help=f"index {MANUAL} into --index first")
     parser.add_argument("--json", type=Path, help="write the per-question results here")
+    parser.add_argument("--conversations", type=Path, default=DATA,
+                        help="the scripted conversations (default: the PostgreSQL set; "
+                             "benchmarks/data/git_conversations.json is a held-out set over git-doc)")
     args = parser.parse_args()
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     if args.build:
@@ -71,7 +76,7 @@ def main() -> int:
         summary = Index.open_or_create(args.index).update([str(MANUAL)])
         print(f"indexed {summary.added} pages in {time.perf_counter() - began:.0f} s")
     index = Index.open(args.index)
-    conversations = json.loads(DATA.read_text())["conversations"]
+    conversations = json.loads(args.conversations.read_text())["conversations"]
     variants = ["as asked", "condensed, last question", "condensed, two questions (rag chat)",
                 "condensed retrieval, answer scored on the question as asked", "standalone, by hand"]
     totals = {variant: [0, 0.0, 0] for variant in variants}
