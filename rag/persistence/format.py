@@ -37,6 +37,7 @@ import numpy as np
 from rag.errors import CorruptIndexError, EmbeddingMismatchError, StorageError, ValidationError
 from rag.persistence.atomic import Content, Payload, close_payloads, folder_exists, read_folder, write_folder
 from rag.persistence.streams import (
+    BACKGROUND_HASHING,
     BackgroundHash,
     FileSection,
     JsonLinesSection,
@@ -223,7 +224,8 @@ class IndexFolder:
         # the other sections (documents first): verified_file then only waits for the end.
         self._hashes = {
             file: BackgroundHash(payload) for file, payload in payloads.items()
-            if file.endswith(FILE_SECTION_SUFFIXES) and payload is not None and not isinstance(payload, (bytes, OSError))
+            if BACKGROUND_HASHING and file.endswith(FILE_SECTION_SUFFIXES)
+            and payload is not None and not isinstance(payload, (bytes, OSError))
         }
 
     def close(self) -> None:

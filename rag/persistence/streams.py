@@ -28,7 +28,8 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Optiona
 
 from rag.errors import CorruptIndexError, ValidationError
 
-__all__ = ["FileSection", "JsonLinesSection", "PIECE_BYTES", "BackgroundHash", "hash_file", "verify_file",
+__all__ = ["FileSection", "JsonLinesSection", "PIECE_BYTES", "BackgroundHash", "BACKGROUND_HASHING", "hash_file",
+           "verify_file",
            "read_json_lines", "write_json_lines"]
 
 #: Bytes hashed or read per step (8 MiB): large enough that the per-call cost vanishes,
@@ -117,7 +118,7 @@ class BackgroundHash:
             digest, buffer, offset = hashlib.sha256(), bytearray(PIECE_BYTES), 0
             view = memoryview(buffer)
             while not self._stop:
-                count = os.preadv(self._fd, [buffer], offset)  # releases the GIL, as does update()
+                count = _read_at(self._fd, buffer, offset)  # releases the GIL, as does update()
                 if not count:
                     break
                 digest.update(view[:count])
@@ -138,6 +139,20 @@ class BackgroundHash:
     def cancel(self) -> None:
         """Stop hashing soon (the result is then meaningless)."""
         self._stop = True
+
+
+def _read_at(fd: int, buffer: bytearray, offset: int) -> int:
+    """Read into ``buffer`` at ``offset`` without moving the descriptor's position."""
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [buffer], offset)
+    data = os.pread(fd, len(buffer), offset)  # macOS before 11 has pread only
+    buffer[: len(data)] = data
+    return len(data)
+
+
+#: Whether :class:`BackgroundHash` can work here (positioned reads; not on Windows, where
+#: files are hashed in the caller's thread instead).
+BACKGROUND_HASHING = hasattr(os, "pread")
 
 
 def verify_file(handle: BinaryIO, info: Mapping[str, Any], where: Path, started: Optional[BackgroundHash] = None) -> None:

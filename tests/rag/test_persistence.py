@@ -226,3 +226,22 @@ def test_a_file_section_with_an_unknown_suffix_is_refused_before_writing(tmp_pat
     with pytest.raises(ValidationError, match="suffix"):
         write_index_folder(tmp_path / "ix", manifest(), {"blob": FileSection(".bin", lambda path: None)})
     assert not (tmp_path / "ix").exists()
+
+
+@pytest.mark.parametrize("without", ["preadv", "both"])
+def test_a_file_section_is_verified_without_positioned_reads_too(tmp_path, monkeypatch, without):
+    # macOS before 11 has pread but not preadv; Windows has neither (hashed in the caller's thread).
+    import os
+
+    from rag.persistence import format as folder_format
+    from rag.persistence import streams
+
+    monkeypatch.delattr(os, "preadv", raising=False)
+    if without == "both":
+        monkeypatch.setattr(folder_format, "BACKGROUND_HASHING", False)
+    write_index_folder(tmp_path / "ix", manifest(), {"blob": FileSection(".faiss", lambda path: path.write_bytes(b"ab" * 10**6))})
+    (tmp_path / "ix" / "blob.faiss").write_bytes(b"ab" * (10**6 - 1) + b"ba")  # same size, altered
+    with read_index_folder(tmp_path / "ix") as folder:
+        assert bool(folder._hashes) == (without == "preadv") and streams.BACKGROUND_HASHING
+        with pytest.raises(CorruptIndexError, match="sha256"):
+            folder.verified_file("blob")
