@@ -190,11 +190,13 @@ def deserialize(payload: bytes, labels: np.ndarray, dimension: Optional[int], wh
 
 
 def descriptor_path(handle: BinaryIO) -> str:
-    """A path that opens the very file ``handle`` has open (``/proc/self/fd/N`` on Linux),
-    so a reader that wants a path reads the file that was verified, even after a save has
-    replaced the folder since; its own name elsewhere."""
-    proc = f"/proc/self/fd/{handle.fileno()}"
-    return proc if os.path.exists(proc) else str(handle.name)
+    """A path that opens the very file ``handle`` has open (``/proc/self/fd/N`` on Linux,
+    ``/dev/fd/N`` on macOS and BSD), so a reader that wants a path reads the file that was
+    verified, even after a save has replaced the folder since; its name elsewhere."""
+    for candidate in (f"/proc/self/fd/{handle.fileno()}", f"/dev/fd/{handle.fileno()}"):  # Linux; macOS, BSD
+        if os.path.exists(candidate):
+            return candidate
+    return str(handle.name)
 
 
 def read_index_file(handle: BinaryIO, labels: np.ndarray, dimension: Optional[int], where: Any, *,

@@ -95,6 +95,7 @@ class FaissPersistence:
         # Our own descriptor of the verified file: the folder closes its own, and the mapped
         # index is read from it again, unmapped, before the first change (see FAISS._writable).
         handle = os.fdopen(os.dup(verified.fileno()), "rb", buffering=0)
+        handle.name = str(folder.path / folder.file_name(name))  # for messages, and where no fd path exists
         try:
             index, keepalive = faiss_index.read_index_file(handle, labels, dimension, folder.path, mapped=True)
         except BaseException:

@@ -34,6 +34,7 @@ does not start OpenMP, so an application can still set ``OMP_WAIT_POLICY`` and f
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, BinaryIO, Callable, ClassVar, Literal, Optional, Sequence, Union
 
 import numpy as np
@@ -165,6 +166,8 @@ class FAISS(FaissPersistence, InProcessStore):
         file it is memory-mapped from (see :meth:`_writable`)."""
         self._index, self._keepalive = index, keepalive
         self._mapped_file = mapped_file
+        if mapped_file is not None:  # closed with the store (the mapping itself needs no descriptor)
+            weakref.finalize(self, mapped_file.close)
         self._tombstones = set()
         self._removable = True
         self._apply_search_parameters()

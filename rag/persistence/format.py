@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import os
+import weakref
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, Mapping, Union
@@ -227,12 +228,13 @@ class IndexFolder:
             if BACKGROUND_HASHING and file.endswith(FILE_SECTION_SUFFIXES)
             and payload is not None and not isinstance(payload, (bytes, OSError))
         }
+        # Opened files close with the folder at the latest (a caller need not use `with`).
+        self._finalizer = weakref.finalize(self, _release, payloads, list(self._hashes.values()))
 
     def close(self) -> None:
-        """Close the streamed sections' files and stop hashing them."""
-        for started in self._hashes.values():
-            started.cancel()
-        close_payloads(self._payloads)
+        """Close the streamed sections' files and stop hashing them (also done when the
+        folder is garbage collected)."""
+        self._finalizer()
 
     def __enter__(self) -> "IndexFolder":
         return self
@@ -317,6 +319,12 @@ class IndexFolder:
     def check_embedding(self, model_id: str | None, dimension: int | None) -> None:
         """Refuse to pair this index with an embedding model other than the one that built it."""
         check_model(self.path, self.manifest.model_id, self.manifest.dimension, model_id, dimension)
+
+
+def _release(payloads: Mapping[str, Payload], hashes: list[BackgroundHash]) -> None:
+    for started in hashes:
+        started.cancel()
+    close_payloads(payloads)
 
 
 def check_model(path: Path, saved_id: str | None, saved_dim: int | None, model_id: str | None,

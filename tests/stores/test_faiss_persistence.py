@@ -173,3 +173,16 @@ def test_any_texts_and_metadata_survive_a_save_and_load(tmp_path_factory, rows):
     loaded = FAISS.load_local(path, store.embeddings)
     ids = [str(i) for i in range(len(rows))]
     assert loaded.get_by_ids(ids) == store.get_by_ids(ids)
+
+
+def test_where_no_descriptor_path_exists_the_index_is_read_by_its_name(tmp_path, monkeypatch):
+    from stores import _faiss_index
+
+    store_of(10).save_local(tmp_path)
+    real_exists = _faiss_index.os.path.exists
+    monkeypatch.setattr(_faiss_index.os.path, "exists", lambda path: not str(path).startswith(("/proc/self/fd", "/dev/fd"))
+                        and real_exists(path))
+    loaded = FAISS.load_local(tmp_path, DeterministicFakeEmbedding(size=DIM))
+    assert loaded.memory_mapped and found(loaded) == found(store_of(10))
+    loaded.add_texts(["more"], ids=["more"])  # read again, unmapped, by name
+    assert len(loaded) == 11 and loaded._mapped_file is None
