@@ -71,7 +71,8 @@ class StoreBackend:
 @dataclass(frozen=True)
 class EmbeddingModel:
     """An embeddings choice, named on the command line as ``NAME`` or, when
-    ``takes_model``, ``NAME:MODEL`` (the factory then receives ``model=MODEL``)."""
+    ``takes_model``, ``NAME:MODEL`` (the factory then receives ``model=MODEL``).
+    ``options``: keyword arguments the factory always receives (JSON data)."""
 
     name: str
     factory: str
@@ -80,6 +81,7 @@ class EmbeddingModel:
     takes_model: bool = False
     local: bool = True  # False: the model runs on a server (texts leave the machine)
     description: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def available(self) -> bool:
         return installed(self.modules)
@@ -87,6 +89,7 @@ class EmbeddingModel:
     def create(self, model: Optional[str] = None, **options: Any) -> Any:
         require_installed(self.modules, feature=f"--embeddings {self.name}", extra=self.extra)
         factory = _resolve(self.factory)
+        options = {**self.options, **options}
         return factory(model=model, **options) if self.takes_model else factory(**options)
 
 
@@ -186,7 +189,12 @@ register_store(StoreBackend(
 ))
 register_embeddings(EmbeddingModel(
     "local", "rag.embeddings:LocalEmbeddings", extra="local", modules=("onnxruntime", "tokenizers"),
-    description="all-MiniLM-L6-v2 int8 ONNX, offline",
+    description="all-MiniLM-L6-v2 int8 ONNX, offline (float arithmetic)",
+))
+register_embeddings(EmbeddingModel(
+    "local-int8", "rag.embeddings:LocalEmbeddings", extra="local", modules=("onnxruntime", "tokenizers", "onnx"),
+    options={"arithmetic": "int8"},
+    description="the same model with int8 arithmetic: ~1.5x faster, cosine ~0.996 to fp32",
 ))
 register_embeddings(EmbeddingModel("hashing", "rag.embeddings:HashingEmbeddings", description="feature hashing, no model"))
 register_embeddings(EmbeddingModel(

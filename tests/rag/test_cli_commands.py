@@ -106,7 +106,7 @@ def test_another_embedding_model_on_an_existing_index_is_refused_with_the_fix(co
     [
         (("index", "/no/such/folder"), 1, "does not exist"),
         (("index", "ftp://example.org/x"), 1, "only http and https"),
-        (("index", "--embeddings", "word2vec", "."), 1, "not one of local, hashing"),
+        (("index", "--embeddings", "word2vec", "."), 1, "not one of local, local-int8, hashing"),
         (("search", "q", "--index", "/no/such/index"), 1, "no index at /no/such/index"),
         (("search", "q", "--k", "0"), 2, "expected a positive integer"),
         (("search", "q", "--type", "fuzzy"), 2, "invalid choice"),

@@ -62,7 +62,7 @@ def test_a_registered_embedding_model_is_a_valid_spec(tmp_path):
     register_embeddings(EmbeddingModel("tiny", "rag.embeddings:HashingEmbeddings"))
     try:
         assert len(registry.make_embeddings("tiny").embed_query("x")) == 1024
-        with pytest.raises(ValidationError, match="not one of local, hashing, openai:MODEL, tiny"):
+        with pytest.raises(ValidationError, match="not one of local, local-int8, hashing, openai:MODEL, tiny"):
             registry.make_embeddings("huge")
     finally:
         registry._EMBEDDINGS.pop("tiny")
