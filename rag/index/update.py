@@ -328,18 +328,32 @@ class Updater:
             self._embedded += total
 
 
+def length_order(texts: Sequence[str]) -> list[int]:
+    """Positions of ``texts``, longest first (by characters, a proxy for tokens): the texts
+    of a checkpoint are cut into model calls in this order, so a model that batches inside
+    a call pads little even across calls."""
+    return sorted(range(len(texts)), key=lambda position: -len(texts[position]))
+
+
 def embed_in_batches(embeddings: Any, texts: list[str], dimension: Optional[int],
                      progress: Optional[Progress] = None) -> np.ndarray:
-    """``texts`` embedded :data:`EMBED_BATCH` at a time into one float32 matrix."""
+    """``texts`` embedded :data:`EMBED_BATCH` at a time, longest first (:func:`length_order`),
+    into one float32 matrix in the order of ``texts``."""
     if not texts:
         return np.empty((0, dimension or 0), dtype=np.float32)
-    parts = []
+    order = length_order(texts)
+    vectors: Optional[np.ndarray] = None
     for start in range(0, len(texts), EMBED_BATCH):
-        parts.append(embed_texts(embeddings, texts[start:start + EMBED_BATCH], dimension=dimension))
-        dimension = parts[-1].shape[1]
+        rows = order[start:start + EMBED_BATCH]
+        part = embed_texts(embeddings, [texts[row] for row in rows], dimension=dimension)
+        if vectors is None:
+            dimension = part.shape[1]
+            vectors = np.empty((len(texts), dimension), dtype=np.float32)
+        vectors[rows] = part
         if progress is not None:
             progress("embed", min(start + EMBED_BATCH, len(texts)), len(texts))
-    return np.concatenate(parts)
+    assert vectors is not None
+    return vectors
 
 
 def apply_batch(state: IndexState, batch: Batch) -> None:

@@ -97,11 +97,13 @@ class _FanOut:
         return future.result()
 
     def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray:
-        from rag.index.update import EMBED_BATCH
+        from rag.index.update import EMBED_BATCH, length_order
 
         if not texts:
             return np.empty((0, dimension or 0), dtype=np.float32)
-        batches = [texts[start:start + EMBED_BATCH] for start in range(0, len(texts), EMBED_BATCH)]
+        order = length_order(texts)  # batches of similar lengths: little padding in a worker
+        positions = [order[start:start + EMBED_BATCH] for start in range(0, len(texts), EMBED_BATCH)]
+        batches = [[texts[position] for position in rows] for rows in positions]
         futures = [self._submit(batch) for batch in batches]
         parts, done = [], 0
         for batch, future in zip(batches, futures):
@@ -119,7 +121,10 @@ class _FanOut:
             done += len(batch)
             if progress is not None:
                 progress("embed", done, len(texts))
-        return np.concatenate(parts)
+        vectors = np.empty((len(texts), dimension), dtype=np.float32)
+        for rows, part in zip(positions, parts):
+            vectors[rows] = part
+        return vectors
 
 
 class ProcessEmbedder(_FanOut):

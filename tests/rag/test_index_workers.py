@@ -12,6 +12,8 @@ from typing import Iterator
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag.errors import ClusterConnectionError, MissingDependencyError, ValidationError, WorkerLostError
 from rag.index import Index
@@ -202,3 +204,27 @@ def test_a_local_worker_killed_mid_run_keeps_the_checkpoints_and_a_rerun_finishe
     rerun = Index.open(tmp_path / "ix")
     rerun.update([str(docs)])
     _assert_same_index(Index.open(tmp_path / "ix"), _build(tmp_path / "single", docs))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=80), max_size=150))
+def test_embedding_longest_first_returns_each_vector_at_its_texts_position(texts):
+    from rag.embeddings import HashingEmbeddings
+    from rag.index.update import embed_in_batches
+
+    model = HashingEmbeddings(dim=64)
+    expected = model.embed_documents_array(texts) if texts else np.empty((0, 64), dtype=np.float32)
+    np.testing.assert_array_equal(embed_in_batches(model, list(texts), 64), expected)
+
+
+def test_fanned_out_batches_come_back_in_the_order_of_the_texts():
+    from rag.embeddings import HashingEmbeddings
+    from rag.index.workers import ProcessEmbedder
+
+    texts = [("word " * (n % 37)) + str(n) for n in range(200)]  # lengths not in order
+    embedder = ProcessEmbedder("hashing", HashingEmbeddings().model_id, 1)
+    try:
+        vectors = embedder.embed(texts, None, None)
+    finally:
+        embedder.close()
+    np.testing.assert_array_equal(vectors, HashingEmbeddings().embed_documents_array(texts))
