@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from html import unescape
 from html.parser import HTMLParser
 from typing import Any
 
@@ -112,10 +113,51 @@ class _PageReader:
                         headings=[heading.as_list() for heading in headings])
 
 
+# The tags most of a page is made of, in their plainest spelling: a name, then attributes
+# whose values are double-quoted. html.parser reads them through its general, tolerant
+# path (several regular expressions per tag and per attribute); these two patterns read
+# them in one match each and give exactly the same events. Anything else (single quotes,
+# bare values, odd spacing, "/>", names with other characters) takes the general path.
+_PLAIN_START = re.compile(r'<([a-zA-Z][a-zA-Z0-9]*)((?: [a-zA-Z][-a-zA-Z0-9_:.]*="[^"<>]*")*)>')
+_PLAIN_ATTRIBUTE = re.compile(r' ([a-zA-Z][-a-zA-Z0-9_:.]*)="([^"]*)"')
+_PLAIN_END = re.compile(r"</([a-zA-Z][a-zA-Z0-9]*)>")
+# Elements whose content html.parser reads as raw text (script, style; title and textarea
+# in newer Pythons): their start tags always take the general path, which sets that mode.
+_RAW_TEXT = frozenset({"script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes",
+                       "noscript", "plaintext"}) | frozenset(HTMLParser.CDATA_CONTENT_ELEMENTS) | \
+    frozenset(getattr(HTMLParser, "RCDATA_CONTENT_ELEMENTS", ()))
+
+
 class _Stream(HTMLParser):
     def __init__(self, reader: _PageReader) -> None:
         super().__init__(convert_charrefs=True)
         self.reader = reader
+
+    def parse_starttag(self, i: int) -> int:
+        match = _PLAIN_START.match(self.rawdata, i)
+        if match is None:
+            return super().parse_starttag(i)  # type: ignore[misc]
+        tag = match.group(1).lower()
+        if tag in _RAW_TEXT:
+            return super().parse_starttag(i)  # type: ignore[misc]  # the base switches its text mode
+        self.lasttag = tag
+        self._HTMLParser__starttag_text = match.group(0)  # type: ignore[attr-defined]  # as the base sets it
+        attributes = match.group(2)
+        if attributes:
+            # html.parser lower-cases names and unescapes non-empty values (& only matters).
+            self.handle_starttag(tag, [(name.lower(), unescape(value) if "&" in value else value)
+                                       for name, value in _PLAIN_ATTRIBUTE.findall(attributes)])
+        else:
+            self.handle_starttag(tag, [])
+        return match.end()
+
+    def parse_endtag(self, i: int) -> int:
+        match = _PLAIN_END.match(self.rawdata, i) if self.cdata_elem is None else None  # type: ignore[attr-defined]
+        if match is None:
+            return super().parse_endtag(i)  # type: ignore[misc]
+        self.handle_endtag(match.group(1).lower())
+        self.clear_cdata_mode()
+        return match.end()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.reader.start(tag, dict(attrs) if attrs else _NO_ATTRIBUTES)
