@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag.serve.errors import RemoteConnectionError, RemoteInputError, RemoteRunnableError, RemoteServerError
-from rag.serve.remote import RemoteRunnable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rag.serve.errors import RemoteConnectionError, RemoteInputError, RemoteRunnableError, RemoteServerError
+    from rag.serve.remote import RemoteRunnable
 
 __all__ = [
     "add_routes",
@@ -27,8 +30,12 @@ __all__ = [
 ]
 
 # The server parts import Starlette/uvicorn (the `serve` extra): loaded on first use, so the
-# client works without them.
-_LAZY = {"add_routes": "rag.serve.routes", "serve_in_thread": "rag.serve.background"}
+# client works without them. The client and its errors import httpx: loaded on first use
+# too, so the wire codec (rag.serve.codec, which chat histories use) costs no HTTP stack.
+_LAZY = {"add_routes": "rag.serve.routes", "serve_in_thread": "rag.serve.background",
+         "RemoteRunnable": "rag.serve.remote", "RemoteRunnableError": "rag.serve.errors",
+         "RemoteInputError": "rag.serve.errors", "RemoteServerError": "rag.serve.errors",
+         "RemoteConnectionError": "rag.serve.errors"}
 
 
 def __getattr__(name: str) -> Any:
