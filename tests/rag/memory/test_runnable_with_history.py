@@ -295,3 +295,16 @@ def test_langchain_also_stores_nothing_for_an_abandoned_stream():
     next(stream)
     stream.close()
     assert history.messages == []  # the behaviour we keep (and test above for ours)
+
+
+def test_an_async_stream_closed_early_stores_nothing():
+    histories, get = _store()
+    chat = RunnableWithMessageHistory(FakeListChatModel(responses=["a long answer"]), get)
+
+    async def run():
+        stream = chat.astream("hi", S1)
+        await stream.__anext__()
+        await stream.aclose()
+
+    asyncio.run(run())
+    assert histories["s1"].messages == []
