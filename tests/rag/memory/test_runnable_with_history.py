@@ -15,6 +15,10 @@ from rag.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from rag.models import FakeListChatModel
 from rag.runnables import ConfigurableFieldSpec, RunnableGenerator, RunnableLambda
 
+# LangChain deprecates its in-memory history and RunnableWithMessageHistory (for LangGraph
+# persistence); they are still the references here.
+pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated:DeprecationWarning")
+
 S1 = {"configurable": {"session_id": "s1"}}
 
 
@@ -308,3 +312,19 @@ def test_an_async_stream_closed_early_stores_nothing():
 
     asyncio.run(run())
     assert histories["s1"].messages == []
+
+
+def test_its_event_stream_shows_the_wrapper_and_the_models_tokens():
+    histories, get = _store()
+    chat = RunnableWithMessageHistory(FakeListChatModel(responses=["Hello there"]), get)
+
+    async def run():
+        return [event async for event in chat.astream_events("hi", S1, version="v2")]
+
+    events = asyncio.run(run())
+    kinds = [(event["event"], event["name"]) for event in events]
+    assert kinds[0] == ("on_chain_start", "RunnableWithMessageHistory")
+    assert kinds[-1] == ("on_chain_end", "RunnableWithMessageHistory")
+    tokens = [event["data"]["chunk"].content for event in events if event["event"] == "on_chat_model_stream"]
+    assert "".join(tokens) == "Hello there"
+    assert [m.content for m in histories["s1"].messages] == ["hi", "Hello there"]
