@@ -17,7 +17,7 @@ from rag.runnables import ConfigurableFieldSpec, RunnableGenerator, RunnableLamb
 
 # LangChain deprecates its in-memory history and RunnableWithMessageHistory (for LangGraph
 # persistence); they are still the references here.
-pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated:DeprecationWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 S1 = {"configurable": {"session_id": "s1"}}
 
