@@ -37,6 +37,7 @@ cluster or a managed Milvus (only ``uri`` and ``token`` change).
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from typing import Any, Callable, ClassVar, Literal, Mapping, Optional, Union
 
@@ -56,13 +57,14 @@ require_installed(("pymilvus",), feature="stores.milvus", extra="milvus")
 
 with warnings.catch_warnings():  # pymilvus 2.3 imports pkg_resources, which warns on import
     warnings.simplefilter("ignore", UserWarning)
-    from pymilvus import Collection, CollectionSchema, DataType, FieldSchema, MilvusException  # noqa: E402
+    from pymilvus import Collection, CollectionSchema, DataType, FieldSchema, MilvusException, utility  # noqa: E402
 
 __all__ = ["Milvus"]
 
 _RECORD_KEY = "rag_toolkit_store"  # marks a collection description written by this store
 _FIELDS = ("id", "text", "metadata", "shadow", "vector")
 _MAX_SEARCH_LIMIT = 16384  # Milvus's topk limit
+_GROWING = 2  # SegmentState.Growing in Milvus's protocol
 
 
 def _check_positive(value: Any, name: str) -> int:
@@ -181,8 +183,18 @@ class Milvus(VectorStore):
                 f"not {wanted}; use the same embeddings or another collection_name")
         self.index_type = record.get("index", {}).get("index_type", self.index_type)
         with self._connection.calls(f"loading collection {self.collection_name!r}"):
-            collection.load()
+            self._load(collection)
         self._collection, self._dimension = collection, dimension
+
+    def _load(self, collection: Collection, timeout: float = 600) -> None:
+        """Load ``collection`` (a no-op when it is), polling every 50 ms (pymilvus's own
+        wait polls every 500 ms)."""
+        collection.load(_async=True)
+        deadline = time.monotonic() + timeout
+        while utility.loading_progress(collection.name, using=self._connection.alias)["loading_progress"] != "100%":
+            if time.monotonic() > deadline:
+                raise ValidationError(f"Milvus at {self.where} did not load {collection.name!r} within {timeout:g} s")
+            time.sleep(0.05)
 
     def _record_of(self, collection: Collection) -> dict[str, Any]:
         names = [field.name for field in collection.schema.fields]
@@ -232,6 +244,28 @@ class Milvus(VectorStore):
             if self._connection.has_collection(self.collection_name):
                 Collection(self.collection_name, using=self._connection.alias).drop()
             self._collection, self._dimension = None, None
+
+    def flush(self, *, wait_for_index: bool = True, timeout: float = 600) -> None:
+        """Seal the rows added so far and, with ``wait_for_index``, wait (up to ``timeout``
+        seconds) until the index covers them and the query node holds the indexed segments:
+        after a bulk load, so that searches use the index (Milvus builds it on sealed
+        segments). Milvus 2.3 goes on searching the growing segments, through a coarse
+        interim index, for a few seconds after this returns."""
+        if self._collection is None:
+            return
+        with self._connection.calls(f"flushing collection {self.collection_name!r}"):
+            self._collection.flush(timeout=timeout)
+            if wait_for_index:
+                alias, deadline = self._connection.alias, time.monotonic() + timeout
+                utility.wait_for_index_building_complete(self.collection_name, using=alias, timeout=timeout)
+                # The query node then swaps the growing segments (searched through a coarse
+                # interim index) for the sealed, indexed ones: until then recall stays low.
+                indexed = utility.index_building_progress(self.collection_name, using=alias)["total_rows"]
+                while sum(segment.num_rows for segment in utility.get_query_segment_info(self.collection_name, using=alias)
+                          if segment.state != _GROWING) < indexed:
+                    if time.monotonic() > deadline:
+                        raise ValidationError(f"the index of {self.collection_name!r} was not in use after {timeout:g} s")
+                    time.sleep(0.05)
 
     @property
     def record(self) -> dict[str, Any]:

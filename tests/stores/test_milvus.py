@@ -145,3 +145,4 @@ def test_two_processes_writing_to_one_collection_lose_nothing(milvus_uri):
     finally:
         store.delete_collection()
         store.close()
+
