@@ -22,10 +22,8 @@ in process (its memory: the growth of this process's RSS while adding).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +34,7 @@ import numpy as np
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repository, not benchmarks/ (see stores.py)
 
 from benchmarks._timing import fmt_time  # noqa: E402
-from benchmarks.postgres import add_in_batches, p50, recall, timed_queries  # noqa: E402
+from benchmarks.postgres import add_in_batches, p50, recall, run_peer, sweep_ef  # noqa: E402
 from benchmarks.stores import clustered_unit_vectors  # noqa: E402
 from rag.process_defaults import apply_process_defaults  # noqa: E402
 from stores import FAISS  # noqa: E402
@@ -101,11 +99,7 @@ def run(args: argparse.Namespace, uri: str, folder: Path, pid: int | None) -> No
     graph = FAISS(distance_strategy="COSINE", index_factory="HNSW16")  # M=16, as the Milvus index
     faiss_seconds = add_in_batches(graph, vectors, args.batch)
     faiss_mib = rss_mib(os.getpid()) - rss_before
-    faiss_hnsw = {}
-    for ef in EF:
-        graph.efSearch = ef
-        times, ids = timed_queries(lambda q: graph.similarity_search_with_score_by_vector(q, k=10), queries)
-        faiss_hnsw[ef] = (p50(times), recall(ids, truth))
+    faiss_hnsw = sweep_ef(graph, EF, queries, truth, attribute="efSearch")
     del graph
 
     engine_before = rss_mib(pid) if pid else float("nan")
@@ -117,25 +111,11 @@ def run(args: argparse.Namespace, uri: str, folder: Path, pid: int | None) -> No
     time.sleep(SETTLE)
     ours.similarity_search_by_vector(queries[0], k=10)  # the first search after the index may wait for the handoff
     engine_mib = (rss_mib(pid) - engine_before) if pid else float("nan")
-    hnsw = {}
-    for ef in EF:
-        ours.ef_search = ef
-        times, ids = timed_queries(lambda q: ours.similarity_search_with_score_by_vector(q, k=10), queries)
-        hnsw[ef] = (p50(times), recall(ids, truth))
+    hnsw = sweep_ef(ours, EF, queries, truth)
     ours.delete_collection()
     ours.close()
 
-    peer = None
-    if Path(args.peer_python).exists():
-        data = folder / "data.npz"
-        np.savez(data, vectors=vectors, queries=queries)
-        done = subprocess.run([args.peer_python, str(Path(__file__).with_name("milvus_langchain_peer.py")),
-                               "--uri", uri, "--data", str(data), "--batch", str(args.batch),
-                               "--ef", *map(str, EF)], capture_output=True, text=True, check=False)
-        if done.returncode == 0:
-            peer = json.loads(done.stdout.strip().splitlines()[-1])
-        else:
-            print(f"peer failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+    peer = run_peer(args.peer_python, "milvus_langchain_peer.py", uri, folder, vectors, queries, args.batch, EF)
     report(args, ours_seconds, index_seconds, engine_mib, hnsw, peer, faiss_seconds, faiss_mib, faiss_hnsw, truth)
 
 

@@ -64,6 +64,33 @@ def timed_queries(search, queries: np.ndarray) -> tuple[list[float], list[list[i
     return times, ids
 
 
+def sweep_ef(store, values: list[int], queries: np.ndarray, truth: list[list[int]],
+             attribute: str = "ef_search") -> dict[int, tuple[float, float]]:
+    """``{ef: (p50 seconds, recall@10)}`` with the store's ``attribute`` set to each value."""
+    results = {}
+    for ef in values:
+        setattr(store, attribute, ef)
+        times, ids = timed_queries(lambda q: store.similarity_search_with_score_by_vector(q, k=10), queries)
+        results[ef] = (p50(times), recall(ids, truth))
+    return results
+
+
+def run_peer(python: str, script: str, uri: str, folder: Path, vectors: np.ndarray, queries: np.ndarray,
+             batch: int, ef_values: list[int]) -> dict | None:
+    """Run a peer script (``--uri --data --batch --ef``) in its own environment; its JSON
+    line, or None (and why, on stderr) when it failed or its Python is absent."""
+    if not Path(python).exists():
+        return None
+    data = folder / "data.npz"
+    np.savez(data, vectors=vectors, queries=queries)
+    done = subprocess.run([python, str(Path(__file__).with_name(script)), "--uri", uri, "--data", str(data),
+                           "--batch", str(batch), "--ef", *map(str, ef_values)], capture_output=True, text=True, check=False)
+    if done.returncode == 0:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"peer failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+    return None
+
+
 def add_in_batches(store, vectors: np.ndarray, batch: int) -> float:
     began = time.perf_counter()
     for first in range(0, len(vectors), batch):
@@ -108,11 +135,7 @@ def run(args: argparse.Namespace, uri: str, folder: Path) -> None:
     began = time.perf_counter()
     add_in_batches(graph, vectors, args.batch)
     faiss_build = time.perf_counter() - began
-    faiss_hnsw = {}
-    for ef in EF_SEARCH:
-        graph.efSearch = ef
-        times, ids = timed_queries(lambda q: graph.similarity_search_with_score_by_vector(q, k=10), queries)
-        faiss_hnsw[ef] = (p50(times), recall(ids, truth))
+    faiss_hnsw = sweep_ef(graph, EF_SEARCH, queries, truth, attribute="efSearch")
     del graph
 
     ours = PGVector(None, connection=uri, collection_name="bench", pre_delete_collection=True)
@@ -121,26 +144,12 @@ def run(args: argparse.Namespace, uri: str, folder: Path) -> None:
     began = time.perf_counter()
     ours.create_hnsw_index()
     build = time.perf_counter() - began
-    hnsw = {}
-    for ef in EF_SEARCH:
-        ours.ef_search = ef
-        times, ids = timed_queries(lambda q: ours.similarity_search_with_score_by_vector(q, k=10), queries)
-        hnsw[ef] = (p50(times), recall(ids, truth))
+    hnsw = sweep_ef(ours, EF_SEARCH, queries, truth)
     ours.delete_collection()
     ours.close()
 
-    peer = None
-    if Path(args.peer_python).exists():
-        data = folder / "data.npz"
-        np.savez(data, vectors=vectors, queries=queries)
-        peer_uri = uri.replace("postgresql://", "postgresql+psycopg://", 1)
-        done = subprocess.run([args.peer_python, str(Path(__file__).with_name("postgres_langchain_peer.py")),
-                               "--uri", peer_uri, "--data", str(data), "--batch", str(args.batch),
-                               "--ef", *map(str, EF_SEARCH)], capture_output=True, text=True, check=False)
-        if done.returncode == 0:
-            peer = json.loads(done.stdout.strip().splitlines()[-1])
-        else:
-            print(f"peer failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+    peer_uri = uri.replace("postgresql://", "postgresql+psycopg://", 1)
+    peer = run_peer(args.peer_python, "postgres_langchain_peer.py", peer_uri, folder, vectors, queries, args.batch, EF_SEARCH)
 
     print("| measurement | ours (PGVector) | langchain-postgres | ratio | our FAISS (in process) |")
     print("|---|---|---|---|---|")
