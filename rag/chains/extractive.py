@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence
 
 import numpy as np
 
-from rag.chains.units import Unit, split_sentences, text_units
+from rag.chains.units import Unit, is_synopsis, split_sentences, text_units, unit_sections
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
 from rag.errors import NotFoundError, ValidationError
@@ -30,7 +30,9 @@ NO_ANSWER = "The provided documents do not answer the question."
 # Weights of the two relevance signals (they add up to 1, so relevance stays in [0, 1]).
 _DENSE, _LEXICAL = 0.55, 0.45
 # The last-ranked document's units keep this share of their relevance; the first keep all.
-_LAST_RANK_SHARE = 0.75
+# Mild: with context windows a passage is several chunks, and the best unit is often in a
+# passage ranked below the one holding the question's words.
+_LAST_RANK_SHARE = 0.9
 # "How do I ..." is best answered by an example, "Which ... each ..." by a table: such a
 # block (with the sentence introducing it) scores this much more for such a question.
 _BLOCK_BONUS = 0.1
@@ -39,6 +41,12 @@ _WHICH = re.compile(r"\b(?:which|what)\b.*\b(?:each|are there|are the|mean|kinds
                     r"options|differen\w*)\b|\blist\b|\bcompare\b", re.IGNORECASE)
 # Characters of a unit given to the embedder (a 25-line table need not be embedded whole).
 _EMBED_CHARS = 600
+# A unit's relevance blends in this share of its section heading's relevance: manuals put
+# the subject of a passage in its heading ("5.6.2. Removing a Column"), not in every sentence.
+_SECTION = 0.3
+# The first two sentences after a heading define or summarise it ("A partial index is an
+# index built over a subset of a table"): they gain this much times the heading's relevance.
+_LEAD = 0.1
 
 
 @dataclass(frozen=True)
@@ -95,13 +103,18 @@ class ExtractiveAnswerer(Runnable[dict, str]):
     relevant units, each followed by a citation ``[n]`` to the n-th document.
 
     Units are sentences, and whole code blocks, lists and tables (up to 25 lines), which
-    are quoted with the sentence that introduces them ("The basic usage is:"); headings,
-    navigation and boilerplate are never quoted. A unit's relevance in [0, 1] is 0.55 x
-    the cosine similarity of its embedding to the question's plus 0.45 x the rarity-weighted
-    share of the question's terms it holds; its score scales that down by its document's
-    position in ``context`` (the last keeps 75 %). For a "how do I" question a sentence
-    with the code it introduces (or a code block) gains 0.1, and so does a table for a
-    "which ... each" or "what are the ..." question. Quotes are grouped by document, best
+    are quoted with the sentence that introduces them ("The basic usage is:") or names
+    their caption's number ("see Table 13.2"); headings (a page's title too), navigation
+    and boilerplate are never quoted. A text's relevance in [0, 1] is 0.55 x the cosine
+    similarity of its embedding to the question's plus 0.45 x the rarity-weighted share of
+    the question's terms it holds. A unit's relevance is 0.7 x its own plus 0.3 x that of
+    the heading it sits under (manuals name the subject in the heading); the first two
+    sentences after a heading gain 0.1 x the heading's relevance (they define or sum up
+    what it names). Its score scales that down by its document's position in ``context``
+    (the last keeps 90 %). For a "how do I" question a sentence with the code it
+    introduces (or a code block) gains 0.1, unless the code is a command's synopsis
+    (``[ IF EXISTS ]`` grammar, not an example), and a table gains as much for a "which
+    ... each" or "what are the ..." question. Quotes are grouped by document, best
     document first, in the document's own order.
 
     Use it in place of a model's combine-documents chain:
@@ -159,11 +172,14 @@ class ExtractiveAnswerer(Runnable[dict, str]):
 
     def _candidates(self, question: str, documents: Sequence[Document]) -> list[_Candidate]:
         units: list[Unit] = []
+        sections: list[str] = []  # the heading each unit sits under
         citations: list[int] = []
         groups: list[list[int]] = []  # indexes into units: a sentence and its block, or a block
         seen: set[str] = set()
         for number, document in enumerate(documents, start=1):
-            own = text_units(document.page_content, document.metadata.get("headings"))
+            own = text_units(document.page_content, document.metadata.get("headings"),
+                             [document.metadata.get(key) for key in ("title", "section")])
+            sections.extend(unit_sections(own, document.metadata))
             first = len(units)
             lead_of: dict[int, int] = {}  # a document's unit index -> its group
             for index, unit in enumerate(own):
@@ -184,17 +200,26 @@ class ExtractiveAnswerer(Runnable[dict, str]):
         # A definition is scored with the term it defines ("work_mem (integer): Sets ...").
         texts = [(f"{unit.label}: {unit.text}" if unit.label else unit.text)[:_EMBED_CHARS] for unit in units]
         # One batch for the question and every unit: one call into the embedder.
-        vectors = embed_texts(self.embeddings, [question, *texts])
-        dense = rank_sentences(vectors[0], vectors[1:])
-        terms = Analyzer().analyze_many([question, *texts])
-        relevance = _DENSE * dense + _LEXICAL * _lexical(terms[0], terms[1:])
+        titles = list(dict.fromkeys(title for title in sections if title))
+        vectors = embed_texts(self.embeddings, [question, *texts, *titles])
+        dense = rank_sentences(vectors[0], vectors[1:len(texts) + 1])
+        terms = Analyzer().analyze_many([question, *texts, *titles])
+        relevance = _DENSE * dense + _LEXICAL * _lexical(terms[0], terms[1:len(texts) + 1])
+        if titles:
+            title_relevance = (_DENSE * rank_sentences(vectors[0], vectors[len(texts) + 1:])
+                               + _LEXICAL * _lexical(terms[0], terms[len(texts) + 1:]))
+            by_title = dict(zip(titles, title_relevance))
+            under = np.array([by_title.get(title, 0.0) if title else 0.0 for title in sections])
+            relevance = (1 - _SECTION) * relevance + _SECTION * under
+            leads = np.array([unit.lead is not None and unit.lead < 2 for unit in units])
+            relevance = relevance + _LEAD * under * leads
         last = max(1, len(documents) - 1)
         candidates = []
         # The block kind that answers this kind of question best, if any.
         wanted = "code" if _HOW.search(question) else "table" if _WHICH.search(question) else None
         for group in groups:
             best = float(max(relevance[i] for i in group))
-            if wanted is not None and any(units[i].kind == wanted for i in group):
+            if wanted is not None and any(units[i].kind == wanted and not is_synopsis(units[i].text) for i in group):
                 best = min(1.0, best + _BLOCK_BONUS)
             number = citations[group[0]]
             share = 1.0 - (1.0 - _LAST_RANK_SHARE) * (number - 1) / last

@@ -17,10 +17,10 @@ when that sentence announces it (it ends with a colon or without a full stop, or
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, Sequence
 
-__all__ = ["Unit", "text_units", "split_sentences", "MAX_BLOCK_LINES"]
+__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "MAX_BLOCK_LINES"]
 
 UnitKind = Literal["sentence", "code", "list", "table"]
 
@@ -62,7 +62,10 @@ class Unit:
     the unit list of the sentence that introduces it (None when none does); ``block``: the
     index of the text block it comes from; ``label``: for the sentences of a definition,
     the term they define (a definition list's ``work_mem (integer)``), which says what
-    they are about although they do not name it."""
+    they are about although they do not name it, and for a block, its caption ("Table
+    13.2. Conflicting Lock Modes"); ``lead``: for a sentence, how many sentences of its
+    section come before it in the passage (0 for the first after a heading; None when the
+    passage holds no heading before it)."""
 
     kind: UnitKind
     start: int
@@ -71,6 +74,7 @@ class Unit:
     block: int
     owner: Optional[int] = None
     label: str = ""
+    lead: Optional[int] = None
 
 
 def _is_sentence(part: str) -> bool:
@@ -174,17 +178,22 @@ def _heading_offsets(headings: Any) -> set[int]:
     return {h[0] for h in headings if isinstance(h, (list, tuple)) and h and isinstance(h[0], int)}
 
 
-def text_units(text: str, headings: Optional[Sequence[Any]] = None) -> list[Unit]:
+def text_units(text: str, headings: Optional[Sequence[Any]] = None, titles: Sequence[str] = ()) -> list[Unit]:
     """The units of ``text`` in order (see the module docstring). ``headings``: the
     passage's ``[offset, title, anchor]`` list (metadata ``headings``): blocks that begin
-    there are headings, never units.
+    there are headings, never units. ``titles``: the page's title and section (metadata
+    ``title``, ``section``): a block that is one of them, or one of them followed by a dash
+    and a short description (a reference page's "CREATE INDEX — define a new index"), is a
+    heading too.
 
     >>> [(u.kind, u.text) for u in text_units("Run this:\\n\\n  make test\\n\\nIt is quick.")]
     [('sentence', 'Run this:'), ('code', '  make test'), ('sentence', 'It is quick.')]
     """
     heading_starts = _heading_offsets(headings)
     spans = _blocks(text)
-    kinds = ["heading" if start in heading_starts else _kind(text[start:end]) for start, end in spans]
+    named = {" ".join(title.split()) for title in titles if isinstance(title, str) and title.strip()}
+    kinds = ["heading" if start in heading_starts or _is_title(text[start:end], named) else _kind(text[start:end])
+             for start, end in spans]
     # A one-line head with a single " | " is a table's when the body follows it.
     for index in range(len(kinds) - 1):
         head = text[spans[index][0]:spans[index][1]]
@@ -200,7 +209,11 @@ def text_units(text: str, headings: Optional[Sequence[Any]] = None) -> list[Unit
     units: list[Unit] = []
     last_sentence: Optional[int] = None  # the sentence a following block belongs to
     label = ""  # the term the next prose block defines
+    caption = ""  # a short fragment just before a block: its caption ("Table 13.2. Conflicting Lock Modes")
+    lead: Optional[int] = None  # sentences since the last heading (None before the first)
     for number, (start, end, kind) in enumerate(merged):
+        if kind == "heading":
+            lead = 0
         block_text = text[start:end]
         following = merged[number + 1][2] if number + 1 < len(merged) else ""
         # "The general command form is" / "is:" introduce what follows; a full stop does not.
@@ -211,18 +224,87 @@ def text_units(text: str, headings: Optional[Sequence[Any]] = None) -> list[Unit
         if kind == "prose":
             found = _sentences(text, start, end)
             for s_start, s_end, flat in found:
-                units.append(Unit("sentence", s_start, s_end, flat, number, label=label))
+                units.append(Unit("sentence", s_start, s_end, flat, number, label=label, lead=lead))
+                lead = None if lead is None else lead + 1
             label = ""
             if found:
                 last_sentence = len(units) - 1
             elif len(_WORD.findall(block_text)) > _MIN_OPEN_WORDS:
                 last_sentence = None  # a long fragment stands between
-            # A short fragment (a table's caption, a label) keeps the introducing sentence.
+            else:
+                # A short fragment (a table's caption, a label) keeps the introducing sentence.
+                caption = " ".join(block_text.split())
+                continue
         elif kind in ("code", "list", "table") and len(_WORD.findall(block_text)) >= 2:
             quoted = _cut(block_text)
             owner = last_sentence if last_sentence is not None and _introduces(units[last_sentence].text) else None
-            units.append(Unit(kind, start, start + len(quoted), quoted, number, owner))
+            units.append(Unit(kind, start, start + len(quoted), quoted, number, owner, label=caption))
             last_sentence = None
         else:
             last_sentence = None  # a heading or navigation ends what a sentence introduces
+        caption = ""
+    return _referenced_blocks(units)
+
+
+# "see Table 13.2", "shown in Example 11.2": a sentence pointing at a numbered block.
+_REFERENCE = re.compile(r"\b(Table|Example|Figure)\s+(\d+(?:\.\d+)*)", re.I)
+
+
+def _referenced_blocks(units: list[Unit]) -> list[Unit]:
+    """Blocks that no sentence introduces belong to an earlier sentence that names their
+    caption's number ("... with which each conflicts (see Table 13.2)." owns the table
+    captioned "Table 13.2. Conflicting Lock Modes")."""
+    for index, unit in enumerate(units):
+        if unit.kind == "sentence" or unit.owner is not None or not unit.label:
+            continue
+        caption = _REFERENCE.match(unit.label)
+        if caption is None:
+            continue
+        wanted = (caption.group(1).lower(), caption.group(2))
+        for earlier in range(index - 1, -1, -1):
+            other = units[earlier]
+            if other.kind == "sentence" and any((m.group(1).lower(), m.group(2)) == wanted
+                                                for m in _REFERENCE.finditer(other.text)):
+                units[index] = replace(unit, owner=earlier)
+                break
     return units
+
+
+def _is_title(block: str, titles: set[str]) -> bool:
+    """Whether ``block`` is the page's title or section, alone or followed by a dash and a
+    short description on the same line."""
+    flat = " ".join(block.split())
+    if not titles or "\n" in block.strip():
+        return False
+    return flat in titles or any(flat.startswith(f"{title} \u2014 ") or flat.startswith(f"{title} - ")
+                                 for title in titles)
+
+
+def unit_sections(units: Sequence[Unit], metadata: dict[str, Any]) -> list[str]:
+    """The title of the section each of ``units`` sits in: the last of the passage's
+    ``headings`` (metadata, ``[offset, title, anchor]``) starting before it, else the
+    passage's own ``section`` (the heading in force where it starts), else ''."""
+    marks = sorted((h[0], str(h[1])) for h in metadata.get("headings") or []
+                   if isinstance(h, (list, tuple)) and len(h) >= 2 and isinstance(h[0], int))
+    current = str(metadata.get("section") or "")
+    titles: list[str] = []
+    position = 0
+    for unit in units:
+        while position < len(marks) and marks[position][0] <= unit.start:
+            current = marks[position][1]
+            position += 1
+        titles.append(f"{page}: {current}" if False else current)
+    return titles
+
+
+# Grammar notation of a command synopsis: optional parts in brackets, choices in braces,
+# repetition marks ("[ , ... ]", "[ WITH ] ( option [, ...] )", "{ SESSION | LOCAL }").
+_GRAMMAR = re.compile(r"\[\s*,?\s*\.\.\.\s*\]|\[ [^\]]*\]|\{[^}]*\|[^}]*\}")
+
+
+def is_synopsis(block: str) -> bool:
+    """Whether a code block is a command's synopsis (its grammar: ``ALTER TABLE [ IF EXISTS ]
+    name RENAME TO new_name``) rather than an example one could run: a third of its lines
+    or more use bracket or brace notation."""
+    lines = [line for line in block.split("\n") if line.strip()]
+    return bool(lines) and sum(bool(_GRAMMAR.search(line)) for line in lines) * 3 >= len(lines)

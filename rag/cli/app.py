@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from rag.errors import RagError
 from rag.evaluation.configurations import CONFIGURATIONS
-from rag.index.config import BENCH_TYPES, SEARCH_TYPES
+from rag.index.config import ANSWER_K, BENCH_TYPES, SEARCH_TYPES
 from rag.index.registry import store_names
 from rag.cli.bench import run_bench
 from rag.cli.chat import add_chat_parser, run_chat
@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--answers", type=Path, metavar="QA.tsv", help="ask each question of QA.tsv (question, key "
                        "phrases, expected source paths; tab-separated) of --index and check the answers: key phrase "
                        "present, expected source cited, quotes verbatim in the cited sources")
-    bench.add_argument("--k", type=_positive_int, default=4, help="passages per question with --answers (default 4)")
+    bench.add_argument("--k", type=_positive_int, default=ANSWER_K,
+                       help=f"chunks retrieved per question with --answers (default {ANSWER_K})")
     bench.add_argument("--model", metavar="NAME", help="with --answers: answer with this OpenAI-compatible chat model "
                        "(default: the offline answerer)")
     bench.add_argument("--base-url", metavar="URL", help="with --model: the model server (default: OpenAI, or $OPENAI_BASE_URL)")
@@ -168,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask = commands.add_parser("ask", help="answer a question from the index, with numbered sources")
     ask.add_argument("question", metavar="QUESTION", type=_text)
     with_index(ask)
-    ask.add_argument("--k", type=_positive_int, default=4, help="passages retrieved (default 4)")
+    ask.add_argument("--k", type=_positive_int, default=ANSWER_K, help=f"chunks retrieved (default {ANSWER_K})")
     ask.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model; without it the answer is "
                      "extracted offline and nothing leaves this machine")
     ask.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")

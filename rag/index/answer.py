@@ -4,12 +4,12 @@ retrieval chain (offline extractive, or a chat model), and the answer with its s
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from rag.chains import ExtractiveAnswerer, create_retrieval_chain, create_stuff_documents_chain
 from rag.chains.citations import cited_numbers, cited_units, drop_invalid_citations
 from rag.documents import Document
-from rag.index.passages import locate_quote, merge_sources, position_at
+from rag.index.passages import locate_quote, merge_sources, position_at, with_context
 from rag.prompts import ChatPromptTemplate, PromptTemplate
 from rag.retrievers import BaseRetriever
 from rag.runnables import RunnableLambda, RunnablePick
@@ -188,17 +188,31 @@ class Answer:
                 "invalid_citations": self.invalid_citations}
 
 
-def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None) -> Any:
+def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None, *,
+                 get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None, window: int = 1,
+                 openings: int = 2) -> Any:
     """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``.
 
-    The retrieved chunks are merged into sources first (overlapping chunks of one document
-    become one, see :func:`rag.index.passages.merge_sources`), numbered ``[n]``. Without
-    ``llm`` the answer is extracted offline (:class:`~rag.chains.ExtractiveAnswerer`:
-    sentences, code blocks, lists and tables, scored with the index's own ``embeddings``,
-    each cited ``[n]``). With ``llm`` (a chat model Runnable, such as
-    ``ChatOpenAI(model=...)``), the numbered sources go to it with :data:`SYSTEM_PROMPT`.
+    With ``get_by_ids`` (the index's), each retrieved chunk is widened by the ``window``
+    chunks around it in its document, and the ``openings`` best-ranked documents by their
+    opening chunks (see :func:`rag.index.passages.with_context`; ``window=0, openings=0``
+    answers from the retrieved chunks alone). The chunks are then merged into sources
+    (overlapping or adjacent chunks of one document become one, see
+    :func:`rag.index.passages.merge_sources`), numbered ``[n]``. Without ``llm`` the answer
+    is extracted offline (:class:`~rag.chains.ExtractiveAnswerer`: sentences, code blocks,
+    lists and tables, scored with the index's own ``embeddings``, each cited ``[n]``). With
+    ``llm`` (a chat model Runnable, such as ``ChatOpenAI(model=...)``), the numbered
+    sources go to it with :data:`SYSTEM_PROMPT`.
     """
-    sources = RunnablePick("input") | retriever | RunnableLambda(merge_sources, name="merge_sources")
+    sources = RunnablePick("input") | retriever
+    if get_by_ids is not None and (window or openings):
+        from stores.filters import compile_filter
+
+        keep = compile_filter(retriever.filter) if retriever.filter is not None else None
+        sources = sources | RunnableLambda(
+            lambda chunks: with_context(chunks, get_by_ids, window=window, openings=openings, keep=keep),
+            name="with_context")
+    sources = sources | RunnableLambda(merge_sources, name="merge_sources")
     if llm is None:
         return create_retrieval_chain(sources, ExtractiveAnswerer(embeddings=embeddings))
     prompt = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), ("human", "{input}")])

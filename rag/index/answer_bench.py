@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from rag.evaluation.answers import AnswerScore, AnswerTotals, QAItem, load_qa, score_answer, summarize_scores
-from rag.index.config import check_k
+from rag.index.config import ANSWER_K, check_k
 
 __all__ = ["AnswerBenchResult", "bench_answers"]
 
@@ -36,9 +36,11 @@ class AnswerBenchResult:
         }
 
 
-def bench_answers(index: Any, qa: Union[str, os.PathLike, list[QAItem]], *, k: int = 4, llm: Any = None) -> AnswerBenchResult:
-    """Ask each question of ``qa`` (a QA.tsv path, or items) of ``index`` with ``k``
-    passages (default 4, as ``rag ask``), offline or with ``llm``, and check each answer."""
+def bench_answers(index: Any, qa: Union[str, os.PathLike, list[QAItem]], *, k: int = ANSWER_K,
+                  llm: Any = None) -> AnswerBenchResult:
+    """Ask each question of ``qa`` (a QA.tsv path, or items) of ``index`` as ``rag ask``
+    does (``k`` chunks, default 6, with their context), offline or with ``llm``, and check
+    each answer."""
     check_k(k)
     items = load_qa(qa) if not isinstance(qa, list) else qa
     chain = index.chain(k=k, llm=llm)

@@ -23,6 +23,9 @@ SEARCH_TYPES: tuple[str, ...] = INDEX_SEARCH_TYPES.names
 #: :mod:`rag.index.bench`, so that the command line's parser imports no benchmark).
 BENCH_SEARCH_TYPES = INDEX_SEARCH_TYPES.without("threshold")
 BENCH_TYPES: tuple[str, ...] = BENCH_SEARCH_TYPES.names
+#: Chunks retrieved for an answer (``rag ask``, ``Index.ask``/``chain``, ``rag bench --answers``):
+#: measured on two PostgreSQL-manual QA sets, 6 with context windows beat 4 (benchmarks/README.md).
+ANSWER_K = 6
 
 
 def check_k(k: Any, name: str = "k") -> int:

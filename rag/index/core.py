@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 from rag.documents import Document
 from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
 from rag.hybrid import HybridConfig
-from rag.index.config import IndexConfig, check_k
+from rag.index.config import ANSWER_K, IndexConfig, check_k
 from rag.index.folders import check_kind, check_spec_matches
 from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
@@ -227,22 +227,37 @@ class Index:
                               threshold=kwargs.get("score_threshold"), fetch_k=kwargs.get("fetch_k"),
                               lambda_mult=kwargs.get("lambda_mult"))
 
-    def chain(self, *, k: int = 4, llm: Any = None, search_type: str = "hybrid", filter: Any = None) -> Any:
+    def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
+        """The stored chunks with these ids (ids not in the index are skipped), as a vector
+        store's ``get_by_ids``."""
+        self._read_store()
+        with self._rw.reading():
+            return self._current().store.get_by_ids(list(ids))
+
+    def chain(self, *, k: int = ANSWER_K, llm: Any = None, search_type: str = "hybrid", filter: Any = None,
+              window: int = 1, openings: int = 2) -> Any:
         """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``:
-        the best ``k`` passages, numbered, answered offline (extractive, cited ``[n]``) or
-        by ``llm``, a chat model Runnable such as ``ChatOpenAI(model=...)``. Stream it with
-        ``.stream`` for the answer as it is produced."""
+        the best ``k`` chunks (default 6), each widened by the ``window`` chunks around it
+        in its document (default 1) and the ``openings`` best documents by their opening
+        chunks (default 2), merged into numbered passages and answered offline
+        (extractive, cited ``[n]``) or by ``llm``, a chat model Runnable such as
+        ``ChatOpenAI(model=...)``. Stream it with ``.stream`` for the answer as it is
+        produced. See :func:`rag.index.answer.answer_chain`."""
         from rag.index.answer import IndexRetriever, answer_chain
 
         retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
-        return answer_chain(retriever, self.embeddings, llm)
+        return answer_chain(retriever, self.embeddings, llm, get_by_ids=self.get_by_ids, window=window,
+                            openings=openings)
 
-    def ask(self, question: str, *, k: int = 4, llm: Any = None, config: Optional[dict[str, Any]] = None) -> Answer:
-        """Answer ``question`` from the best ``k`` passages, with its numbered sources
-        (see :meth:`chain`; ``config``: a run config, e.g. ``{"callbacks": [...]}``)."""
+    def ask(self, question: str, *, k: int = ANSWER_K, llm: Any = None, config: Optional[dict[str, Any]] = None,
+            window: int = 1, openings: int = 2) -> Answer:
+        """Answer ``question`` from the best ``k`` chunks and their context, with its
+        numbered sources (see :meth:`chain`; ``config``: a run config, e.g.
+        ``{"callbacks": [...]}``)."""
         from rag.index.answer import Answer
 
-        return Answer.from_result(self.chain(k=k, llm=llm).invoke({"input": question}, config))
+        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings).invoke(
+            {"input": question}, config))
 
     def chat(self, session: str = "default", *, llm: Any = None, k: int = 4) -> Any:
         """A :class:`~rag.index.chat.ChatSession`: a conversation kept in

@@ -11,11 +11,12 @@ document it comes from.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from rag.documents import Document
+from rag.index.chunk_ids import around, chunk_position
 
-__all__ = ["merge_sources", "locate_quote", "position_at"]
+__all__ = ["merge_sources", "with_context", "locate_quote", "position_at"]
 
 
 # Chunks this close are neighbours too: the splitter drops the paragraph break between them.
@@ -101,6 +102,67 @@ def merge_sources(documents: Sequence[Document]) -> list[Document]:
     for number, document in enumerate(merged, start=1):
         document.metadata["n"] = number
     return merged
+
+
+def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], list[Document]], *,
+                 window: int = 1, openings: int = 2, keep: Optional[Callable[[dict], bool]] = None) -> list[Document]:
+    """``chunks`` (retrieved, best first, each numbered ``metadata["n"]``) followed by the
+    chunks around them in their documents, fetched with ``get_by_ids``: the ``window``
+    chunks before and after each one (int >= 0, default 1), and the opening chunk of each
+    of the ``openings`` best-ranked documents (int >= 0, default 2) with its window. An
+    added chunk takes the number of the chunk it was fetched for, so
+    :func:`merge_sources` joins it to that passage.
+
+    Why: a manual introduces an example in one chunk and shows it in the next, and a page
+    defines its subject in its first lines; the best-ranked chunk often holds the question's
+    words but not the answer's. ``keep``: a predicate over metadata that added chunks must
+    satisfy (the search's filter). Chunks whose ids are not an index's (see
+    :mod:`rag.index.chunk_ids`) get nothing added.
+
+    >>> from rag.index.chunk_ids import chunk_ids
+    >>> ids = chunk_ids("a.txt", 4)
+    >>> stored = {i: Document(f"part {n}", {"source": "a.txt"}, i) for n, i in enumerate(ids)}
+    >>> hit = Document("part 2", {"source": "a.txt", "n": 1}, ids[2])
+    >>> [d.page_content for d in with_context([hit], lambda w: [stored[i] for i in w if i in stored], openings=0)]
+    ['part 2', 'part 1', 'part 3']
+    >>> [d.page_content for d in with_context([hit], lambda w: [stored[i] for i in w if i in stored], window=0)]
+    ['part 2', 'part 0']
+    """
+    for name, value in (("window", window), ("openings", openings)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            from rag.errors import ValidationError
+
+            raise ValidationError(f"{name} must be an int >= 0, got {value!r}")
+    # Each chunk's context goes right after it: merge_sources numbers passages by list
+    # position, so context never outranks the passage it belongs to.
+    plan: list[tuple[Document, list[str], list[str]]] = []  # (chunk, ids before it, ids after it)
+    openings_left = openings
+    known: set[str] = set()
+    for chunk in chunks:
+        position = chunk_position(chunk.id)
+        if position is None:
+            plan.append((chunk, [], []))
+            continue
+        stem, n = position
+        before = around(stem, 0, window) if stem not in known and openings_left > 0 else []
+        if stem not in known:
+            known.add(stem)
+            openings_left -= 1
+        plan.append((chunk, before, around(stem, n, window) if window else []))
+    seen = {chunk.id for chunk in chunks}
+    wanted = list(dict.fromkeys(i for _, before, after in plan for i in [*before, *after] if i not in seen))
+    fetched = {document.id: document for document in (get_by_ids(wanted) if wanted else [])
+               if keep is None or keep(document.metadata)}
+    result: list[Document] = []
+    for chunk, before, after in plan:
+        number = chunk.metadata.get("n", 0)
+        result.append(chunk)
+        for chunk_id in [*before, *after]:
+            if chunk_id in fetched and chunk_id not in seen:
+                seen.add(chunk_id)
+                document = fetched[chunk_id]
+                result.append(Document(document.page_content, {**document.metadata, "n": number}, chunk_id))
+    return result
 
 
 def _single(pair: tuple[int, Document]) -> Document:

@@ -29,11 +29,12 @@ from rag.embeddings.base import model_id_of
 from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationError
 from rag.hybrid import fuse
 from rag.index.answer import Answer, IndexRetriever, answer_chain
-from rag.index.config import IndexConfig, check_k
+from rag.index.config import ANSWER_K, IndexConfig, check_k
 from rag.index.core import IndexInfo
 from rag.index.registry import check_embedding_spec, default_embedding_spec, make_embeddings
 from rag.index.sources import iter_root
-from rag.index.update import Progress, UpdateSummary, _chunk_ids, _content_hash, parse_roots
+from rag.index.chunk_ids import chunk_ids
+from rag.index.update import Progress, UpdateSummary, _content_hash, parse_roots
 from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction
 from splitters import RecursiveCharacterTextSplitter
 
@@ -206,7 +207,7 @@ class SharedIndex:
             summary.unchanged += 1
             return
         chunks = splitter.split_documents(documents)
-        ids = _chunk_ids(source, len(chunks))
+        ids = chunk_ids(source, len(chunks))
         if chunks:
             self.store.add_documents(chunks, ids=ids)  # one transaction
             summary.chunks += len(chunks)
@@ -276,9 +277,18 @@ class SharedIndex:
         return IndexRetriever(self, k=kwargs.get("k", 4), search_type=search_type, filter=kwargs.get("filter"),
                               threshold=kwargs.get("score_threshold"))
 
-    def chain(self, *, k: int = 4, llm: Any = None, search_type: str = "hybrid", filter: Any = None) -> Any:
-        retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
-        return answer_chain(retriever, self.embeddings, llm)
+    def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
+        """The stored chunks with these ids (others skipped)."""
+        return self.store.get_by_ids(list(ids))
 
-    def ask(self, question: str, *, k: int = 4, llm: Any = None, config: Optional[dict[str, Any]] = None) -> Answer:
-        return Answer.from_result(self.chain(k=k, llm=llm).invoke({"input": question}, config))
+    def chain(self, *, k: int = ANSWER_K, llm: Any = None, search_type: str = "hybrid", filter: Any = None,
+              window: int = 1, openings: int = 2) -> Any:
+        """As :meth:`rag.index.Index.chain`."""
+        retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
+        return answer_chain(retriever, self.embeddings, llm, get_by_ids=self.get_by_ids, window=window,
+                            openings=openings)
+
+    def ask(self, question: str, *, k: int = ANSWER_K, llm: Any = None, config: Optional[dict[str, Any]] = None,
+            window: int = 1, openings: int = 2) -> Answer:
+        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings).invoke(
+            {"input": question}, config))

@@ -16,6 +16,7 @@ import numpy as np
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
 from rag.errors import ValidationError
+from rag.index.chunk_ids import chunk_ids
 from rag.index.config import IndexConfig
 from rag.index.segments import Batch
 from rag.index.sources import SAME_SECOND, Root, SourceItem, iter_root, parse_root
@@ -70,11 +71,6 @@ def _content_hash(documents: Sequence[Document], chunking: dict[str, Any]) -> st
         digest.update(document.page_content.encode("utf-8", "surrogatepass"))
         digest.update(json.dumps(document.metadata, sort_keys=True, default=str).encode())
     return digest.hexdigest()
-
-
-def _chunk_ids(source: str, count: int) -> list[str]:
-    stem = hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return [f"{stem}-{n:05d}" for n in range(count)]
 
 
 def parse_roots(sources: Sequence[str], *, crawl: Optional[int], sitemap: bool, beir: bool) -> list[Root]:
@@ -220,7 +216,7 @@ class Updater:
                 self._set_record(item.source, replace(previous, root=root.key, stat=item.stat, read_at=self.started))
             return
         chunks = self.splitter.split_documents(documents)
-        ids = _chunk_ids(item.source, len(chunks))
+        ids = chunk_ids(item.source, len(chunks))
         title = str(documents[0].metadata.get("title") or "")
         record = SourceRecord(root.key, content_hash, ids, title, item.stat, self.started if item.stat else None)
         old_ids = previous.chunk_ids if previous is not None else []

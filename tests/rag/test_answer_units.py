@@ -3,8 +3,10 @@ that introduces each block; never headings, navigation or a page's table of cont
 
 from pathlib import Path
 
+import pytest
+
 from loaders import ReadableHTMLLoader
-from rag.chains.units import MAX_BLOCK_LINES, text_units
+from rag.chains.units import MAX_BLOCK_LINES, is_synopsis, text_units, unit_sections
 
 PGDOC = Path(__file__).parent / "data" / "pgdoc"
 
@@ -68,3 +70,53 @@ def test_each_units_offsets_point_at_its_text():
     text = page.page_content
     for unit in text_units(text, page.metadata["headings"]):
         assert " ".join(text[unit.start:unit.end].split()) == " ".join(unit.text.split())
+
+
+def test_a_blocks_caption_is_its_label():
+    text = "Each mode is listed.\n\nTable 13.2. Conflicting Lock Modes\n\nMode | Conflicts\n\nSHARE | ROW EXCL.\nEXCL. | ALL"
+    table = text_units(text)[-1]
+    assert table.kind == "table" and table.label == "Table 13.2. Conflicting Lock Modes"
+
+
+def test_a_sentence_naming_a_tables_number_owns_the_table_it_does_not_introduce():
+    text = ("Modes differ in what they conflict with (see Table 13.2). Two transactions cannot hold "
+            "conflicting locks.\n\nTable 13.2. Conflicting Lock Modes\n\nMode | Conflicts\n\nSHARE | ROW EXCL.\nEXCL. | ALL")
+    units = text_units(text)
+    assert units[units[-1].owner].text == "Modes differ in what they conflict with (see Table 13.2)."
+
+
+def test_a_table_is_not_owned_by_a_sentence_naming_another_number():
+    text = "Modes are listed in Table 4.1. Nothing else matters here.\n\nTable 13.2. Conflicting Lock Modes\n\nMode | Conflicts\n\nSHARE | ROW EXCL.\nEXCL. | ALL"
+    assert text_units(text)[-1].owner is None
+
+
+def test_the_page_title_and_a_reference_pages_purpose_line_are_headings():
+    text = "CREATE INDEX\n\nCREATE INDEX — define a new index\n\nCREATE INDEX constructs an index on a column."
+    units = text_units(text, titles=["CREATE INDEX"])
+    assert [(u.kind, u.text) for u in units] == [("sentence", "CREATE INDEX constructs an index on a column.")]
+    assert len(text_units(text)) > 1  # without the title, the title line reads as a statement
+
+
+def test_sentences_count_their_place_after_the_last_heading():
+    text = "Tablespaces\n\nTablespaces define locations. They hold files.\n\nAnother paragraph here."
+    units = text_units(text, [[0, "Tablespaces", None]])
+    assert [u.lead for u in units] == [0, 1, 2]
+    assert [u.lead for u in text_units("No heading in sight here. None at all.")] == [None, None]
+
+
+@pytest.mark.parametrize("block, synopsis", [
+    ("ALTER TABLE [ IF EXISTS ] name\n    RENAME TO new_name", True),
+    ("CREATE UNIQUE INDEX name ON table (column [, ...]);", True),
+    ("SET { SESSION | LOCAL } name TO value", True),
+    ("ALTER TABLE products RENAME TO items;", False),
+    ("SELECT a[1] FROM t;\nSELECT b FROM u;", False),
+])
+def test_a_command_synopsis_is_told_from_an_example(block, synopsis):
+    assert is_synopsis(block) is synopsis
+
+
+def test_each_unit_knows_the_section_it_sits_in():
+    text = "First part says this.\n\nSecond\n\nSecond part says that."
+    units = text_units(text, [[22, "Second", "s2"]])
+    assert unit_sections(units, {"section": "First", "headings": [[22, "Second", "s2"]]}) == ["First", "Second"]
+    assert unit_sections(units, {}) == ["", ""]

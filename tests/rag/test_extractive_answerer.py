@@ -177,3 +177,24 @@ def test_headings_from_metadata_are_never_quoted():
                         {"headings": [[0, "Adding a Column to a Table", None]]})
     passages = ExtractiveAnswerer(min_relevance=0.0).passages("Adding a column to a table", [document])
     assert [p.text for p in passages] == ["To add a column, use ALTER TABLE."]
+
+
+def sections_page(first_title, second_title):
+    text = (f"{first_title}\n\nRun the command shown below for this.\n\n"
+            f"{second_title}\n\nRun the command shown here for that.")
+    second = len(f"{first_title}\n\nRun the command shown below for this.\n\n")
+    return Document(text, {"headings": [[0, first_title, None], [second, second_title, None]]})
+
+
+def test_a_sentence_under_the_heading_the_question_is_about_is_chosen():
+    answerer = ExtractiveAnswerer(max_sentences=1, min_relevance=0.0)
+    question = {"input": "How do I remove a column from a table?"}
+    assert "below" in answerer.invoke({**question, "context": [sections_page("Removing a Column", "Adding Rows")]})
+    assert "here" in answerer.invoke({**question, "context": [sections_page("Adding Rows", "Removing a Column")]})
+
+
+def test_an_example_is_quoted_before_a_commands_synopsis_for_a_how_to_question():
+    page = Document("To rename a table, write:\n\nALTER TABLE [ IF EXISTS ] name RENAME TO new_name\n\n"
+                    "To rename a table, type:\n\nALTER TABLE products RENAME TO items;")
+    answer = ExtractiveAnswerer(max_sentences=2).invoke({"input": "How do I rename a table?", "context": [page]})
+    assert "ALTER TABLE products RENAME TO items;" in answer and "[ IF EXISTS ]" not in answer
