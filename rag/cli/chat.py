@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterator, Optional, TextIO
 
 from rag.cli.common import RagCliError, index_path
+from rag.index.config import ANSWER_K
 
 __all__ = ["add_chat_parser", "run_chat"]
 
@@ -23,7 +24,7 @@ def add_chat_parser(commands: argparse._SubParsersAction, positive_int: type) ->
     chat.add_argument("--index", type=Path, default=None, help="index folder (default ./.rag, or $RAG_INDEX)")
     chat.add_argument("--session", default="default", metavar="NAME",
                       help="the conversation to continue or start (default 'default'); kept in <index>/chats/NAME.jsonl")
-    chat.add_argument("--k", type=positive_int, default=4, help="passages retrieved per question (default 4)")
+    chat.add_argument("--k", type=positive_int, default=ANSWER_K, help=f"chunks retrieved per question (default {ANSWER_K})")
     chat.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model (it rewrites follow-ups and "
                       "answers); without it answers are extracted offline")
     chat.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")

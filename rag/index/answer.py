@@ -15,7 +15,7 @@ from rag.retrievers import BaseRetriever
 from rag.runnables import RunnableLambda, RunnablePick
 from rag.search_types import INDEX_SEARCH_TYPES
 
-__all__ = ["IndexRetriever", "Answer", "Source", "Citation", "answer_chain", "SYSTEM_PROMPT"]
+__all__ = ["IndexRetriever", "Answer", "Source", "Citation", "answer_chain", "passages", "SYSTEM_PROMPT"]
 
 SYSTEM_PROMPT = (
     "Answer the question using only the numbered passages below. After each sentence, cite "
@@ -188,6 +188,24 @@ class Answer:
                 "invalid_citations": self.invalid_citations}
 
 
+def passages(retriever: IndexRetriever, *, get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None,
+             window: int = 1, openings: int = 2) -> Any:
+    """A Runnable from a query to the numbered passages an answer reads: ``retriever``'s
+    chunks, widened with ``get_by_ids`` as :func:`rag.index.passages.with_context` says
+    (``window`` around each, the ``openings`` best documents' opening chunks; nothing
+    added without ``get_by_ids`` or when both are 0), merged by
+    :func:`rag.index.passages.merge_sources`."""
+    steps = retriever
+    if get_by_ids is not None and (window or openings):
+        from stores.filters import compile_filter
+
+        keep = compile_filter(retriever.filter) if retriever.filter is not None else None
+        steps = steps | RunnableLambda(
+            lambda chunks: with_context(chunks, get_by_ids, window=window, openings=openings, keep=keep),
+            name="with_context")
+    return steps | RunnableLambda(merge_sources, name="merge_sources")
+
+
 def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None, *,
                  get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None, window: int = 1,
                  openings: int = 2) -> Any:
@@ -204,15 +222,7 @@ def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None, *,
     ``llm`` (a chat model Runnable, such as ``ChatOpenAI(model=...)``), the numbered
     sources go to it with :data:`SYSTEM_PROMPT`.
     """
-    sources = RunnablePick("input") | retriever
-    if get_by_ids is not None and (window or openings):
-        from stores.filters import compile_filter
-
-        keep = compile_filter(retriever.filter) if retriever.filter is not None else None
-        sources = sources | RunnableLambda(
-            lambda chunks: with_context(chunks, get_by_ids, window=window, openings=openings, keep=keep),
-            name="with_context")
-    sources = sources | RunnableLambda(merge_sources, name="merge_sources")
+    sources = RunnablePick("input") | passages(retriever, get_by_ids=get_by_ids, window=window, openings=openings)
     if llm is None:
         return create_retrieval_chain(sources, ExtractiveAnswerer(embeddings=embeddings))
     prompt = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), ("human", "{input}")])

@@ -23,8 +23,8 @@ from typing import Any, Iterator, Optional, Sequence
 from rag.chains import CONTEXTUALIZE_PROMPT, ExtractiveAnswerer, create_history_aware_retriever, create_retrieval_chain
 from rag.chains import create_stuff_documents_chain
 from rag.errors import ValidationError
-from rag.index.answer import SYSTEM_PROMPT, Answer, IndexRetriever
-from rag.index.passages import merge_sources
+from rag.index.answer import SYSTEM_PROMPT, Answer, IndexRetriever, passages
+from rag.index.config import ANSWER_K
 from rag.memory import FileChatMessageHistory, RunnableWithMessageHistory
 from rag.messages import BaseMessage
 from rag.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate
@@ -98,8 +98,8 @@ def session_names(index_path: Path) -> list[str]:
     return sorted(path.stem for path in folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
-def _offline_chain(retriever: IndexRetriever, embeddings: Any) -> Runnable:
-    sources = RunnablePick("standalone") | retriever | RunnableLambda(merge_sources, name="merge_sources")
+def _offline_chain(retriever: IndexRetriever, embeddings: Any, get_by_ids: Any) -> Runnable:
+    sources = RunnablePick("standalone") | passages(retriever, get_by_ids=get_by_ids)
     condense = RunnableLambda(lambda value: condense_question(value["input"], value.get("chat_history") or []),
                               name="condense_question")
     # The extractive answerer scores sentences against the question: give it the condensed one.
@@ -108,8 +108,8 @@ def _offline_chain(retriever: IndexRetriever, embeddings: Any) -> Runnable:
     return RunnablePassthrough.assign(standalone=condense) | create_retrieval_chain(sources, answerer)
 
 
-def _model_chain(retriever: IndexRetriever, llm: Any) -> Runnable:
-    sources = retriever | RunnableLambda(merge_sources, name="merge_sources")
+def _model_chain(retriever: IndexRetriever, llm: Any, get_by_ids: Any) -> Runnable:
+    sources = passages(retriever, get_by_ids=get_by_ids)
     rewrite = ChatPromptTemplate.from_messages([("system", CONTEXTUALIZE_PROMPT), MessagesPlaceholder("chat_history"),
                                                 ("human", "{input}")])
     answer = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), MessagesPlaceholder("chat_history"),
@@ -129,7 +129,7 @@ class ChatSession:
     nothing (see :class:`~rag.memory.RunnableWithMessageHistory`).
     """
 
-    def __init__(self, index: Any, session: str = "default", *, llm: Any = None, k: int = 4,
+    def __init__(self, index: Any, session: str = "default", *, llm: Any = None, k: int = ANSWER_K,
                  history: Any = None) -> None:
         from rag.index.config import check_k
 
@@ -142,7 +142,10 @@ class ChatSession:
             raise ValidationError(f"a chat session name must be a str, got {type(session).__name__} {session!r:.60}")
         self.index, self.session, self.llm, self.history = index, session, llm, history
         retriever = IndexRetriever(index, k=check_k(k))
-        chain = _model_chain(retriever, llm) if llm is not None else _offline_chain(retriever, index.embeddings)
+        # The same passages as rag ask: the retrieved chunks with their context.
+        get_by_ids = getattr(index, "get_by_ids", None)
+        chain = (_model_chain(retriever, llm, get_by_ids) if llm is not None
+                 else _offline_chain(retriever, index.embeddings, get_by_ids))
         self.chain = RunnableWithMessageHistory(chain, lambda session_id: self.history, input_messages_key="input",
                                                 history_messages_key="chat_history", output_messages_key="answer")
 

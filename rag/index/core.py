@@ -259,7 +259,7 @@ class Index:
         return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings).invoke(
             {"input": question}, config))
 
-    def chat(self, session: str = "default", *, llm: Any = None, k: int = 4) -> Any:
+    def chat(self, session: str = "default", *, llm: Any = None, k: int = ANSWER_K) -> Any:
         """A :class:`~rag.index.chat.ChatSession`: a conversation kept in
         ``<index>/chats/<session>.jsonl`` (surviving updates), follow-ups understood."""
         from rag.index.chat import ChatSession
