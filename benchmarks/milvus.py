@@ -2,7 +2,7 @@
 HNSW in process.
 
     python benchmarks/milvus.py                        # 100k x 384 (a few minutes)
-    python benchmarks/milvus.py --count 1000000        # the 1M run (long; ~9 GB of engine memory, extrapolated)
+    python benchmarks/milvus.py --count 1000000        # the 1M run (long; 4-9 GB of engine memory, extrapolated)
     python benchmarks/milvus.py --uri http://127.0.0.1:19530
 
 Without ``--uri`` a Milvus standalone is started from the ``milvus`` wheel (default
