@@ -109,7 +109,7 @@ def run(args: argparse.Namespace, uri: str, folder: Path, pid: int | None) -> No
     ours.flush()
     index_seconds = time.perf_counter() - began
     time.sleep(SETTLE)
-    ours.similarity_search_by_vector(queries[0], k=10)  # the first search after the index may wait for the handoff
+    sweep_ef(ours, EF, queries, truth)  # a warm-up pass (the first over a new index is slower), as the peer's
     engine_mib = (rss_mib(pid) - engine_before) if pid else float("nan")
     hnsw = sweep_ef(ours, EF, queries, truth)
     ours.delete_collection()
