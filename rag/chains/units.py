@@ -284,7 +284,9 @@ def unit_sections(units: Sequence[Unit], metadata: dict[str, Any]) -> list[str]:
     """The title of the section each of ``units`` sits in: the last of the passage's
     ``headings`` (metadata, ``[offset, title, anchor]``) starting before it, else the
     passage's own ``section`` (the heading in force where it starts), else ''."""
-    marks = sorted((h[0], str(h[1])) for h in metadata.get("headings") or []
+    headings = metadata.get("headings")
+    # Metadata is the user's: anything but a list of [offset, title, ...] names no heading.
+    marks = sorted((h[0], str(h[1])) for h in (headings if isinstance(headings, (list, tuple)) else ())
                    if isinstance(h, (list, tuple)) and len(h) >= 2 and isinstance(h[0], int))
     current = str(metadata.get("section") or "")
     titles: list[str] = []
@@ -293,7 +295,7 @@ def unit_sections(units: Sequence[Unit], metadata: dict[str, Any]) -> list[str]:
         while position < len(marks) and marks[position][0] <= unit.start:
             current = marks[position][1]
             position += 1
-        titles.append(f"{page}: {current}" if False else current)
+        titles.append(current)
     return titles
 
 

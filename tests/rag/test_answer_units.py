@@ -120,3 +120,10 @@ def test_each_unit_knows_the_section_it_sits_in():
     units = text_units(text, [[22, "Second", "s2"]])
     assert unit_sections(units, {"section": "First", "headings": [[22, "Second", "s2"]]}) == ["First", "Second"]
     assert unit_sections(units, {}) == ["", ""]
+
+
+@pytest.mark.parametrize("headings", [5, "Second", None, {"offset": 22}])
+def test_headings_metadata_that_is_not_a_list_gives_no_sections_and_no_error(headings):
+    # Metadata comes from the user's documents: the answerer must not fail on a stray value.
+    units = text_units("First part says this. Then more.")
+    assert unit_sections(units, {"headings": headings, "section": "Top"}) == ["Top", "Top"]
