@@ -135,6 +135,11 @@ class LocalEmbeddings(Embeddings):
             return f"all-MiniLM-L6-v2-onnx-dynamic-int8-{DYNAMIC_INT8_SHA256[:12]}-{_DIMENSION}{suffix}"
         return f"all-MiniLM-L6-v2-onnx-int8-{MODEL_SHA256[:12]}-{_DIMENSION}{suffix}"
 
+    def load(self) -> None:
+        """Read and check the tokenizer and the model and start the onnxruntime session now,
+        as the first call to embed would (a process that is about to embed loads it ahead)."""
+        self._load()
+
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._session is None:

@@ -153,13 +153,21 @@ def warm_up(embeddings: Any, spec: str) -> None:
     if not embedding_model(spec).local:
         return
 
+    load_now = getattr(embeddings, "load", None)
+    if not callable(load_now):
+        return
+
     def load() -> None:
         try:
-            embeddings.embed_query("warm-up")
+            load_now()
         except Exception:  # noqa: BLE001 -- the search's own call raises it again, where it is reported
             return
 
-    threading.Thread(target=load, name="rag-model-warm-up", daemon=True).start()
+    # Not a daemon: the interpreter waits for it at exit. A daemon thread still inside
+    # onnxruntime's session set-up when the process ends aborted it ("terminate called
+    # without an active exception"), after the results were printed. It only loads: no
+    # inference runs in it, so none can be left running either.
+    threading.Thread(target=load, name="rag-model-warm-up").start()
 
 
 def evaluation_store_factories() -> dict[str, Any]:

@@ -73,31 +73,36 @@ def test_importing_the_index_library_imports_none_of_them():
     assert [name for name in NOT_ON_THE_SEARCH_PATH if loaded(modules, name)] == []
 
 
-def embedding_threads(monkeypatch, index_path, warm_up):
-    """The names of the threads that embedded a query while ``Index.open`` read the index
-    (after any warm-up thread finished)."""
+def model_calls(monkeypatch, index_path, warm_up):
+    """(name, thread, daemon) of each call that loaded the model or embedded a query while
+    ``Index.open`` read the index (after any warm-up thread finished)."""
     import threading
 
     from rag.embeddings import HashingEmbeddings
 
-    names = []
-    real = HashingEmbeddings.embed_query
+    calls = []
 
-    def recording(self, text):
-        names.append(threading.current_thread().name)
-        return real(self, text)
+    def recorder(name, real=None):
+        def record(self, *args):
+            thread = threading.current_thread()
+            calls.append((name, thread.name, thread.daemon))
+            return real(self, *args) if real is not None else None
+        return record
 
-    monkeypatch.setattr(HashingEmbeddings, "embed_query", recording)
+    monkeypatch.setattr(HashingEmbeddings, "load", recorder("load"), raising=False)
+    monkeypatch.setattr(HashingEmbeddings, "embed_query", recorder("embed_query", HashingEmbeddings.embed_query))
     Index.open(index_path, warm_up=warm_up)
     for thread in threading.enumerate():
         if thread.name == "rag-model-warm-up":
             thread.join()
-    return names
+    return calls
 
 
 def test_opening_to_search_loads_a_local_model_in_a_worker_while_the_index_is_read(index, monkeypatch):
-    assert embedding_threads(monkeypatch, index, warm_up=True) == ["rag-model-warm-up"]
+    # Loading only: no inference is left running in the worker when the command ends, and
+    # the interpreter waits for the worker (not a daemon) rather than tearing it down mid-load.
+    assert model_calls(monkeypatch, index, warm_up=True) == [("load", "rag-model-warm-up", False)]
 
 
 def test_opening_without_warm_up_loads_no_model(index, monkeypatch):
-    assert embedding_threads(monkeypatch, index, warm_up=False) == []
+    assert model_calls(monkeypatch, index, warm_up=False) == []
