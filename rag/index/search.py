@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from rag.documents import Document
 from rag.errors import ValidationError
@@ -27,6 +27,10 @@ def _compile(filter: Any) -> Any:
     return compile_filter(filter)
 
 
+def _on_metadata(predicate: Any) -> Any:
+    return lambda document: predicate(document.metadata)
+
+
 def search_state(
     state: IndexState, query: str, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
     threshold: Optional[float] = None, fetch_k: Optional[int] = None, lambda_mult: Optional[float] = None,
@@ -41,7 +45,8 @@ def search_state(
     :class:`~rag.hybrid.HybridConfig`); relevance in [0, 1] for ``similarity``,
     ``threshold`` (only chunks with relevance >= ``threshold``) and ``mmr`` (each picked
     chunk's relevance); the BM25 score for ``bm25``. ``filter``: a metadata filter in the
-    stores' dict language (``{"source": {"$ne": "a.md"}}``) or a predicate.
+    stores' dict language (``{"source": {"$ne": "a.md"}}``) or a predicate over a chunk's metadata
+    (a dict), whatever the store backend.
     """
     if not isinstance(query, str):
         raise ValidationError(f"query must be a string, got {type(query).__name__}: {query!r:.60}")
@@ -61,6 +66,10 @@ def search_state(
     store = state.store
     if len(store) == 0:
         return []
+    if predicate is not None and not isinstance(filter, Mapping) and store.callable_filter_receives == "document":
+        # An index's predicate takes a chunk's metadata (as the BM25 side and the answer's
+        # context get it); a store that passes its callable a Document gets one that unwraps it.
+        filter = _on_metadata(predicate)
     if search_type is SearchType.SIMILARITY:
         return store.similarity_search_with_relevance_scores(query, k=k, filter=filter, fetch_k=fetch_k)
     if thresholded:

@@ -61,6 +61,17 @@ def test_a_filter_applies_to_both_sides_of_hybrid_search(index):
     assert len(results) == 2 and all(not doc.metadata["source"].endswith("fish.md") for doc, _ in results)
 
 
+
+@pytest.mark.parametrize("store", ["faiss", "memory"])
+@pytest.mark.parametrize("search_type", ["similarity", "mmr", "bm25", "hybrid"])
+def test_a_callable_filter_takes_a_chunks_metadata_whatever_the_store(corpus, tmp_path, store, search_type):
+    # The memory store hands its own callable filters a Document; the index's takes metadata everywhere.
+    index = Index.create(tmp_path / "ix", embeddings="hashing", store=store)
+    index.update([corpus])
+    results = index.search("cats purr, dogs bark", k=3, search_type=search_type,
+                           filter=lambda metadata: not metadata["source"].endswith("cats.md"))
+    assert results and all(not doc.metadata["source"].endswith("cats.md") for doc, _ in results)
+
 @pytest.mark.parametrize("kwargs, shown", [
     ({"k": 0}, "k must be a positive integer"),
     ({"search_type": "fuzzy"}, "'fuzzy' is not one of hybrid"),
