@@ -74,13 +74,34 @@ def _jsonable(value: Any) -> bool:
     return True
 
 
+def _parameter_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """``func``'s type hints; when one of them cannot be resolved (a name imported only for
+    type checkers, as ``Index.ask``'s return type ``Answer``), each parameter's on its own,
+    an unresolvable one taken as ``Any`` (any JSON value) rather than failing the tool."""
+    try:
+        return typing.get_type_hints(func)
+    except NameError:
+        pass
+    namespace = getattr(inspect.unwrap(func), "__globals__", None)
+    hints: dict[str, Any] = {}
+    for name, annotation in getattr(func, "__annotations__", {}).items():
+        if name == "return":
+            continue
+        holder = type("_OneHint", (), {"__annotations__": {name: annotation}})
+        try:
+            hints[name] = typing.get_type_hints(holder, globalns=namespace)[name]
+        except NameError:
+            hints[name] = Any
+    return hints
+
+
 def function_schema(func: Callable[..., Any], name: str, descriptions: Optional[dict[str, str]] = None) -> dict[str, Any]:
     """The JSON schema of ``func``'s arguments (from its type hints), titled ``name``.
 
     Parameters named ``config``, ``callbacks`` or ``run_manager`` are left out: the tool
     passes them itself. An argument without a type hint accepts any JSON value.
     """
-    hints = typing.get_type_hints(func)
+    hints = _parameter_hints(func)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for parameter in inspect.signature(func).parameters.values():

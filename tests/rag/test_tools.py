@@ -228,3 +228,26 @@ def test_retriever_tool_text_matches_langchain_for_the_same_documents():
     ours = create_retriever_tool(ListRetriever(DOCS), "p", "d", document_prompt="[{source}] {page_content}",
                                  document_separator=" | ").invoke("q")
     assert ours == theirs
+
+
+def answer_with(question: str, k: int = 4) -> "TypeOnlyKnownToTypeCheckers":  # noqa: F821
+    """Answer the question."""
+    return f"{question}:{k}"
+
+
+def test_a_function_whose_return_type_cannot_be_resolved_still_makes_a_tool():
+    # Index.ask's return type is imported only for type checkers; its arguments still count.
+    made = tool(answer_with)
+    assert made.args == {"question": {"type": "string"}, "k": {"type": "integer", "default": 4}}
+    assert made.invoke({"question": "why", "k": 2}) == "why:2"
+
+
+def test_an_index_method_makes_a_tool(tmp_path):
+    from rag.index import Index
+
+    (tmp_path / "notes.md").write_text("Goldfish swim in ponds.")
+    index = Index.create(tmp_path / "index", embeddings="hashing")
+    index.update([str(tmp_path / "notes.md")])
+    made = tool(index.ask)
+    assert made.args["question"]["type"] == "string"
+    assert "ponds" in made.invoke({"question": "Where do goldfish swim?"}).answer
