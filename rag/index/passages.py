@@ -135,7 +135,7 @@ def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], l
             raise ValidationError(f"{name} must be an int >= 0, got {value!r}")
     # Each chunk's context goes right after it: merge_sources numbers passages by list
     # position, so context never outranks the passage it belongs to.
-    plan: list[tuple[Document, list[str], list[str]]] = []  # (chunk, ids before it, ids after it)
+    plan: list[tuple[Document, list[str], list[str]]] = []  # (chunk, its page's opening ids, ids around it)
     openings_left = openings
     known: set[str] = set()
     for chunk in chunks:
@@ -144,20 +144,20 @@ def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], l
             plan.append((chunk, [], []))
             continue
         stem, n = position
-        before = around(stem, 0, window) if stem not in known and openings_left > 0 else []
+        opening = around(stem, 0, window) if stem not in known and openings_left > 0 else []
         if stem not in known:
             known.add(stem)
             openings_left -= 1
-        plan.append((chunk, before, around(stem, n, window) if window else []))
+        plan.append((chunk, opening, around(stem, n, window) if window else []))
     seen = {chunk.id for chunk in chunks}
-    wanted = list(dict.fromkeys(i for _, before, after in plan for i in [*before, *after] if i not in seen))
+    wanted = list(dict.fromkeys(i for _, opening, near in plan for i in [*opening, *near] if i not in seen))
     fetched = {document.id: document for document in (get_by_ids(wanted) if wanted else [])
                if keep is None or keep(document.metadata)}
     result: list[Document] = []
-    for chunk, before, after in plan:
+    for chunk, opening, near in plan:
         number = chunk.metadata.get("n", 0)
         result.append(chunk)
-        for chunk_id in [*before, *after]:
+        for chunk_id in [*opening, *near]:
             if chunk_id in fetched and chunk_id not in seen:
                 seen.add(chunk_id)
                 document = fetched[chunk_id]
