@@ -81,7 +81,18 @@ def _number(value: Any) -> str:
     value = value.item() if hasattr(value, "item") else value
     if isinstance(value, float) and value.is_integer() and abs(value) < _INT64:
         value = int(value)  # "2022" matches 2022.0 too; an int list must not hold floats
-    return repr(value)
+    return repr(_within_64_bits(value))
+
+
+def _within_64_bits(value: Any) -> Any:
+    """``value``, or as a float (±inf past the floats) when it is an int beyond 64 bits:
+    Milvus cannot parse such an integer, and no stored int is one."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    return value
 
 
 def _path(field: str, column: str = "metadata") -> str:
@@ -97,8 +108,9 @@ def _equal_any(field: str, values: tuple[Any, ...]) -> str:
         elif isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ == "bool_"):
             bools.append("true" if value else "false")
         elif is_number(value):
-            if isinstance(value, float) and not math.isfinite(value):
-                continue  # no stored value is infinite (NaN equals nothing)
+            wide = _within_64_bits(value)
+            if wide != value or (isinstance(value, float) and not math.isfinite(value)):
+                continue  # no stored value is infinite (NaN equals nothing) or an int no float equals
             text = _number(value)
             (floats if "." in text or "e" in text else ints).append(text)
         else:
@@ -131,6 +143,7 @@ def _compare(node: Compare) -> str:
     if isinstance(operand, str):
         return f"{_path(field)} {symbol} {string_literal(operand, f'the filter value on {field!r}')}"
     if is_number(operand):
+        operand = _within_64_bits(operand)
         if isinstance(operand, float) and math.isinf(operand):
             below = (operand > 0) == (op in ("$lt", "$lte"))  # every number is below +inf, above -inf
             return f"{_path(field)} >= -{_LARGEST}" if below else NEVER
@@ -152,7 +165,11 @@ def expression(expr: Expr) -> str:
 
 def check_text(text: str, what: str) -> None:
     """Refuse a text or id longer than Milvus's VARCHAR limit, before anything is written."""
-    size = len(text.encode("utf-8", "surrogatepass"))
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise ValidationError(f"{what} {text[max(0, exc.start - 20):exc.end + 20]!r} holds {text[exc.start]!r}, a lone "
+                              "surrogate, which is not Unicode text; Milvus stores UTF-8") from None
     if size > MAX_VARCHAR_BYTES:
         raise ValidationError(f"{what} is {size} bytes of UTF-8; Milvus stores at most {MAX_VARCHAR_BYTES}; "
                               "split it into smaller chunks")
@@ -192,7 +209,11 @@ def row_fields(metadata: Mapping[str, Any], position: int) -> tuple[dict[str, An
     Raises ValidationError naming the row and value Milvus cannot store."""
     plain = _check_value(metadata, position, "")
     shadow = {key: canonical(value) for key, value in plain.items() if value is None or isinstance(value, (list, dict))}
-    size = max(len(json.dumps(value, ensure_ascii=False).encode()) for value in (plain, shadow))
+    try:
+        size = max(len(json.dumps(value, ensure_ascii=False).encode()) for value in (plain, shadow))
+    except UnicodeEncodeError as exc:
+        raise ValidationError(f"metadatas[{position}] holds a lone surrogate ({exc.object[exc.start]!r}), which is not "
+                              "Unicode text; Milvus stores UTF-8") from None
     if size > MAX_JSON_BYTES:
         raise ValidationError(f"metadatas[{position}] is {size} bytes as JSON; Milvus stores at most {MAX_JSON_BYTES}")
     return plain, shadow

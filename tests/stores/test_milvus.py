@@ -89,6 +89,27 @@ def test_a_text_longer_than_milvus_stores_is_refused(shared):
     assert shared.get_by_ids(["long"]) == []
 
 
+def test_a_text_or_id_that_is_not_unicode_is_refused_before_any_batch_is_sent(shared, milvus_uri):
+    store = Milvus(HashingEmbeddings(dim=16), shared.collection_name, uri=milvus_uri, consistency_level="Strong",
+                   batch_size=1)
+    for texts, ids, named in ((["fine", "lone \ud800 surrogate"], ["fine-2", "bad-2"], r"texts\[1\]"),
+                              (["fine", "bad"], ["fine-2", "bad-\udc80"], r"ids\[1\]")):
+        with pytest.raises(ValidationError, match=named):
+            store.add_texts(texts, ids=ids)
+        assert store.get_by_ids(["fine-2"]) == []
+    with pytest.raises(ValidationError, match=r"metadatas\[0\]"):
+        store.add_texts(["bad"], [{"k": "lone \ud800"}], ids=["bad-3"])
+    store.close()
+
+
+def test_integers_beyond_64_bits_in_a_filter_compare_as_numbers(shared):
+    everything = sorted(d.id for d in shared.similarity_search("x", k=3))
+    assert sorted(d.id for d in shared.similarity_search("x", k=3, filter={"n": {"$ne": 2**64}})) == everything
+    assert [d.id for d in shared.similarity_search("x", k=3, filter={"n": {"$lt": 2**70}})] == ["apple"]
+    assert [d.id for d in shared.similarity_search("x", k=3, filter={"n": {"$gt": -(10**400)}})] == ["apple"]
+    assert shared.similarity_search("x", k=3, filter={"n": {"$in": [-(2**70), 2**64 + 1, 10**400]}}) == []
+
+
 def test_a_collection_of_another_dimension_or_model_is_refused(shared, milvus_uri):
     with pytest.raises(EmbeddingMismatchError, match="HashingEmbeddings-16"):
         Milvus(HashingEmbeddings(dim=8), shared.collection_name, uri=milvus_uri)
