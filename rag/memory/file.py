@@ -57,6 +57,14 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         self.file_path = Path(file_path)
         if self.file_path.is_dir():
             raise ValidationError(f"{self.file_path} is a folder; FileChatMessageHistory needs a file path")
+        try:
+            newline = "\n".encode(encoding)
+        except (LookupError, TypeError):
+            raise ValidationError(f"encoding {encoding!r} is not a text encoding Python knows") from None
+        if newline != b"\n":  # one line per message: the file is split at the byte 10
+            raise ValidationError(f"encoding {encoding!r} writes a newline as {newline!r}; FileChatMessageHistory "
+                                  "keeps one message per line and needs an encoding that writes it as b'\\n' "
+                                  "(UTF-8, the default, or another ASCII-compatible one)")
         self.encoding = encoding
         self.ensure_ascii = ensure_ascii
 

@@ -203,6 +203,25 @@ def test_a_folder_is_refused_as_a_history_file(tmp_path):
 # ---------------------------------------------------------------------- SQLite
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32-le", "cp037"])
+def test_an_encoding_whose_newline_is_not_one_byte_10_is_refused_naming_it(tmp_path, encoding):
+    # A line format: in UTF-16, "\u0a0a" holds the byte 10 and the history became unreadable.
+    with pytest.raises(ValidationError, match=encoding):
+        FileChatMessageHistory(tmp_path / "chat.jsonl", encoding=encoding)
+    assert not (tmp_path / "chat.jsonl").exists()
+
+
+def test_an_unknown_encoding_is_refused_naming_it(tmp_path):
+    with pytest.raises(ValidationError, match="no-such-codec"):
+        FileChatMessageHistory(tmp_path / "chat.jsonl", encoding="no-such-codec")
+
+
+def test_latin_1_histories_read_back(tmp_path):
+    history = FileChatMessageHistory(tmp_path / "chat.jsonl", encoding="latin-1")
+    history.add_messages([HumanMessage("café"), AIMessage("ok")])
+    assert [m.content for m in history.messages] == ["café", "ok"]
+
+
 def test_sessions_in_one_database_do_not_see_each_other(tmp_path):
     db = tmp_path / "chats.sqlite"
     alice, bob = SQLChatMessageHistory("alice", connection=db), SQLChatMessageHistory("bob", connection=db)
