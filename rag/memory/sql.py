@@ -91,15 +91,19 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
             self._owned = True
         else:
             raise ValidationError(f"connection must be a path or a sqlite3.Connection, got {type(connection).__name__}")
-        # We issue BEGIN/COMMIT ourselves: one transaction per call.
-        self.conn.isolation_level = None
+        # We issue BEGIN/COMMIT ourselves: one transaction per call. A connection we were
+        # given keeps its mode (setting None would commit its pending changes at once and
+        # make its later writes autocommit); sqlite3 never begins implicitly before BEGIN.
+        if self._owned:
+            self.conn.isolation_level = None
         self._lock = threading.Lock()
         self._setup()
 
     def _setup(self) -> None:
         table, column = self.table_name, self.session_id_field_name
         with self._lock:
-            switch_to_wal(self.conn)
+            if not self.conn.in_transaction:  # else _transaction below refuses, naming why
+                switch_to_wal(self.conn)
         with self._lock, self._transaction():
             self.conn.execute(f'CREATE TABLE IF NOT EXISTS "{table}" (id INTEGER PRIMARY KEY AUTOINCREMENT, '
                               f'"{column}" TEXT NOT NULL, message TEXT NOT NULL, created_at TEXT)')
@@ -116,6 +120,10 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
 
         class _Tx:
             def __enter__(self) -> None:
+                if conn.in_transaction:
+                    raise ValidationError("the sqlite3.Connection given to SQLChatMessageHistory has uncommitted "
+                                          "changes; commit or roll them back first (the history commits its own "
+                                          "writes, and would commit yours with them)")
                 conn.execute("BEGIN IMMEDIATE")
 
             def __exit__(self, kind: Any, *rest: Any) -> None:

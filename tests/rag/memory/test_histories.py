@@ -257,6 +257,23 @@ def test_a_session_id_that_is_not_a_non_empty_string_is_refused(tmp_path, sessio
         SQLChatMessageHistory(session_id, connection=tmp_path / "c.sqlite")
 
 
+def test_a_connection_given_keeps_its_transactions_and_mode(tmp_path):
+    conn = sqlite3.connect(tmp_path / "app.sqlite")
+    conn.execute("CREATE TABLE orders (n)")
+    conn.commit()
+    conn.execute("INSERT INTO orders VALUES (1)")  # the application's pending change
+    with pytest.raises(ValidationError, match="uncommitted"):
+        SQLChatMessageHistory("s", conn)
+    conn.rollback()
+    assert conn.execute("SELECT count(*) FROM orders").fetchone() == (0,)
+    history = SQLChatMessageHistory("s", conn)
+    history.add_messages([HumanMessage("hi"), AIMessage("hello")])
+    assert conn.isolation_level == "" and [m.content for m in history.messages] == ["hi", "hello"]
+    conn.execute("INSERT INTO orders VALUES (2)")
+    conn.rollback()  # still the application's to undo
+    assert conn.execute("SELECT count(*) FROM orders").fetchone() == (0,)
+
+
 def test_a_corrupt_row_raises_naming_it_and_keeps_the_good_messages(tmp_path):
     db = tmp_path / "c.sqlite"
     history = SQLChatMessageHistory("s", connection=db)
