@@ -43,6 +43,7 @@ from rag.persistence.streams import (
     FileSection,
     JsonLinesSection,
     hash_file,
+    json_bytes,
     read_json_lines,
     verify_file,
     write_json_lines,
@@ -145,14 +146,8 @@ def _encode(name: str, data: SectionData) -> tuple[str, Union[bytes, FileSection
         return f"{name}.npy", buffer.getvalue()
     if isinstance(data, (bytes, bytearray, memoryview)):
         return f"{name}.bin", bytes(data)
-    try:
-        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(
-            f"section {name!r} cannot be saved as JSON: {exc}. Metadata values must be JSON "
-            "types (str, int, float, bool, None, lists and dicts of them)."
-        ) from exc
-    return f"{name}.json", text.encode("utf-8")
+    return f"{name}.json", json_bytes(data, name)
+
 
 
 def write_index_folder(path: Union[str, os.PathLike], manifest: Manifest, sections: Mapping[str, SectionData]) -> Path:

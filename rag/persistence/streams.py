@@ -77,19 +77,25 @@ def hash_file(handle: BinaryIO) -> tuple[str, int]:
         size += count
 
 
+def json_bytes(value: Any, name: str) -> bytes:
+    """``value`` as compact UTF-8 JSON; a ValidationError names section ``name`` when it is
+    not JSON data (NaN included)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(
+            f"section {name!r} cannot be saved as JSON: {exc}. Metadata values must be JSON "
+            "types (str, int, float, bool, None, lists and dicts of them)."
+        ) from exc
+    return text.encode("utf-8")
+
+
 def write_json_lines(path: Path, section: JsonLinesSection, name: str) -> None:
     """Write ``section`` to ``path``; a ValidationError names section ``name`` when a value
     is not JSON data (the caller's staging folder is then discarded)."""
     with open(path, "wb") as handle:
         for value in section.lines:
-            try:
-                text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-            except (TypeError, ValueError) as exc:
-                raise ValidationError(
-                    f"section {name!r} cannot be saved as JSON: {exc}. Metadata values must be JSON "
-                    "types (str, int, float, bool, None, lists and dicts of them)."
-                ) from exc
-            handle.write(text.encode("utf-8"))
+            handle.write(json_bytes(value, name))
             handle.write(b"\n")
 
 
