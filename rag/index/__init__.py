@@ -28,7 +28,7 @@ _MODULES = {
     "ChatSession": "rag.index.chat", "condense_question": "rag.index.chat",
     "BENCH_TYPES": "rag.index.bench", "bench_dataset": "rag.index.bench", "bench_index": "rag.index.bench",
     "SEARCH_TYPES": "rag.index.config", "IndexConfig": "rag.index.config", "SearchType": "rag.index.config",
-    "Index": "rag.index.core", "IndexInfo": "rag.index.core",
+    "Index": "rag.index.core", "IndexInfo": "rag.index.info",
     "EmbeddingModel": "rag.index.registry", "StoreBackend": "rag.index.registry",
     "default_embedding_spec": "rag.index.registry", "make_embeddings": "rag.index.registry",
     "register_embeddings": "rag.index.registry", "register_store": "rag.index.registry",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
@@ -13,7 +12,8 @@ from rag.documents import Document
 from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
 from rag.hybrid import HybridConfig
 from rag.index.config import ANSWER_K, IndexConfig, check_k
-from rag.index.folders import check_kind, check_spec_matches
+from rag.index.folders import check_excludes, check_kind, check_spec_matches
+from rag.index.info import IndexInfo
 from rag.index.locks import ReadWriteLock
 from rag.index.registry import check_embedding_spec, default_embedding_spec, store_backend
 from rag.index.search import search_state
@@ -37,29 +37,6 @@ __all__ = ["Index", "IndexInfo"]
 _PER_SEARCH_KWARGS = frozenset({"k", "filter", "score_threshold", "fetch_k", "lambda_mult"})
 
 PathLike = Union[str, Path]
-
-
-@dataclass(frozen=True)
-class IndexInfo:
-    """What an index holds (``size_on_disk_bytes``: its folder's files, 0 before a save)."""
-
-    index: str
-    embeddings: str
-    model_id: Optional[str]
-    dimension: Optional[int]
-    store: str
-    sources: int
-    chunks: int
-    bm25: bool
-    chunk_size: int
-    chunk_overlap: int
-    size_on_disk_bytes: int
-    roots: list[str]
-    hybrid: dict[str, Any]
-    saved_at: Optional[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 class Index:
@@ -301,7 +278,7 @@ class Index:
         began = time.perf_counter()
         roots = parse_roots(sources, crawl=crawl, sitemap=sitemap, beir=beir)
         self.config.with_chunking(chunk_size, chunk_overlap)  # checked before anything is loaded
-        exclude = _check_excludes(exclude)
+        exclude = check_excludes(exclude)
         # Workers start (or the cluster is reached) before anything is read or written.
         embedder = make_embedder(self._current().embeddings, self.config.embeddings, workers=workers, cluster=cluster)
         try:
@@ -364,7 +341,7 @@ class Index:
         config = state.config.with_chunking(chunk_size, chunk_overlap)
         # As Updater._previous_read: new chunk settings make the update read every file.
         record = dict(state.record) if config.chunking == state.config.chunking else {}
-        return dry_run(roots, config, self.embeddings, glob=glob, excludes=_check_excludes(exclude),
+        return dry_run(roots, config, self.embeddings, glob=glob, excludes=check_excludes(exclude),
                        index_folder=self.path,
                        previous=lambda source: record[source].last_read if source in record else None)
 
@@ -428,8 +405,3 @@ class Index:
             raise self._broken
         return self._state
 
-
-def _check_excludes(exclude: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(exclude, str) or not all(isinstance(pattern, str) and pattern for pattern in exclude):
-        raise ValidationError(f"exclude must be a list of glob patterns such as ['*.txt', 'drafts/'], got {exclude!r}")
-    return tuple(exclude)

@@ -4,9 +4,9 @@ which embeddings built it (read from its manifest, without loading anything else
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from rag.errors import EmbeddingMismatchError, RagError, StorageError
+from rag.errors import EmbeddingMismatchError, RagError, StorageError, ValidationError
 from rag.index.registry import check_embedding_spec
 from rag.index.segments import read_manifest
 from rag.index.state import KIND
@@ -44,3 +44,11 @@ def check_spec_matches(path: Path, spec: str) -> None:
             f"the index at {path} was built with --embeddings {saved}, not {spec}; drop --embeddings (embeddings=) "
             f"to use {saved}, or rebuild it: delete {path} (or choose a new --index folder) and index again"
         )
+
+
+def check_excludes(exclude: Sequence[str]) -> tuple[str, ...]:
+    """The gitignore-style ``exclude`` patterns of an update, checked: a list of non-empty
+    strings (a single string is refused, not read as one pattern per character)."""
+    if isinstance(exclude, str) or not all(isinstance(pattern, str) and pattern for pattern in exclude):
+        raise ValidationError(f"exclude must be a list of glob patterns such as ['*.txt', 'drafts/'], got {exclude!r}")
+    return tuple(exclude)

@@ -30,7 +30,7 @@ from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationErr
 from rag.hybrid import fuse
 from rag.index.answer import Answer, IndexRetriever, answer_chain
 from rag.index.config import ANSWER_K, IndexConfig, check_k
-from rag.index.core import IndexInfo
+from rag.index.info import IndexInfo
 from rag.index.registry import check_embedding_spec, default_embedding_spec, make_embeddings
 from rag.index.sources import iter_root
 from rag.index.chunk_ids import chunk_ids
