@@ -28,7 +28,8 @@ from typing import (
 
 from rag import _callbacks
 from rag.errors import ValidationError
-from rag.runnables._streams import NOTHING, acollect, add_chunks, collect, output_adder
+from rag.runnables import _tracing
+from rag.runnables._streams import NOTHING, acollect, collect
 from rag.runnables.config import RunnableConfig, max_workers, per_input_configs
 
 if TYPE_CHECKING:
@@ -249,93 +250,45 @@ class Runnable(ABC, Generic[Input, Output]):
         graph.add_edge(middle, last)
         return graph
 
-    # -- tracing helpers used by subclasses (one place for chain callbacks) --------------
+    # -- tracing helpers used by subclasses (the runs themselves: rag.runnables._tracing) --
     def _call_traced(
         self, body: Callable[[Any, RunnableConfig], Any], input: Any, config: Optional[RunnableConfig]
     ) -> Any:
         """Run ``body(input, child_config)`` as a "chain" run: start, end or error events."""
-        run = _callbacks.start_run(config, "chain", self.get_name(), input, **self._run_type_extra())
-        child = run.child_config(config)
-        try:
-            with _callbacks.ambient_config(child if run.handlers else None):
-                output = body(input, child)  # type: ignore[arg-type]
-        except Exception as exc:
-            run.error(exc)
-            raise
-        run.end(output)
-        return output
+        return _tracing.call_traced(self, body, input, config)
 
     async def _acall_traced(
         self, body: Callable[[Any, RunnableConfig], Awaitable[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> Any:
-        run = await _callbacks.astart_run(config, "chain", self.get_name(), input, **self._run_type_extra())
-        child = run.child_config(config)
-        try:
-            with _callbacks.ambient_config(child if run.handlers else None):
-                output = await body(input, child)  # type: ignore[arg-type]
-        except Exception as exc:
-            await run.aerror(exc)
-            raise
-        await run.aend(output)
-        return output
+        return await _tracing.acall_traced(self, body, input, config)
 
     def _stream_traced(
         self, body: Callable[[Any, RunnableConfig], Iterator[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> Iterator[Any]:
         """Stream ``body(input, child_config)`` as a run whose end event gets the chunks' sum."""
-        run = _callbacks.start_run(config, "chain", self.get_name(), input, **self._run_type_extra())
-        total, add_output = NOTHING, output_adder(self)
-        # No ambient config here: a context variable set inside a generator would leak into
-        # the consumer's code between chunks.
-        try:
-            for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
-                if run.handlers:
-                    total = add_output(total, chunk)
-                    run.event(_callbacks.STREAM_CHUNK_EVENT, chunk)
-                yield chunk
-        except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
-            run.error(exc)
-            raise
-        run.end(None if total is NOTHING else total)
+        return _tracing.stream_traced(self, body, input, config)
 
-    async def _astream_traced(
+    def _astream_traced(
         self, body: Callable[[Any, RunnableConfig], AsyncIterator[Any]], input: Any, config: Optional[RunnableConfig]
     ) -> AsyncIterator[Any]:
-        run = await _callbacks.astart_run(config, "chain", self.get_name(), input, **self._run_type_extra())
-        total, add_output = NOTHING, output_adder(self)
-        try:
-            async for chunk in body(input, run.child_config(config)):  # type: ignore[arg-type]
-                if run.handlers:
-                    total = add_output(total, chunk)
-                    await run.aevent(_callbacks.STREAM_CHUNK_EVENT, chunk)
-                yield chunk
-        except BaseException as exc:  # GeneratorExit too: a consumer that stops early ends the run
-            await run.aerror(exc)  # the sync path for GeneratorExit: see Run.aerror
-            raise
-        await run.aend(None if total is NOTHING else total)
-
-
-    def _run_type_extra(self) -> dict[str, str]:
-        # LangChain passes run_type to on_chain_start only for the special kinds.
-        return {} if self._run_type == "chain" else {"run_type": self._run_type}
+        return _tracing.astream_traced(self, body, input, config)
 
     def _transform_traced(
         self, body: Callable[[Iterator[Any], RunnableConfig], Iterator[Any]], input: Iterator[Any],
         config: Optional[RunnableConfig],
     ) -> Iterator[Any]:
-        """Stream ``body(input_chunks, child_config)`` as one run; see
-        :func:`rag.runnables._tracing.transform_traced`."""
-        from rag.runnables._tracing import transform_traced
-
-        return transform_traced(self, body, input, config)
+        """Stream ``body(input_chunks, child_config)`` as one run, started at the first chunk."""
+        return _tracing.transform_traced(self, body, input, config)
 
     def _atransform_traced(
         self, body: Callable[[AsyncIterator[Any], RunnableConfig], AsyncIterator[Any]], input: AsyncIterator[Any],
         config: Optional[RunnableConfig],
     ) -> AsyncIterator[Any]:
-        from rag.runnables._tracing import atransform_traced
+        return _tracing.atransform_traced(self, body, input, config)
 
-        return atransform_traced(self, body, input, config)
+    def _run_type_extra(self) -> dict[str, str]:
+        # LangChain passes run_type to on_chain_start only for the special kinds.
+        return {} if self._run_type == "chain" else {"run_type": self._run_type}
 
     # -- schemas, configurable fields, event streams (implemented in their own modules) ---
     @property
