@@ -27,6 +27,7 @@ from typing import Any, Optional, Sequence, Union
 
 from rag.errors import StorageError, ValidationError
 from rag.graph.checkpoint.sqlite import switch_to_wal
+from rag.memory._sqlite_target import sqlite_target
 from rag.memory.base import (
     BaseChatMessageHistory,
     CorruptHistoryError,
@@ -42,22 +43,19 @@ __all__ = ["SQLChatMessageHistory"]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def _path_of(connection: Union[str, os.PathLike]) -> str:
-    text = os.fspath(connection)
-    # SQLAlchemy URLs as LangChain users write them: sqlite:///relative.db, sqlite:////absolute.db
-    if text.startswith("sqlite://"):
-        text = text[len("sqlite://"):]
-        text = text[1:] if text.startswith("/") else text
-        return text or ":memory:"
-    if "://" in text:
-        raise ValidationError(f"SQLChatMessageHistory stores in SQLite: give a file path or sqlite:///path, got {text!r}")
-    return text
+def _read_only(error: sqlite3.OperationalError) -> bool:
+    return (getattr(error, "sqlite_errorname", None) or "").startswith("SQLITE_READONLY")
 
 
 class SQLChatMessageHistory(BaseChatMessageHistory):
     """The messages of session ``session_id`` (a non-empty str) in the SQLite database
-    ``connection``: a file path, ``sqlite:///path``, or an open :class:`sqlite3.Connection`
-    (opened with ``check_same_thread=False`` if several threads use it).
+    ``connection``: a file path, a SQLAlchemy URL (``sqlite:///relative.db``,
+    ``sqlite:////absolute.db``, with ``?mode=ro`` and SQLite's other URI parameters, or
+    ``?timeout=SECONDS``), a SQLite URI (``file:chats.db?mode=ro``), or an open
+    :class:`sqlite3.Connection` (opened with ``check_same_thread=False`` if several
+    threads use it); see :mod:`rag.memory._sqlite_target` for the forms accepted. A
+    read-only database (``mode=ro``) is read; writing to it raises
+    :class:`~rag.errors.StorageError`.
     ``connection_string`` is accepted as LangChain's older name. ``table_name`` and
     ``session_id_field_name``: the table and column (letters, digits and ``_``).
 
@@ -81,13 +79,14 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         if isinstance(connection, sqlite3.Connection):
             self.conn, self._owned = connection, False
         elif isinstance(connection, (str, os.PathLike)):
-            path = _path_of(connection)
-            if path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            target = sqlite_target(connection)
+            if target.folder is not None:
+                Path(target.folder).mkdir(parents=True, exist_ok=True)
             try:
-                self.conn = sqlite3.connect(path, check_same_thread=False, timeout=30.0)
+                self.conn = sqlite3.connect(target.database, check_same_thread=False, timeout=target.timeout,
+                                            uri=target.uri)
             except sqlite3.Error as exc:
-                raise StorageError(f"cannot open the chat history database {path!r}: {exc}") from exc
+                raise StorageError(f"cannot open the chat history database {target.database!r}: {exc}") from exc
             self._owned = True
         else:
             raise ValidationError(f"connection must be a path or a sqlite3.Connection, got {type(connection).__name__}")
@@ -103,7 +102,11 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         table, column = self.table_name, self.session_id_field_name
         with self._lock:
             if not self.conn.in_transaction:  # else _transaction below refuses, naming why
-                switch_to_wal(self.conn)
+                try:
+                    switch_to_wal(self.conn)
+                except sqlite3.OperationalError as exc:
+                    if not _read_only(exc):
+                        raise  # read-only: its journal mode is not ours to change
         with self._lock, self._transaction():
             self.conn.execute(f'CREATE TABLE IF NOT EXISTS "{table}" (id INTEGER PRIMARY KEY AUTOINCREMENT, '
                               f'"{column}" TEXT NOT NULL, message TEXT NOT NULL, created_at TEXT)')
@@ -126,8 +129,11 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
                                           "writes, and would commit yours with them)")
                 conn.execute("BEGIN IMMEDIATE")
 
-            def __exit__(self, kind: Any, *rest: Any) -> None:
+            def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
                 conn.execute("COMMIT" if kind is None else "ROLLBACK")
+                if isinstance(error, sqlite3.OperationalError) and _read_only(error):
+                    raise StorageError(f"the chat history database is opened read-only ({error}); open it "
+                                       "without mode=ro or immutable=1 to write to it") from error
 
         return _Tx()
 
