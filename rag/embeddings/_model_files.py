@@ -2,10 +2,16 @@
 
 Hashing the 23 MB model on every start costs a cold ``rag search`` a noticeable part of its
 time, so a verified file leaves a *stamp* in the cache folder: its path, size, mtime, ctime,
-inode and device plus the sha256 it had. While all of those are unchanged the hash is not
-computed again; any write to the file (or ``touch``, ``chmod``, a replacement under the same
-name) changes its ctime or inode, so the file is hashed again before use. The stamp holds
-what was verified, never a verdict on another file.
+inode and device (nanosecond timestamps) plus the sha256 it had. While all of those are
+unchanged the hash is not computed again; any write to the file (or ``touch``, ``chmod``, a
+replacement under the same name) changes its ctime or inode, so the file is hashed again
+before use. The stamp holds what was verified, never a verdict on another file.
+
+A file changed in the last :data:`SETTLE_NS` (2 s) is hashed but not stamped, as Git treats
+"racily clean" entries: file systems stamp times in ticks (Linux before 6.13 with the
+coarse clock, a few ms; whole seconds on some, two on FAT), and a same-size rewrite in the
+tick of the verified write would keep every field of the identity, even ctime. Once the
+file is older than that, any later change gets a later ctime.
 
 The cache folder is ``$RAG_CACHE_DIR``, else ``$XDG_CACHE_HOME/rag-toolkit``, else
 ``~/.cache/rag-toolkit``. Stamps are written atomically (:mod:`rag.persistence.atomic`); a
@@ -17,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Optional, Union
 
@@ -27,6 +34,8 @@ __all__ = ["cache_dir", "verified_bytes", "sha256_of", "STAMP_MARKER"]
 
 STAMP_MARKER = "stamp.json"
 _PathLike = Union[str, "os.PathLike[str]"]
+#: A file whose mtime or ctime is less than this old (ns) is not stamped; see above.
+SETTLE_NS = 2_000_000_000
 
 
 def cache_dir() -> Path:
@@ -45,6 +54,11 @@ def sha256_of(payload: bytes) -> str:
 def _identity(stat: os.stat_result) -> dict[str, int]:
     return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "ctime_ns": stat.st_ctime_ns,
             "inode": stat.st_ino, "device": stat.st_dev}
+
+
+def _settled(identity: dict[str, int]) -> bool:
+    """True when the file last changed at least SETTLE_NS ago (a forged future mtime: not)."""
+    return max(identity["mtime_ns"], identity["ctime_ns"]) <= time.time_ns() - SETTLE_NS
 
 
 def _stamp_folder(cache: Path, path: Path) -> Path:
@@ -77,7 +91,8 @@ def verified_bytes(
     """The bytes of ``path`` after checking that their sha256 is ``expected_sha256``.
 
     The hash is skipped when a stamp in ``cache`` (default :func:`cache_dir`) shows this very
-    file, unchanged since (same size, mtime, ctime, inode, device), had that hash. ``what``
+    file, unchanged since (same size, mtime, ctime, inode, device), had that hash; a file
+    changed in the last 2 s is hashed and not stamped. ``what``
     names the file in errors. Raises StorageError when the file cannot be read or has
     another hash (the message says how to reinstall it).
     """
@@ -99,6 +114,6 @@ def verified_bytes(
             f"the {what} {file} has sha256 {digest}, expected {expected_sha256}: it is damaged or "
             f"another file. Reinstall it with: {install_command(extra=reinstall_extra, reinstall=True)}"
         )
-    if before == after:
+    if before == after and _settled(after):
         _write_stamp(cache, file, digest, after)
     return payload
