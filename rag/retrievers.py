@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Optional, Protocol, runtime_checkable
 
 from rag import _callbacks
 from rag._fields import assign_fields
+from rag._lazy import lazy_exports
 from rag.callbacks.manager import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from rag.documents import Document
 from rag.errors import ValidationError
@@ -19,15 +20,7 @@ __all__ = ["BaseRetriever", "VectorStoreRetriever", "SearchableStore", "BM25Retr
 
 # BM25Retriever and EnsembleRetriever live in their own modules, which import BaseRetriever
 # from here; resolving them on first access (PEP 562) avoids the import cycle.
-_LAZY = {"BM25Retriever": "rag.bm25", "EnsembleRetriever": "rag.ensemble"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, {"rag.bm25": ["BM25Retriever"], "rag.ensemble": ["EnsembleRetriever"]})
 
 
 class BaseRetriever(Runnable[str, list[Document]]):

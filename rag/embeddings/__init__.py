@@ -1,9 +1,7 @@
 """Embedding models: the interface, hashing (no dependencies), the local MiniLM model
 (``local`` extra), an OpenAI-compatible HTTP client, and a fake for tests."""
 
-from importlib import import_module
-from typing import Any
-
+from rag._lazy import lazy_exports
 from rag.embeddings.base import Embeddings, model_id_of
 from rag.embeddings.fake import DeterministicFakeEmbedding
 from rag.embeddings.hashing import HashingEmbeddings
@@ -11,20 +9,8 @@ from rag.embeddings.local import LocalEmbeddings
 
 # The HTTP client (httpx) is imported on first use of its names (PEP 562): searching an
 # index built with the local model never needs it.
-_LAZY = {"OpenAIEmbeddings": "rag.embeddings.openai", "EmbeddingServiceError": "rag.embeddings.openai"}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rag.embeddings' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "rag.embeddings.openai": ["OpenAIEmbeddings", "EmbeddingServiceError"]})
 
 
 __all__ = [

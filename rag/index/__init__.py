@@ -16,39 +16,24 @@ offline or with a chat model. It returns data and never prints::
     answer = index.ask("How do I rotate keys?")       # answer.answer, answer.sources
 """
 
-from importlib import import_module
-from typing import Any
+from rag._lazy import lazy_exports
 
 # Names are imported on first use (PEP 562): ``rag search`` needs the index's core, not the
 # updater (loaders, BeautifulSoup, splitters), the answerer (chains) or the benchmark, and
 # ``import rag.index.config`` should not bring them either.
-_MODULES = {
-    "HybridConfig": "rag.hybrid",
-    "Answer": "rag.index.answer", "IndexRetriever": "rag.index.answer", "Source": "rag.index.answer",
-    "ChatSession": "rag.index.chat", "condense_question": "rag.index.chat",
-    "BENCH_TYPES": "rag.index.bench", "bench_dataset": "rag.index.bench", "bench_index": "rag.index.bench",
-    "SEARCH_TYPES": "rag.index.config", "IndexConfig": "rag.index.config", "SearchType": "rag.index.config",
-    "Index": "rag.index.core", "IndexInfo": "rag.index.info",
-    "EmbeddingModel": "rag.index.registry", "StoreBackend": "rag.index.registry",
-    "default_embedding_spec": "rag.index.registry", "make_embeddings": "rag.index.registry",
-    "register_embeddings": "rag.index.registry", "register_store": "rag.index.registry",
-    "store_backend": "rag.index.registry", "store_names": "rag.index.registry",
-    "default_index_path": "rag.index.state",
-    "UpdateSummary": "rag.index.update",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rag.index' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_MODULES))
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "rag.hybrid": ["HybridConfig"],
+    "rag.index.answer": ["Answer", "IndexRetriever", "Source"],
+    "rag.index.chat": ["ChatSession", "condense_question"],
+    "rag.index.bench": ["BENCH_TYPES", "bench_dataset", "bench_index"],
+    "rag.index.config": ["SEARCH_TYPES", "IndexConfig", "SearchType"],
+    "rag.index.core": ["Index"],
+    "rag.index.info": ["IndexInfo"],
+    "rag.index.registry": ["EmbeddingModel", "StoreBackend", "default_embedding_spec", "make_embeddings",
+                           "register_embeddings", "register_store", "store_backend", "store_names"],
+    "rag.index.state": ["default_index_path"],
+    "rag.index.update": ["UpdateSummary"],
+})
 
 
 __all__ = [

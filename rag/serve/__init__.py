@@ -11,9 +11,9 @@ LangServe's ``RemoteRunnable`` can call our server and ours can call a LangServe
 
 from __future__ import annotations
 
-from typing import Any
-
 from typing import TYPE_CHECKING
+
+from rag._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rag.serve.errors import RemoteConnectionError, RemoteInputError, RemoteRunnableError, RemoteServerError
@@ -32,15 +32,9 @@ __all__ = [
 # The server parts import Starlette/uvicorn (the `serve` extra): loaded on first use, so the
 # client works without them. The client and its errors import httpx: loaded on first use
 # too, so the wire codec (rag.serve.codec, which chat histories use) costs no HTTP stack.
-_LAZY = {"add_routes": "rag.serve.routes", "serve_in_thread": "rag.serve.background",
-         "RemoteRunnable": "rag.serve.remote", "RemoteRunnableError": "rag.serve.errors",
-         "RemoteInputError": "rag.serve.errors", "RemoteServerError": "rag.serve.errors",
-         "RemoteConnectionError": "rag.serve.errors"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "rag.serve.routes": ["add_routes"],
+    "rag.serve.background": ["serve_in_thread"],
+    "rag.serve.remote": ["RemoteRunnable"],
+    "rag.serve.errors": ["RemoteRunnableError", "RemoteInputError", "RemoteServerError", "RemoteConnectionError"],
+})
