@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence
 
 import numpy as np
 
-from rag.chains.units import Unit, is_synopsis, split_sentences, text_units, unit_sections
+from rag.chains.units import Unit, caption_number, is_synopsis, mentions, split_sentences, text_units, unit_sections
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
 from rag.errors import NotFoundError, ValidationError
@@ -47,6 +47,11 @@ _SECTION = 0.3
 # The first two sentences after a heading define or summarise it ("A partial index is an
 # index built over a subset of a table"): they gain this much times the heading's relevance.
 _LEAD = 0.1
+# "What is X?" / "What does X do?" is answered by a sentence whose subject is X ("VACUUM
+# reclaims storage occupied by dead tuples."): a sentence whose first term is one of the
+# question's gains this much for such a question.
+_SUBJECT = 0.05
+_DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -86,10 +91,12 @@ def _lexical(question_terms: list[str], unit_terms: list[list[str]]) -> np.ndarr
 
 @dataclass
 class _Candidate:
-    """A sentence with the block it introduces (if any), or a block on its own."""
+    """A sentence with the block it introduces (if any), or a block on its own;
+    ``citations``: each unit's document (a table may sit in another passage of the page
+    whose sentence names it)."""
 
     units: list[Unit]
-    citation: int
+    citations: list[int]
     score: float
     relevance: float
 
@@ -195,6 +202,7 @@ class ExtractiveAnswerer(Runnable[dict, str]):
                     groups.append([first + index])
         if not units or not question.strip():
             return []
+        _attach_named_blocks(units, citations, groups, [document.metadata.get("source") for document in documents])
         from rag.bm25.analysis import Analyzer
 
         # A definition is scored with the term it defines ("work_mem (integer): Sets ...").
@@ -213,6 +221,11 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             relevance = (1 - _SECTION) * relevance + _SECTION * under
             leads = np.array([unit.lead is not None and unit.lead < 2 for unit in units])
             relevance = relevance + _LEAD * under * leads
+        if _DEFINITION.search(question):
+            asked = set(terms[0])
+            subjects = np.array([unit.kind == "sentence" and bool(own) and own[0] in asked
+                                 for unit, own in zip(units, terms[1:len(texts) + 1])])
+            relevance = np.minimum(1.0, relevance + _SUBJECT * subjects)
         last = max(1, len(documents) - 1)
         candidates = []
         # The block kind that answers this kind of question best, if any.
@@ -221,9 +234,8 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             best = float(max(relevance[i] for i in group))
             if wanted is not None and any(units[i].kind == wanted and not is_synopsis(units[i].text) for i in group):
                 best = min(1.0, best + _BLOCK_BONUS)
-            number = citations[group[0]]
-            share = 1.0 - (1.0 - _LAST_RANK_SHARE) * (number - 1) / last
-            candidates.append(_Candidate([units[i] for i in group], number, best * share, best))
+            share = 1.0 - (1.0 - _LAST_RANK_SHARE) * (citations[group[0]] - 1) / last
+            candidates.append(_Candidate([units[i] for i in group], [citations[i] for i in group], best * share, best))
         return candidates
 
     def passages(self, question: str, documents: Sequence[Document]) -> list[Passage]:
@@ -247,11 +259,11 @@ class ExtractiveAnswerer(Runnable[dict, str]):
                 room -= len(text)
             if len(texts) < len(candidate.units):
                 continue
-            for unit, text in zip(candidate.units, texts):
+            for unit, citation, text in zip(candidate.units, candidate.citations, texts):
                 # A sentence is quoted on one line (its white space collapsed), so its span is
                 # the unit's own; a block cut to fit keeps its characters, so it ends sooner.
                 end = unit.end if text == unit.text else unit.start + len(text)
-                chosen.append(Passage(text, candidate.citation, round(candidate.score, 6), unit.kind, unit.start, end))
+                chosen.append(Passage(text, citation, round(candidate.score, 6), unit.kind, unit.start, end))
                 chars += len(text)
         return chosen
 
@@ -295,6 +307,32 @@ class ExtractiveAnswerer(Runnable[dict, str]):
     def __repr__(self) -> str:
         return (f"ExtractiveAnswerer(embeddings={type(self.embeddings).__name__}, max_sentences={self.max_sentences}, "
                 f"max_chars={self.max_chars}, min_relevance={self.min_relevance})")
+
+
+def _attach_named_blocks(units: list[Unit], citations: list[int], groups: list[list[int]],
+                         sources: list[Any]) -> None:
+    """Give a numbered table or example that stands alone (no sentence introduces it) to a
+    sentence of another passage of the same page that names it ("... with which each
+    conflicts (see Table 13.2)."): long tables are often chunked apart from the sentence
+    that points at them. ``groups`` is changed in place."""
+    naming: dict[tuple[Any, tuple[str, str]], int] = {}  # (page, ("table", "13.2")) -> group
+    for number, group in enumerate(groups):
+        head = units[group[0]]
+        source = sources[citations[group[0]] - 1]
+        if head.kind == "sentence" and source is not None:
+            for name in mentions(head.text):
+                naming.setdefault((source, name), number)
+    moved = False
+    for number, group in enumerate(groups):
+        block = units[group[0]]
+        name = caption_number(block) if len(group) == 1 and block.owner is None else None
+        target = naming.get((sources[citations[group[0]] - 1], name)) if name else None
+        if target is not None and target != number and citations[groups[target][0]] != citations[group[0]]:
+            groups[target].append(group[0])
+            group.clear()
+            moved = True
+    if moved:
+        groups[:] = [group for group in groups if group]
 
 
 def _fit(block: str, room: int) -> str:

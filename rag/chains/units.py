@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, Sequence
 
-__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "MAX_BLOCK_LINES"]
+__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "MAX_BLOCK_LINES"]
 
 UnitKind = Literal["sentence", "code", "list", "table"]
 
@@ -42,6 +42,15 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+\S")
 # Signs of code in a line that does not end like prose: operators, brackets, shell prompts.
 _CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w+\(|^[A-Z]{3,}\s+[A-Z]{2,}")
+# "row(s)", "index(es)": an English plural in brackets, not a call.
+_PLURAL = re.compile(r"(?<=\w)\((?:e?s)\)")
+# A sentence that opens with one of these words in lower case is the rest of a sentence
+# begun elsewhere: after a code block ("... while in <code> the outer SELECT would return
+# ...") or before a chunk's start. Quoted alone it misleads, so it is no unit.
+_CONTINUATION = re.compile(
+    r"^(?:the|a|an|and|or|but|nor|which|where|whereas|while|when|whose|so|then|that|this|these|those|"
+    r"it|its|is|are|was|were|as|at|in|into|of|on|for|to|with|by|if|since|because|although|though|"
+    r"unless|until|than|instead|otherwise|respectively)\b")
 _TOC_LINE = re.compile(r"^\s*(?:[A-Z]\.)?\d+(?:\.\d+)*\.\s+\S.{0,100}$")
 _PROSE_END = re.compile(r"[.!?:][\"')\]]?$")
 # Navigation and boilerplate lines a documentation page or site repeats.
@@ -115,7 +124,7 @@ def _code_line(line: str) -> bool:
         return True
     if _PROSE_END.search(line.rstrip()):
         return False
-    signs = len(_CODE_SIGN.findall(line))
+    signs = len(_CODE_SIGN.findall(_PLURAL.sub("", line)))
     words = len(_WORD.findall(line))
     return signs > 0 and (words <= 12 or signs * 4 >= words)
 
@@ -224,11 +233,14 @@ def text_units(text: str, headings: Optional[Sequence[Any]] = None, titles: Sequ
         if kind == "prose":
             found = _sentences(text, start, end)
             for s_start, s_end, flat in found:
+                if _CONTINUATION.match(flat):
+                    continue
                 units.append(Unit("sentence", s_start, s_end, flat, number, label=label, lead=lead))
                 lead = None if lead is None else lead + 1
             label = ""
             if found:
-                last_sentence = len(units) - 1
+                # What a dropped continuation introduces belongs to no quotable sentence.
+                last_sentence = None if _CONTINUATION.match(found[-1][2]) else len(units) - 1
             elif len(_WORD.findall(block_text)) > _MIN_OPEN_WORDS:
                 last_sentence = None  # a long fragment stands between
             else:
@@ -250,21 +262,29 @@ def text_units(text: str, headings: Optional[Sequence[Any]] = None, titles: Sequ
 _REFERENCE = re.compile(r"\b(Table|Example|Figure)\s+(\d+(?:\.\d+)*)", re.I)
 
 
+def caption_number(unit: Unit) -> Optional[tuple[str, str]]:
+    """``("table", "13.2")`` for a block captioned "Table 13.2. Conflicting Lock Modes";
+    None for a sentence or a block without a numbered caption."""
+    caption = _REFERENCE.match(unit.label) if unit.kind != "sentence" and unit.label else None
+    return (caption.group(1).lower(), caption.group(2)) if caption else None
+
+
+def mentions(sentence: str) -> set[tuple[str, str]]:
+    """The numbered blocks a sentence names: ``{("table", "13.2")}`` for "... (see Table 13.2)"."""
+    return {(m.group(1).lower(), m.group(2)) for m in _REFERENCE.finditer(sentence)}
+
+
 def _referenced_blocks(units: list[Unit]) -> list[Unit]:
     """Blocks that no sentence introduces belong to an earlier sentence that names their
     caption's number ("... with which each conflicts (see Table 13.2)." owns the table
     captioned "Table 13.2. Conflicting Lock Modes")."""
     for index, unit in enumerate(units):
-        if unit.kind == "sentence" or unit.owner is not None or not unit.label:
+        wanted = caption_number(unit) if unit.owner is None else None
+        if wanted is None:
             continue
-        caption = _REFERENCE.match(unit.label)
-        if caption is None:
-            continue
-        wanted = (caption.group(1).lower(), caption.group(2))
         for earlier in range(index - 1, -1, -1):
             other = units[earlier]
-            if other.kind == "sentence" and any((m.group(1).lower(), m.group(2)) == wanted
-                                                for m in _REFERENCE.finditer(other.text)):
+            if other.kind == "sentence" and wanted in mentions(other.text):
                 units[index] = replace(unit, owner=earlier)
                 break
     return units

@@ -50,8 +50,30 @@ def test_a_definition_terms_sentences_carry_it_as_their_label():
 
 
 def test_a_command_after_an_unfinished_sentence_is_code_not_a_label():
-    units = text_units("The general command form to restore a dump is\n\npsql -X dbname < dumpfile\n\nwhere dumpfile is a file.")
+    units = text_units("The general command form to restore a dump is\n\npsql -X dbname < dumpfile\n\nIt reads a file.")
     assert [u.kind for u in units] == ["sentence", "code", "sentence"] and units[1].owner == 0
+
+
+def test_the_rest_of_a_sentence_after_a_code_block_is_no_unit():
+    text = ("An example of this behaviour is that in the query\n\nSELECT * FROM products;\n\nthe outer SELECT would return the old prices, "
+            "while in\n\nSELECT * FROM t;\n\nthe outer SELECT would return the new data. Both run once.")
+    units = text_units(text)
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("code", None), ("sentence", None)]
+    assert units[-1].text == "Both run once."
+
+
+def test_a_chunk_opening_mid_sentence_gives_no_unit_for_that_part():
+    assert kinds("and the row is locked. Updates wait for it.") == [("sentence", "Updates wait for it.")]
+
+
+def test_a_sentence_opening_with_an_identifier_in_lower_case_is_a_unit():
+    assert kinds("pg_dump writes a script. psql reads it.") == [
+        ("sentence", "pg_dump writes a script."), ("sentence", "psql reads it.")]
+
+
+def test_a_plural_in_brackets_is_prose_not_code():
+    units = text_units("This requires three things:\n\nThe new value of the column\nWhich row(s) to update")
+    assert [u.kind for u in units] == ["sentence", "list"]
 
 
 def test_indented_lines_and_markdown_fences_are_code():
