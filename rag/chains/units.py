@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, Sequence
 
-__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "MAX_BLOCK_LINES"]
+__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line",
+           "MAX_BLOCK_LINES"]
 
 UnitKind = Literal["sentence", "code", "list", "table"]
 
@@ -41,7 +42,9 @@ _POINTER = re.compile(r"\b(?:follow(?:s|ing)|below|example|table|figure|listing|
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+\S")
 # Signs of code in a line that does not end like prose: operators, brackets, shell prompts.
-_CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w+\(|^[A-Z]{3,}\s+[A-Z]{2,}")
+# (Command-line options, "git commit -a" and "--eject", are code signs too.)
+_CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w+\(|^[A-Z]{3,}\s+[A-Z]{2,}"
+                        r"|\s--?[A-Za-z]")
 # "row(s)", "index(es)": an English plural in brackets, not a call.
 _PLURAL = re.compile(r"(?<=\w)\((?:e?s)\)")
 # A sentence that opens with one of these words in lower case is the rest of a sentence
@@ -129,10 +132,16 @@ def _code_line(line: str) -> bool:
     return signs > 0 and (words <= 12 or signs * 4 >= words)
 
 
+def is_toc_line(line: str) -> bool:
+    """Whether ``line`` reads as an entry of a page's table of contents: a numbered section
+    title ("5.6.2. Removing a Column", "A.1. Release 15.1")."""
+    return bool(_TOC_LINE.match(line))
+
+
 def _kind(block: str) -> str:
     """``table``, ``code``, ``list``, ``navigation`` or ``prose`` for one block's text."""
     lines = [line for line in block.split("\n") if line.strip()]
-    if all(_NAVIGATION.search(line.strip()) or _TOC_LINE.match(line) for line in lines):
+    if all(_NAVIGATION.search(line.strip()) or is_toc_line(line) for line in lines):
         return "navigation"  # also a page's own table of contents: numbered section titles
     if _FENCE.match(lines[0]):
         return "code"

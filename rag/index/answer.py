@@ -12,7 +12,7 @@ from rag.documents import Document
 from rag.index.passages import locate_quote, merge_sources, position_at, with_context
 from rag.prompts import ChatPromptTemplate, PromptTemplate
 from rag.retrievers import BaseRetriever
-from rag.runnables import RunnableLambda, RunnablePick
+from rag.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough, RunnablePick
 from rag.search_types import INDEX_SEARCH_TYPES
 
 __all__ = ["IndexRetriever", "Answer", "Source", "Citation", "answer_chain", "passages", "SYSTEM_PROMPT"]
@@ -189,32 +189,37 @@ class Answer:
 
 
 def passages(retriever: IndexRetriever, *, get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None,
-             window: int = 1, openings: int = 2) -> Any:
+             window: int = 1, openings: int = 2, contents: int = 1) -> Any:
     """A Runnable from a query to the numbered passages an answer reads: ``retriever``'s
     chunks, widened with ``get_by_ids`` as :func:`rag.index.passages.with_context` says
-    (``window`` around each, the ``openings`` best documents' opening chunks; nothing
-    added without ``get_by_ids`` or when both are 0), merged by
+    (``window`` around each, the ``openings`` best documents' opening chunks, the section
+    the ``contents`` best contents lists name for the query; nothing added without
+    ``get_by_ids`` or when all three are 0), merged by
     :func:`rag.index.passages.merge_sources`."""
     steps = retriever
-    if get_by_ids is not None and (window or openings):
+    if get_by_ids is not None and (window or openings or contents):
         from stores.filters import compile_filter
 
         keep = compile_filter(retriever.filter) if retriever.filter is not None else None
-        steps = steps | RunnableLambda(
-            lambda chunks: with_context(chunks, get_by_ids, window=window, openings=openings, keep=keep),
+        # The question goes along with the chunks: a contents list is followed by its words.
+        steps = RunnableParallel(question=RunnablePassthrough(), chunks=retriever) | RunnableLambda(
+            lambda found: with_context(found["chunks"], get_by_ids, window=window, openings=openings, keep=keep,
+                                       question=found["question"], contents=contents),
             name="with_context")
     return steps | RunnableLambda(merge_sources, name="merge_sources")
 
 
 def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None, *,
                  get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None, window: int = 1,
-                 openings: int = 2) -> Any:
+                 openings: int = 2, contents: int = 1) -> Any:
     """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``.
 
     With ``get_by_ids`` (the index's), each retrieved chunk is widened by the ``window``
-    chunks around it in its document, and the ``openings`` best-ranked documents by their
-    opening chunks (see :func:`rag.index.passages.with_context`; ``window=0, openings=0``
-    answers from the retrieved chunks alone). The chunks are then merged into sources
+    chunks around it in its document, the ``openings`` best-ranked documents by their
+    opening chunks, and the ``contents`` best chunks holding a page's table of contents by
+    the section whose entry matches the question (see
+    :func:`rag.index.passages.with_context`; ``window=0, openings=0, contents=0`` answers
+    from the retrieved chunks alone). The chunks are then merged into sources
     (overlapping or adjacent chunks of one document become one, see
     :func:`rag.index.passages.merge_sources`), numbered ``[n]``. Without ``llm`` the answer
     is extracted offline (:class:`~rag.chains.ExtractiveAnswerer`: sentences, code blocks,
@@ -222,7 +227,8 @@ def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None, *,
     ``llm`` (a chat model Runnable, such as ``ChatOpenAI(model=...)``), the numbered
     sources go to it with :data:`SYSTEM_PROMPT`.
     """
-    sources = RunnablePick("input") | passages(retriever, get_by_ids=get_by_ids, window=window, openings=openings)
+    sources = RunnablePick("input") | passages(retriever, get_by_ids=get_by_ids, window=window, openings=openings,
+                                                contents=contents)
     if llm is None:
         return create_retrieval_chain(sources, ExtractiveAnswerer(embeddings=embeddings))
     prompt = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), ("human", "{input}")])

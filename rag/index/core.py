@@ -212,11 +212,12 @@ class Index:
             return self._current().store.get_by_ids(list(ids))
 
     def chain(self, *, k: int = ANSWER_K, llm: Any = None, search_type: str = "hybrid", filter: Any = None,
-              window: int = 1, openings: int = 2) -> Any:
+              window: int = 1, openings: int = 2, contents: int = 1) -> Any:
         """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``:
         the best ``k`` chunks (default 6), each widened by the ``window`` chunks around it
-        in its document (default 1) and the ``openings`` best documents by their opening
-        chunks (default 2), merged into numbered passages and answered offline
+        in its document (default 1), the ``openings`` best documents by their opening
+        chunks (default 2) and the section the ``contents`` best contents lists name for
+        the question (default 1), merged into numbered passages and answered offline
         (extractive, cited ``[n]``) or by ``llm``, a chat model Runnable such as
         ``ChatOpenAI(model=...)``. Stream it with ``.stream`` for the answer as it is
         produced. See :func:`rag.index.answer.answer_chain`."""
@@ -224,16 +225,16 @@ class Index:
 
         retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
         return answer_chain(retriever, self.embeddings, llm, get_by_ids=self.get_by_ids, window=window,
-                            openings=openings)
+                            openings=openings, contents=contents)
 
     def ask(self, question: str, *, k: int = ANSWER_K, llm: Any = None, config: Optional[dict[str, Any]] = None,
-            window: int = 1, openings: int = 2) -> Answer:
+            window: int = 1, openings: int = 2, contents: int = 1) -> Answer:
         """Answer ``question`` from the best ``k`` chunks and their context, with its
         numbered sources (see :meth:`chain`; ``config``: a run config, e.g.
         ``{"callbacks": [...]}``)."""
         from rag.index.answer import Answer
 
-        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings).invoke(
+        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings, contents=contents).invoke(
             {"input": question}, config))
 
     def chat(self, session: str = "default", *, llm: Any = None, k: int = ANSWER_K) -> Any:

@@ -105,7 +105,8 @@ def merge_sources(documents: Sequence[Document]) -> list[Document]:
 
 
 def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], list[Document]], *,
-                 window: int = 1, openings: int = 2, keep: Optional[Callable[[dict], bool]] = None) -> list[Document]:
+                 window: int = 1, openings: int = 2, keep: Optional[Callable[[dict], bool]] = None,
+                 question: Optional[str] = None, contents: int = 1) -> list[Document]:
     """``chunks`` (retrieved, best first, each numbered ``metadata["n"]``) followed by the
     chunks around them in their documents, fetched with ``get_by_ids``: the ``window``
     chunks before and after each one (int >= 0, default 1), and the opening chunk of each
@@ -119,6 +120,12 @@ def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], l
     satisfy (the search's filter). Chunks whose ids are not an index's (see
     :mod:`rag.index.chunk_ids`) get nothing added.
 
+    With ``question``, the ``contents`` best-ranked chunks (int >= 0, default 1) that hold
+    a page's table of contents with an entry sharing at least two terms with the question
+    also bring the chunk where that section begins, with the ``window`` chunks after it
+    (see :mod:`rag.index.toc`): a contents list is often retrieved for the words of its
+    entries while the section itself is not.
+
     >>> from rag.index.chunk_ids import chunk_ids
     >>> ids = chunk_ids("a.txt", 4)
     >>> stored = {i: Document(f"part {n}", {"source": "a.txt"}, i) for n, i in enumerate(ids)}
@@ -128,13 +135,14 @@ def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], l
     >>> [d.page_content for d in with_context([hit], lambda w: [stored[i] for i in w if i in stored], window=0)]
     ['part 2', 'part 0']
     """
-    for name, value in (("window", window), ("openings", openings)):
+    for name, value in (("window", window), ("openings", openings), ("contents", contents)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             from rag.errors import ValidationError
 
             raise ValidationError(f"{name} must be an int >= 0, got {value!r}")
     # Each chunk's context goes right after it: merge_sources numbers passages by list
     # position, so context never outranks the passage it belongs to.
+    sections = _sections(chunks, get_by_ids, question, contents, window, keep) if question and contents else {}
     plan: list[tuple[Document, list[str], list[str]]] = []  # (chunk, its page's opening ids, ids around it)
     openings_left = openings
     known: set[str] = set()
@@ -148,7 +156,7 @@ def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], l
         if stem not in known:
             known.add(stem)
             openings_left -= 1
-        plan.append((chunk, opening, around(stem, n, window) if window else []))
+        plan.append((chunk, opening, [*(around(stem, n, window) if window else []), *sections.get(chunk.id, [])]))
     seen = {chunk.id for chunk in chunks}
     wanted = list(dict.fromkeys(i for _, opening, near in plan for i in [*opening, *near] if i not in seen))
     fetched = {document.id: document for document in (get_by_ids(wanted) if wanted else [])
@@ -163,6 +171,27 @@ def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], l
                 document = fetched[chunk_id]
                 result.append(Document(document.page_content, {**document.metadata, "n": number}, chunk_id))
     return result
+
+
+def _sections(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], list[Document]], question: str,
+              contents: int, window: int, keep: Optional[Callable[[dict], bool]]) -> dict[str, list[str]]:
+    """For each of the ``contents`` best chunks holding a contents entry for ``question``,
+    the ids of the chunk where that section begins and the ``window`` after it."""
+    from rag.bm25.analysis import Analyzer
+    from rag.index.toc import own_titles, section_start, toc_entry
+
+    analyze = Analyzer().analyze_many
+    terms = set(analyze([question])[0])
+    found: dict[str, list[str]] = {}
+    for chunk in chunks:
+        if len(found) >= contents:
+            break
+        entry = toc_entry(terms, chunk.page_content, analyze, own_titles(chunk)) if chunk_position(chunk.id) else None
+        start = section_start(entry, chunk, get_by_ids) if entry else None
+        if start is not None and (keep is None or keep(start.metadata)):
+            stem, n = chunk_position(start.id)  # type: ignore[misc]  # section_start returns index chunks
+            found[chunk.id] = [f"{stem}-{i:05d}" for i in range(n, n + window + 1)]
+    return found
 
 
 def _single(pair: tuple[int, Document]) -> Document:

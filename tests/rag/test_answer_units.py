@@ -71,6 +71,11 @@ def test_a_sentence_opening_with_an_identifier_in_lower_case_is_a_unit():
         ("sentence", "pg_dump writes a script."), ("sentence", "psql reads it.")]
 
 
+def test_a_command_with_options_is_code():
+    units = text_units("To remove a widget, run this command:\n\ncabinet-tool --eject widget-7\n\nIt is quick.")
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
+
+
 def test_a_plural_in_brackets_is_prose_not_code():
     units = text_units("This requires three things:\n\nThe new value of the column\nWhich row(s) to update")
     assert [u.kind for u in units] == ["sentence", "list"]
