@@ -51,6 +51,8 @@ _LEAD = 0.1
 # reclaims storage occupied by dead tuples."): a sentence whose first term is one of the
 # question's gains this much for such a question.
 _SUBJECT = 0.05
+_SHORT = 4
+_WORDS = re.compile(r"\w\w+")
 _DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\b", re.IGNORECASE)
 
 
@@ -221,6 +223,10 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             relevance = (1 - _SECTION) * relevance + _SECTION * under
             leads = np.array([unit.lead is not None and unit.lead < 2 for unit in units])
             relevance = relevance + _LEAD * under * leads
+        # A sentence of a few words ("git fetch uses:", "For example:") says too little for
+        # its similarity to mean much: below _SHORT words its relevance shrinks in proportion.
+        words = np.array([len(_WORDS.findall(unit.text)) if unit.kind == "sentence" else _SHORT for unit in units])
+        relevance = relevance * np.minimum(1.0, words / _SHORT)
         if _DEFINITION.search(question):
             asked = set(terms[0])
             subjects = np.array([unit.kind == "sentence" and bool(own) and own[0] in asked

@@ -29,9 +29,10 @@ UnitKind = Literal["sentence", "code", "list", "table"]
 MAX_BLOCK_LINES = 25
 
 # A sentence ends at . ! or ? followed by white space (a closing quote or bracket may
-# come between). Abbreviations such as "e.g. x" may split early, which costs a shorter
-# quote, never a wrong citation.
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+")
+# come between), but not after "e.g.", "i.e.", "cf." or "vs.", which sit inside one.
+# Other abbreviations ("Dr. X") may split early, which costs a shorter quote, never a
+# wrong citation.
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<!\bcf\.)(?<!\bvs\.)(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+")
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")  # blank lines; the next line's indentation stays
 _WORD = re.compile(r"\w\w+")
 _CLOSED = re.compile(r"[.!?:;)\"']$")
@@ -61,7 +62,7 @@ _NAVIGATION = re.compile(
     r"^(?:prev(?:ious)?(?: topic)?|next(?: topic)?|up|home|top|table of contents|contents|index|"
     r"this page|show source|edit on \w+|submit (?:a )?correction|report a bug)\b.{0,80}$"
     r"|\u00bb|\u203a.*\u203a|^\u00a9|^copyright\b|all rights reserved|^last updated\b|"
-    r"if you see anything in the documentation that is not correct",
+    r"if you see anything in the documentation that is not correct|^part of the \S+ suite$",
     re.IGNORECASE,
 )
 
@@ -182,6 +183,15 @@ def _introduces(sentence: str) -> bool:
     return not sentence.endswith((".", "!", "?")) or bool(_POINTER.search(sentence))
 
 
+def _is_contents(block: str) -> bool:
+    """A list that no sentence introduces, of three or more short titles (at most 10 words,
+    no closing punctuation, no code): a page's table of contents or a block of links
+    ("Naming commits / Creating tags / Browsing revisions"), navigation rather than an answer."""
+    lines = [line.strip() for line in block.split("\n") if line.strip()]
+    return len(lines) >= 3 and all(
+        len(_WORD.findall(line)) <= 10 and not _PROSE_END.search(line) and not _CODE_SIGN.search(line) for line in lines)
+
+
 def _is_label(block: str) -> bool:
     """A definition list's term: one or two short lines (at most 6 words each) that do not
     end like a statement (``work_mem (integer)``; ``-a`` / ``--echo-all``)."""
@@ -259,6 +269,9 @@ def text_units(text: str, headings: Optional[Sequence[Any]] = None, titles: Sequ
         elif kind in ("code", "list", "table") and len(_WORD.findall(block_text)) >= 2:
             quoted = _cut(block_text)
             owner = last_sentence if last_sentence is not None and _introduces(units[last_sentence].text) else None
+            if kind == "list" and owner is None and _is_contents(block_text):
+                last_sentence, caption = None, ""
+                continue
             units.append(Unit(kind, start, start + len(quoted), quoted, number, owner, label=caption))
             last_sentence = None
         else:
@@ -330,7 +343,10 @@ def unit_sections(units: Sequence[Unit], metadata: dict[str, Any]) -> list[str]:
 
 # Grammar notation of a command synopsis: optional parts in brackets, choices in braces,
 # repetition marks ("[ , ... ]", "[ WITH ] ( option [, ...] )", "{ SESSION | LOCAL }").
-_GRAMMAR = re.compile(r"\[\s*,?\s*\.\.\.\s*\]|\[ [^\]]*\]|\{[^}]*\|[^}]*\}")
+# A manual page's synopsis marks optional options and repetition without spaces:
+# "git remote [-v | --verbose]", "[--[no-]tags]", "[(-p <parent>)…]".
+_GRAMMAR = re.compile(r"\[\s*,?\s*\.\.\.\s*\]|\[ [^\]]*\]|\{[^}]*\|[^}]*\}"
+                      r"|\[-{1,2}[\w\[]|\[\(|(?:\u2026|\.\.\.)\]|\[[^\]]*\s\|\s[^\]]*\]")
 
 
 def is_synopsis(block: str) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from loaders import ReadableHTMLLoader
-from rag.chains.units import MAX_BLOCK_LINES, is_synopsis, text_units, unit_sections
+from rag.chains.units import MAX_BLOCK_LINES, is_synopsis, split_sentences, text_units, unit_sections
 
 PGDOC = Path(__file__).parent / "data" / "pgdoc"
 
@@ -74,6 +74,31 @@ def test_a_sentence_opening_with_an_identifier_in_lower_case_is_a_unit():
 def test_a_command_with_options_is_code():
     units = text_units("To remove a widget, run this command:\n\ncabinet-tool --eject widget-7\n\nIt is quick.")
     assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
+
+
+def test_a_list_of_short_titles_no_sentence_introduces_is_navigation():
+    text = "How to use bisect\nNaming commits\nCreating tags\nBrowsing revisions\n\nTags name commits."
+    assert kinds(text) == [("sentence", "Tags name commits.")]
+
+
+def test_a_list_of_short_items_a_sentence_introduces_is_quoted():
+    text = "It needs four things:\n\nThe table name\nThe column\nThe new value\nWhich rows"
+    assert [u.kind for u in text_units(text)] == ["sentence", "list"]
+
+
+def test_a_manual_pages_synopsis_is_grammar_not_an_example():
+    assert is_synopsis("git remote [-v | --verbose]\ngit remote add [-t <branch>] <name> <URL>\ngit remote remove <name>")
+    assert is_synopsis("git commit-tree [(-p <parent>)\u2026] <tree>")
+    assert not is_synopsis("$ git push ssh://yourserver.com/~you/proj.git +master")
+
+
+def test_a_sentence_goes_on_after_e_g_and_i_e():
+    assert split_sentences("Run it with a branch, e.g. git fetch origin master, to fetch it. Done.") == [
+        "Run it with a branch, e.g. git fetch origin master, to fetch it.", "Done."]
+
+
+def test_a_manual_pages_suite_footer_is_boilerplate():
+    assert kinds("Part of the git(1) suite\n\nTags name commits.") == [("sentence", "Tags name commits.")]
 
 
 def test_a_plural_in_brackets_is_prose_not_code():
