@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence
 
 import numpy as np
 
-from rag.chains.units import Unit, caption_number, is_synopsis, mentions, split_sentences, text_units, unit_sections
+from rag.chains.units import Unit, caption_number, is_purpose_line, is_synopsis, mentions, split_sentences, text_units, unit_sections
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
 from rag.errors import NotFoundError, ValidationError
@@ -49,7 +49,8 @@ _SECTION = 0.3
 _LEAD = 0.1
 # "What is X?" / "What does X do?" is answered by a sentence whose subject is X ("VACUUM
 # reclaims storage occupied by dead tuples."): a sentence whose first term is one of the
-# question's gains this much for such a question.
+# question's gains this much for such a question, and as much again when it is a manual
+# page's purpose line ("git-fetch - Download objects and refs from another repository").
 _SUBJECT = 0.05
 _SHORT = 4
 _WORDS = re.compile(r"\w\w+")
@@ -123,8 +124,13 @@ class ExtractiveAnswerer(Runnable[dict, str]):
     (the last keeps 90 %). For a "how do I" question a sentence with the code it
     introduces (or a code block) gains 0.1, unless the code is a command's synopsis
     (``[ IF EXISTS ]`` grammar, not an example), and a table gains as much for a "which
-    ... each" or "what are the ..." question. Quotes are grouped by document, best
-    document first, in the document's own order.
+    ... each" or "what are the ..." question. For a "what is X" / "what does X do"
+    question, a sentence whose first term is the question's gains 0.05, and a manual
+    page's purpose line ("git-fetch - Download objects ...") 0.05 more. A sentence under
+    four words ("For example:") keeps that share of its relevance (words / 4). A numbered
+    table or example no sentence of its passage introduces is quoted with a sentence of
+    another passage of the same page that names it ("see Table 13.2"). Quotes are
+    grouped by document, best document first, in the document's own order.
 
     Use it in place of a model's combine-documents chain:
     ``create_retrieval_chain(retriever, ExtractiveAnswerer())``.
@@ -231,7 +237,9 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             asked = set(terms[0])
             subjects = np.array([unit.kind == "sentence" and bool(own) and own[0] in asked
                                  for unit, own in zip(units, terms[1:len(texts) + 1])])
-            relevance = np.minimum(1.0, relevance + _SUBJECT * subjects)
+            # A purpose line ("git-revert - Revert some existing commits") defines its subject.
+            purposes = subjects & np.array([is_purpose_line(unit.text) for unit in units])
+            relevance = np.minimum(1.0, relevance + _SUBJECT * subjects + _SUBJECT * purposes)
         last = max(1, len(documents) - 1)
         candidates = []
         # The block kind that answers this kind of question best, if any.

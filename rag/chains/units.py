@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, Sequence
 
-__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line",
+__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line", "is_purpose_line",
            "MAX_BLOCK_LINES"]
 
 UnitKind = Literal["sentence", "code", "list", "table"]
@@ -94,7 +94,19 @@ def _is_sentence(part: str) -> bool:
     words = len(_WORD.findall(part))
     if _CAPTION_NUMBER.match(part):
         return False  # "Table 8.2." of a caption "Table 8.2. Numeric Types"
-    return words > 0 and (bool(_CLOSED.search(part)) or words >= _MIN_OPEN_WORDS)
+    return words > 0 and (bool(_CLOSED.search(part)) or words >= _MIN_OPEN_WORDS or is_purpose_line(part))
+
+
+# A manual page's purpose line: its subject (one to three words), a dash, what it does
+# ("git-revert - Revert some existing commits", a man page's NAME section).
+_PURPOSE = re.compile(r"^[\w.:+-]+(?: [\w.:+-]+){0,2} [-\u2013\u2014] \w[^.!?]{8,}$")
+
+
+def is_purpose_line(sentence: str) -> bool:
+    """Whether ``sentence`` (on one line) is a manual page's purpose line: a subject of one
+    to three words, a dash and a description without a full stop ("git-fetch - Download
+    objects and refs from another repository")."""
+    return bool(_PURPOSE.match(sentence))
 
 
 def split_sentences(text: str) -> list[str]:
