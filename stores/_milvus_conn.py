@@ -9,12 +9,14 @@ is the URI without them.
 
 from __future__ import annotations
 
+import time
 import uuid
 import warnings
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
 from rag.errors import StoreConnectionError, ValidationError
+from stores._milvus_expr import string_literal
 from stores._uri import redact_uri
 
 with warnings.catch_warnings():  # pymilvus 2.3 imports pkg_resources, which warns on import
@@ -27,6 +29,7 @@ __all__ = ["MilvusConnection", "CONSISTENCY_LEVELS", "DEFAULT_URI"]
 CONSISTENCY_LEVELS = ("Strong", "Session", "Bounded", "Eventually")
 DEFAULT_URI = "http://localhost:19530"
 _UNAVAILABLE = (14, 4)  # gRPC UNAVAILABLE, DEADLINE_EXCEEDED
+_GROWING = 2  # SegmentState.Growing in Milvus's protocol
 
 
 def _reason(exc: BaseException) -> str:
@@ -73,6 +76,55 @@ class MilvusConnection:
 
     def has_collection(self, name: str) -> bool:
         return bool(utility.has_collection(name, using=self.alias))
+
+    def load(self, collection: Any, timeout: float = 600) -> None:
+        """Load ``collection`` (a no-op when it is), polling every 50 ms (pymilvus's own
+        wait polls every 500 ms)."""
+        collection.load(_async=True)
+        deadline = time.monotonic() + timeout
+        while utility.loading_progress(collection.name, using=self.alias)["loading_progress"] != "100%":
+            if time.monotonic() > deadline:
+                raise ValidationError(f"Milvus at {self.where} did not load {collection.name!r} within {timeout:g} s")
+            time.sleep(0.05)
+
+    def wait_until_indexed(self, name: str, timeout: float) -> None:
+        """Wait (up to ``timeout`` seconds) until the index of collection ``name`` covers
+        its sealed rows and the query node holds the indexed segments."""
+        deadline = time.monotonic() + timeout
+        utility.wait_for_index_building_complete(name, using=self.alias, timeout=timeout)
+        # The query node then swaps the growing segments (searched through a coarse
+        # interim index) for the sealed, indexed ones: until then recall stays low.
+        indexed = utility.index_building_progress(name, using=self.alias)["total_rows"]
+        while sum(segment.num_rows for segment in utility.get_query_segment_info(name, using=self.alias)
+                  if segment.state != _GROWING) < indexed:
+            if time.monotonic() > deadline:
+                raise ValidationError(f"the index of {name!r} was not in use after {timeout:g} s")
+            time.sleep(0.05)
+
+    def scan(self, collection: Any, fields: Sequence[str], expr: str = "", *, key: str = "id",
+             batch: int = 4096, level: str = "Strong") -> Iterator[list[dict[str, Any]]]:
+        """Every row of ``collection`` matching ``expr`` (all rows when empty), ``fields``
+        and ``key`` (its VARCHAR primary key), in
+        pages of ``batch`` rows by ascending key.
+
+        The first page is read at ``level``; the others at "Eventually", which the query
+        node serves at a time no earlier than the first page's: with "Strong", the scan sees
+        every write acknowledged before it began (and possibly some made during it)
+        without waiting for a time tick per page."""
+        last, first = None, True
+        while True:
+            where = [f"({expr})"] if expr else []
+            where.append(f"{key} > {string_literal(last, 'the key')}" if last is not None else f'{key} != ""')
+            with self.calls(f"reading collection {collection.name!r}"):
+                rows = collection.query(" and ".join(where), output_fields=[key, *fields], limit=batch,
+                                        consistency_level=level if first else "Eventually")
+            first = False
+            if rows:
+                rows.sort(key=lambda row: row[key])
+                yield rows
+                last = rows[-1][key]
+            if len(rows) < batch:
+                return
 
     def server_version(self) -> str:
         with self.calls("asking the server's version"):

@@ -37,9 +37,8 @@ cluster or a managed Milvus (only ``uri`` and ``token`` change).
 from __future__ import annotations
 
 import json
-import time
 import warnings
-from typing import Any, Callable, ClassVar, Literal, Mapping, Optional, Union
+from typing import Any, Callable, ClassVar, Iterator, Literal, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -57,14 +56,13 @@ require_installed(("pymilvus",), feature="stores.milvus", extra="milvus")
 
 with warnings.catch_warnings():  # pymilvus 2.3 imports pkg_resources, which warns on import
     warnings.simplefilter("ignore", UserWarning)
-    from pymilvus import Collection, CollectionSchema, DataType, FieldSchema, MilvusException, utility  # noqa: E402
+    from pymilvus import Collection, CollectionSchema, DataType, FieldSchema, MilvusException  # noqa: E402
 
 __all__ = ["Milvus"]
 
 _RECORD_KEY = "rag_toolkit_store"  # marks a collection description written by this store
 _FIELDS = ("id", "text", "metadata", "shadow", "vector")
 _MAX_SEARCH_LIMIT = 16384  # Milvus's topk limit
-_GROWING = 2  # SegmentState.Growing in Milvus's protocol
 
 
 def _check_positive(value: Any, name: str) -> int:
@@ -183,18 +181,8 @@ class Milvus(VectorStore):
                 f"not {wanted}; use the same embeddings or another collection_name")
         self.index_type = record.get("index", {}).get("index_type", self.index_type)
         with self._connection.calls(f"loading collection {self.collection_name!r}"):
-            self._load(collection)
+            self._connection.load(collection)
         self._collection, self._dimension = collection, dimension
-
-    def _load(self, collection: Collection, timeout: float = 600) -> None:
-        """Load ``collection`` (a no-op when it is), polling every 50 ms (pymilvus's own
-        wait polls every 500 ms)."""
-        collection.load(_async=True)
-        deadline = time.monotonic() + timeout
-        while utility.loading_progress(collection.name, using=self._connection.alias)["loading_progress"] != "100%":
-            if time.monotonic() > deadline:
-                raise ValidationError(f"Milvus at {self.where} did not load {collection.name!r} within {timeout:g} s")
-            time.sleep(0.05)
 
     def _record_of(self, collection: Collection) -> dict[str, Any]:
         names = [field.name for field in collection.schema.fields]
@@ -256,16 +244,15 @@ class Milvus(VectorStore):
         with self._connection.calls(f"flushing collection {self.collection_name!r}"):
             self._collection.flush(timeout=timeout)
             if wait_for_index:
-                alias, deadline = self._connection.alias, time.monotonic() + timeout
-                utility.wait_for_index_building_complete(self.collection_name, using=alias, timeout=timeout)
-                # The query node then swaps the growing segments (searched through a coarse
-                # interim index) for the sealed, indexed ones: until then recall stays low.
-                indexed = utility.index_building_progress(self.collection_name, using=alias)["total_rows"]
-                while sum(segment.num_rows for segment in utility.get_query_segment_info(self.collection_name, using=alias)
-                          if segment.state != _GROWING) < indexed:
-                    if time.monotonic() > deadline:
-                        raise ValidationError(f"the index of {self.collection_name!r} was not in use after {timeout:g} s")
-                    time.sleep(0.05)
+                self._connection.wait_until_indexed(self.collection_name, timeout)
+
+    def scan(self, fields: Sequence[str] = ("text",), *, batch: int = 4096,
+             level: str = "Strong") -> Iterator[list[dict[str, Any]]]:
+        """Every stored row's ``id`` and ``fields``, in pages of ``batch`` rows by ascending
+        id; the first page read at consistency ``level`` (see :meth:`MilvusConnection.scan`)."""
+        if self._collection is None:
+            return iter(())
+        return self._connection.scan(self._collection, fields, batch=batch, level=level)
 
     @property
     def record(self) -> dict[str, Any]:

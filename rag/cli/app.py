@@ -27,7 +27,7 @@ from rag.index.config import ANSWER_K, BENCH_TYPES, SEARCH_TYPES
 from rag.index.registry import store_names
 from rag.cli.bench import run_bench
 from rag.cli.chat import add_chat_parser, run_chat
-from rag.cli.common import RagCliError, index_path, open_index, store_uri
+from rag.cli.common import RagCliError, index_path, open_index, store_token, store_uri
 from rag.cli.serve import run_serve
 from rag.process_defaults import apply_process_defaults
 
@@ -94,9 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     def with_index(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--index", type=Path, default=None, help="index folder (default ./.rag, or $RAG_INDEX)")
         sub.add_argument("--store-uri", metavar="URI", default=None,
-                         help="a shared index in PostgreSQL instead of a folder (--store pgvector), e.g. "
-                              "postgresql://user@host/db or postgresql://user@/db?host=/socket/dir (default "
-                              "$RAG_STORE_URI when --store pgvector; passwords from $PGPASSWORD or ~/.pgpass)")
+                         help="a shared index in PostgreSQL (--store pgvector) or Milvus (--store milvus) instead "
+                              "of a folder, e.g. postgresql://user@host/db, postgresql://user@/db?host=/socket/dir or "
+                              "http://milvus-host:19530 (default $RAG_STORE_URI, or $MILVUS_URI with --store milvus; "
+                              "PostgreSQL passwords from $PGPASSWORD or ~/.pgpass, Milvus's token from $MILVUS_TOKEN)")
         sub.add_argument("--collection", metavar="NAME", default=None,
                          help="the shared index's name in the database (default rag)")
         # SUPPRESS: a subcommand's default must not undo `rag --verbose COMMAND`.
@@ -215,10 +216,9 @@ def _run_shared_index(args: argparse.Namespace, uri: str) -> int:
 
     if args.dry_run or args.workers or args.cluster:
         raise RagCliError("--dry-run, --workers and --cluster work on folder indexes only")
-    if args.store not in (None, "pgvector"):
-        raise RagCliError(f"--store-uri is a PostgreSQL index: --store {args.store} cannot be combined with it")
     index = SharedIndex.open_or_create(uri, collection=args.collection or DEFAULT_COLLECTION, embeddings=args.embeddings,
-                                       chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap)
+                                       chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, store=args.store,
+                                       token=store_token(uri))
     bars = ProgressBars()
     try:
         summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,

@@ -1,5 +1,5 @@
 """What the command line's handlers share: its own error class, and the index the arguments
-name (a folder, or a shared index in PostgreSQL)."""
+name (a folder, or a shared index in PostgreSQL or Milvus)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from typing import Any, Optional
 
 from rag.errors import RagError
 
-__all__ = ["RagCliError", "index_path", "store_uri", "open_index"]
+__all__ = ["RagCliError", "index_path", "store_uri", "store_token", "open_index"]
+
+#: Where --store pgvector|milvus finds its URI when --store-uri is not given, in order.
+_URI_VARIABLES = {"pgvector": ("RAG_STORE_URI",), "milvus": ("RAG_STORE_URI", "MILVUS_URI")}
+_WHAT = {"pgvector": "PostgreSQL", "milvus": "Milvus"}
 
 
 class RagCliError(RagError):
@@ -23,13 +27,17 @@ def index_path(args: argparse.Namespace) -> Path:
 
 
 def store_uri(args: argparse.Namespace) -> Optional[str]:
-    """The database URI when the index is shared (--store-uri, or $RAG_STORE_URI with
-    --store pgvector); None for a folder index."""
+    """The database URI when the index is shared (--store-uri; with --store pgvector also
+    $RAG_STORE_URI, with --store milvus $RAG_STORE_URI or $MILVUS_URI); None for a folder
+    index."""
     import os
 
-    uri = args.store_uri or ((os.environ.get("RAG_STORE_URI") or None) if getattr(args, "store", None) == "pgvector" else None)
-    if uri is None and getattr(args, "store", None) == "pgvector":
-        raise RagCliError("--store pgvector keeps the index in PostgreSQL: give --store-uri URI (or $RAG_STORE_URI)")
+    store = getattr(args, "store", None)
+    variables = _URI_VARIABLES.get(store, ())
+    uri = args.store_uri or next((os.environ[v] for v in variables if os.environ.get(v)), None)
+    if uri is None and variables:
+        raise RagCliError(f"--store {store} keeps the index in {_WHAT[store]}: give --store-uri URI (or "
+                          f"{' or '.join('$' + v for v in variables)})")
     if uri is None and args.collection is not None:
         raise RagCliError("--collection names a shared index: give --store-uri URI too")
     if uri is not None and args.index is not None:
@@ -46,5 +54,15 @@ def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Any:
     if uri is not None:
         from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
 
-        return SharedIndex.open(uri, collection=args.collection or DEFAULT_COLLECTION)
+        return SharedIndex.open(uri, collection=args.collection or DEFAULT_COLLECTION, token=store_token(uri))
     return Index.open(index_path(args), warm_up=warm_up)
+
+
+def store_token(uri: str) -> Optional[str]:
+    """Milvus's token from $MILVUS_TOKEN when ``uri`` names a Milvus server (never from
+    the command line, where ps shows it); None otherwise."""
+    import os
+
+    from rag.index.engine import engine_name_for_uri
+
+    return (os.environ.get("MILVUS_TOKEN") or None) if engine_name_for_uri(uri) == "milvus" else None

@@ -47,9 +47,14 @@ class StoreBackend:
     extra: Optional[str] = None
     modules: tuple[str, ...] = ()
     description: str = ""
-    #: True for a store that keeps the whole index in a database server: an index on it is
-    #: a :class:`rag.index.shared.SharedIndex` opened by URI, never a folder.
-    shared: bool = False
+    #: ``"module:Class"`` of the :class:`rag.index.engine.IndexEngine` for a store that
+    #: keeps the whole index in a database server: an index on it is a
+    #: :class:`rag.index.shared.SharedIndex` opened by URI, never a folder.
+    index_engine: Optional[str] = None
+
+    @property
+    def shared(self) -> bool:
+        return self.index_engine is not None
 
     def cls(self) -> Any:
         require_installed(self.modules, feature=f"the {self.name!r} store", extra=self.extra)
@@ -192,8 +197,14 @@ register_store(StoreBackend(
 ))
 register_store(StoreBackend("memory", "stores.memory:InMemoryVectorStore", description="numpy matrix in memory"))
 register_store(StoreBackend(
-    "pgvector", "stores.pgvector:PGVector", extra="pgvector", modules=("psycopg", "pgvector"), shared=True,
+    "pgvector", "stores.pgvector:PGVector", extra="pgvector", modules=("psycopg", "pgvector"),
+    index_engine="rag.index.engine_pgvector:PGVectorEngine",
     description="PostgreSQL + pgvector: the whole index in the database (--store-uri), shared by every machine",
+))
+register_store(StoreBackend(
+    "milvus", "stores.milvus:Milvus", extra="milvus", modules=("pymilvus",),
+    index_engine="rag.index.engine_milvus:MilvusEngine",
+    description="Milvus 2.3: the whole index in Milvus (--store-uri http://host:19530), shared by every machine",
 ))
 register_embeddings(EmbeddingModel(
     "local", "rag.embeddings:LocalEmbeddings", extra="local", modules=("onnxruntime", "tokenizers"),

@@ -1,28 +1,28 @@
-"""A shared index in PostgreSQL: ``rag index/search/ask --store pgvector --store-uri URI``.
+"""A shared index in a database engine: ``rag index/search/ask --store pgvector|milvus
+--store-uri URI``.
 
-Everything lives in the database, so a second machine needs only the URI: the chunks,
-their vectors and metadata (a :class:`stores.pgvector.PGVector` collection), the lexical
-side of hybrid search (PostgreSQL's own full-text search over a generated ``tsvector``
-column), the record of indexed sources (table ``rag_index_sources``: content hash and
-chunk ids per source) and the configuration (embedding spec, chunking, fusion and MMR
-parameters, in the collection's record). The embedding model and dimension are checked
-as for folder indexes.
+Everything lives in the engine, so a second machine needs only the URI: the chunks, their
+vectors and metadata (a vector store collection), the lexical side of hybrid search, the
+record of indexed sources (content hash and chunk ids per source) and the configuration
+(embedding spec, chunking, fusion and MMR parameters). Where each lives, and how
+concurrent updates are kept apart, is the engine's (:mod:`rag.index.engine`): PostgreSQL
+(:mod:`rag.index.engine_pgvector`: full-text search in the database, updates serialised by
+an advisory lock) or Milvus (:mod:`rag.index.engine_milvus`: BM25 rebuilt in each process
+from the engine's chunks; updates not serialised). The embedding model and dimension are
+checked as for folder indexes.
 
 Updates are incremental as for folder indexes (unchanged sources are skipped by content
-hash; a source gone from a root is deleted unless something under that root failed) and
-are serialised across processes by an advisory lock. Each source's chunks are written in
-one transaction, then its record: a run cut short leaves every source either as before
-or fully updated, and the next run finishes the rest. Credentials come from the URI,
-``PGPASSWORD`` or ``~/.pgpass``; the URI may also be given as ``$RAG_STORE_URI``.
+hash; a source gone from a root is deleted unless something under that root failed).
+Each source's chunks are written, then its record: a run cut short leaves every source
+either as before or fully updated (PostgreSQL: each source's chunks in one transaction;
+Milvus: a source's chunks may be half-replaced, and its record still says to redo it),
+and the next run finishes the rest. The URI may also be given as ``$RAG_STORE_URI``.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import time
-from contextlib import contextmanager
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from rag.documents import Document
 from rag.embeddings.base import model_id_of
@@ -30,6 +30,7 @@ from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationErr
 from rag.hybrid import fuse
 from rag.index.answer import Answer, IndexRetriever, answer_chain
 from rag.index.config import ANSWER_K, IndexConfig, check_k
+from rag.index.engine import IndexEngine, SourceRecord, open_engine
 from rag.index.info import IndexInfo
 from rag.index.registry import check_embedding_spec, default_embedding_spec, make_embeddings
 from rag.index.sources import iter_root
@@ -41,64 +42,71 @@ from splitters import RecursiveCharacterTextSplitter
 __all__ = ["SharedIndex", "DEFAULT_COLLECTION"]
 
 DEFAULT_COLLECTION = "rag"
-_SOURCES = """CREATE TABLE IF NOT EXISTS rag_index_sources (
-    collection text NOT NULL, source text NOT NULL, root text NOT NULL, content_hash text NOT NULL,
-    chunk_ids jsonb NOT NULL, PRIMARY KEY (collection, source))"""
-_WORD = re.compile(r"\w+")
 
 
 class SharedIndex:
-    """An index kept in PostgreSQL (see the module docstring); the same operations as a
-    folder :class:`~rag.index.Index`: update, search, as_retriever, chain, ask, info."""
+    """An index kept in a database engine (see the module docstring); the same operations
+    as a folder :class:`~rag.index.Index`: update, search, as_retriever, chain, ask, info."""
 
-    def __init__(self, store: Any, config: IndexConfig, collection: str) -> None:
+    def __init__(self, engine: IndexEngine, store: Any, config: IndexConfig, collection: str) -> None:
         """Use :meth:`open` or :meth:`open_or_create`."""
-        self.store, self._config, self.collection = store, config, collection
-        self._full_text_ready = False
+        self.engine, self.store, self._config, self.collection = engine, store, config, collection
 
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, uri: str, *, collection: str = DEFAULT_COLLECTION, embeddings: Optional[str] = None) -> "SharedIndex":
+    def open(cls, uri: str, *, collection: str = DEFAULT_COLLECTION, embeddings: Optional[str] = None,
+             store: Optional[str] = None, token: Optional[str] = None) -> "SharedIndex":
         """The index in ``collection`` at ``uri``; ``embeddings``, when given, must be the
-        spec it was built with."""
-        index = cls.open_or_create(uri, collection=collection, embeddings=embeddings, _create=False)
-        return index
+        spec it was built with. ``store``: the engine (``pgvector``, ``milvus``; default:
+        the one the URI's scheme names, see :func:`~rag.index.engine.engine_name_for_uri`);
+        ``token``: Milvus's token (``user:password`` or an API key)."""
+        return cls.open_or_create(uri, collection=collection, embeddings=embeddings, store=store, token=token,
+                                  _create=False)
 
     @classmethod
     def open_or_create(cls, uri: str, *, collection: str = DEFAULT_COLLECTION, embeddings: Optional[str] = None,
                        chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None,
+                       store: Optional[str] = None, token: Optional[str] = None,
                        _create: bool = True) -> "SharedIndex":
         """The index in ``collection`` at ``uri``, or a new one built with ``embeddings``
         (default: ``local`` when installed, else ``hashing``) and chunks of ``chunk_size``
         characters (default 1000) overlapping by ``chunk_overlap`` (default 200), written by
-        its first update. An existing index keeps its own chunking (another is refused)."""
-        from stores.pgvector import PGVector
-
+        its first update. An existing index keeps its own chunking (another is refused).
+        ``store`` and ``token`` as for :meth:`open`."""
         if embeddings is not None:
             check_embedding_spec(embeddings)
-        probe = PGVector(None, connection=uri, collection_name=collection)
-        saved = probe.collection_config().get("index")
+        engine = open_engine(uri, collection=collection, store=store, token=token)
+        try:
+            config = cls._config_of(engine, collection, embeddings, chunk_size, chunk_overlap, _create)
+            vectors = engine.open_store(make_embeddings(config.embeddings))
+        except BaseException:
+            engine.close()
+            raise
+        return cls(engine, vectors, config, collection)
+
+    @staticmethod
+    def _config_of(engine: IndexEngine, collection: str, embeddings: Optional[str], chunk_size: Optional[int],
+                   chunk_overlap: Optional[int], create: bool) -> IndexConfig:
+        saved = engine.read_config()
         if saved is None:
-            probe.close()
-            if not _create:
+            if not create:
                 raise IndexNotFoundError(
-                    f"no index named {collection!r} at {probe.where}; create one with: rag index SOURCE --store pgvector "
-                    f"--store-uri URI" + ("" if collection == DEFAULT_COLLECTION else f" --collection {collection}"))
-            config = IndexConfig(embeddings or default_embedding_spec(), "pgvector").with_chunking(chunk_size, chunk_overlap)
-        else:
-            config = IndexConfig.from_json(saved)
-            probe.close()
-            if config.with_chunking(chunk_size, chunk_overlap) != config:
-                raise ValidationError(
-                    f"the index {collection!r} at {probe.where} chunks by {config.chunk_size}/{config.chunk_overlap}; "
-                    "drop --chunk-size/--chunk-overlap, or use another --collection")
-            if embeddings is not None and embeddings != config.embeddings:
-                raise EmbeddingMismatchError(
-                    f"the index {collection!r} at {probe.where} was built with --embeddings {config.embeddings}, not "
-                    f"{embeddings}; drop --embeddings, or use another --collection")
-        store = PGVector(make_embeddings(config.embeddings), connection=uri, collection_name=collection)
-        return cls(store, config, collection)
+                    f"no index named {collection!r} at {engine.where}; create one with: rag index SOURCE --store "
+                    f"{engine.store_name} --store-uri URI" + ("" if collection == DEFAULT_COLLECTION
+                                                               else f" --collection {collection}"))
+            return IndexConfig(embeddings or default_embedding_spec(), engine.store_name).with_chunking(
+                chunk_size, chunk_overlap)
+        config = IndexConfig.from_json(saved)
+        if config.with_chunking(chunk_size, chunk_overlap) != config:
+            raise ValidationError(
+                f"the index {collection!r} at {engine.where} chunks by {config.chunk_size}/{config.chunk_overlap}; "
+                "drop --chunk-size/--chunk-overlap, or use another --collection")
+        if embeddings is not None and embeddings != config.embeddings:
+            raise EmbeddingMismatchError(
+                f"the index {collection!r} at {engine.where} was built with --embeddings {config.embeddings}, not "
+                f"{embeddings}; drop --embeddings, or use another --collection")
+        return config
 
     # ------------------------------------------------------------------ facts
 
@@ -113,49 +121,24 @@ class SharedIndex:
     @property
     def where(self) -> str:
         """The database (URI without password) and collection, for messages."""
-        return f"{self.store.where} (collection {self.collection})"
+        return self.engine.where
 
     def __len__(self) -> int:
         return len(self.store)
 
     def close(self) -> None:
-        self.store.close()
-
-    def _records(self) -> dict[str, tuple[str, str, list[str]]]:
-        """source -> (root, content hash, chunk ids)."""
-        with self.store.connection_lock:
-            self.store.connection.execute(_SOURCES)
-            rows = self.store.connection.execute(
-                "SELECT source, root, content_hash, chunk_ids FROM rag_index_sources WHERE collection = %s",
-                (self.collection,)).fetchall()
-        return {source: (root, content_hash, list(ids)) for source, root, content_hash, ids in rows}
+        self.engine.close()
 
     def info(self) -> IndexInfo:
-        records = self._records()
-        with self.store.connection_lock:
-            size = self.store.connection.execute(
-                "SELECT coalesce(pg_total_relation_size(to_regclass(%s)), 0)",
-                (self.store.table_name,)).fetchone()[0] if self.store.dimension else 0
+        records = self.engine.records()
         return IndexInfo(
             index=self.where, embeddings=self.config.embeddings, model_id=model_id_of(self.embeddings),
-            dimension=self.store.dimension, store="PGVector + PostgreSQL full-text search", sources=len(records), chunks=len(self.store),
+            dimension=self.store.dimension, store=self.engine.description, sources=len(records), chunks=len(self.store),
             bm25=False, chunk_size=self.config.chunk_size, chunk_overlap=self.config.chunk_overlap,
-            size_on_disk_bytes=int(size), roots=sorted({root for root, _, _ in records.values()}),
+            size_on_disk_bytes=self.engine.size_bytes(), roots=sorted({record.root for record in records.values()}),
             hybrid=self.config.hybrid.to_json(), saved_at=None)
 
     # ------------------------------------------------------------------ updating
-
-    @contextmanager
-    def _update_lock(self) -> Iterator[None]:
-        connection = self.store.connection
-        key = f"rag-index:{self.collection}"
-        with self.store.connection_lock:
-            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
-        try:
-            yield
-        finally:
-            with self.store.connection_lock:
-                connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
     def update(self, sources: Sequence[Any], *, crawl: Optional[int] = None, sitemap: bool = False,
                glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
@@ -166,8 +149,8 @@ class SharedIndex:
         summary = UpdateSummary(embeddings=self.config.embeddings)
         splitter = RecursiveCharacterTextSplitter(chunk_size=self.config.chunk_size,
                                                   chunk_overlap=self.config.chunk_overlap, add_start_index=True)
-        with self._update_lock():
-            records = self._records()
+        with self.engine.update_lock():
+            records = self.engine.records()
             seen: set[str] = set()
             failed: set[str] = set()
             unreachable: set[str] = set()
@@ -193,50 +176,38 @@ class SharedIndex:
                 self._forget_source(source, records[source][2])
                 summary.deleted += 1
             if self.store.dimension is not None:
-                self._save_config()
+                self.engine.save_config(self.config.to_json())
         summary.total_chunks = len(self.store)
         summary.seconds = time.perf_counter() - began
         return summary
 
-    def _update_source(self, root: str, source: str, documents: list[Document], records: dict[str, Any],
+    def _update_source(self, root: str, source: str, documents: list[Document], records: dict[str, SourceRecord],
                        splitter: Any, summary: UpdateSummary) -> None:
         summary.documents += len(documents)
         content_hash = _content_hash(documents, self.config.chunking)
         previous = records.get(source)
-        if previous is not None and previous[1] == content_hash:
+        if previous is not None and previous.content_hash == content_hash:
             summary.unchanged += 1
             return
         chunks = splitter.split_documents(documents)
         ids = chunk_ids(source, len(chunks))
         if chunks:
-            self.store.add_documents(chunks, ids=ids)  # one transaction
+            self.store.add_documents(chunks, ids=ids)
             summary.chunks += len(chunks)
-            if not self._full_text_ready:  # the first chunks of a new index created the table
-                self.store.enable_full_text()
-                self._full_text_ready = True
-        old_ids = previous[2] if previous is not None else []
-        stale = sorted(set(old_ids) - set(ids))
+        stale = sorted(set(previous.chunk_ids if previous is not None else []) - set(ids))
         if stale:  # before the record, which alone remembers them: a run cut short here redoes this source
             self.store.delete(stale)
-        with self.store.connection_lock, self.store.connection.transaction():
-            self.store.connection.execute(
-                "INSERT INTO rag_index_sources (collection, source, root, content_hash, chunk_ids) VALUES "
-                "(%s, %s, %s, %s, %s) ON CONFLICT (collection, source) DO UPDATE SET root = EXCLUDED.root, "
-                "content_hash = EXCLUDED.content_hash, chunk_ids = EXCLUDED.chunk_ids",
-                (self.collection, source, root, content_hash, json.dumps(ids)))
+        if chunks or stale:
+            self.engine.chunks_changed()
+        self.engine.save_record(source, SourceRecord(root, content_hash, ids))
         summary.added += previous is None
         summary.updated += previous is not None
 
     def _forget_source(self, source: str, chunk_ids: list[str]) -> None:
         if chunk_ids:
             self.store.delete(chunk_ids)
-        with self.store.connection_lock:
-            self.store.connection.execute(
-                "DELETE FROM rag_index_sources WHERE collection = %s AND source = %s", (self.collection, source))
-
-    def _save_config(self) -> None:
-        self.store.enable_full_text()  # idempotent: a collection filled before had none
-        self.store.update_collection_config({"index": self.config.to_json()})
+            self.engine.chunks_changed()
+        self.engine.forget_record(source)
 
     # ------------------------------------------------------------------ searching
 
@@ -244,7 +215,8 @@ class SharedIndex:
                threshold: Optional[float] = None, fetch_k: Optional[int] = None,
                lambda_mult: Optional[float] = None) -> list[tuple[Document, float]]:
         """``(chunk, score)`` pairs, best first, as :meth:`rag.index.Index.search`; the
-        ``bm25`` type ranks by PostgreSQL's full-text ``ts_rank`` (normalised by document length) instead of BM25."""
+        ``bm25`` type ranks by the engine's lexical side (PostgreSQL: full-text ``ts_rank``
+        normalised by document length instead of BM25; Milvus: BM25)."""
         if not isinstance(query, str):
             raise ValidationError(f"query must be a string, got {type(query).__name__}: {query!r:.60}")
         search_type = INDEX_SEARCH_TYPES.check(search_type)
@@ -264,12 +236,11 @@ class SharedIndex:
                 vector, k=k, fetch_k=fetch_k or self.config.mmr_fetch_k,
                 lambda_mult=self.config.lambda_mult if lambda_mult is None else lambda_mult, filter=filter)
             return [(doc, float(1.0 - distance)) for doc, distance in pairs]
-        words = _WORD.findall(query.lower())
         if search_type is SearchType.BM25:
-            return self.store.full_text_search(words, k, filter)
+            return self.engine.lexical_search(query, k, filter)
         per_side = self.config.hybrid.per_side(k)
         dense = self.store.similarity_search(query, k=per_side, filter=filter)
-        lexical = [doc for doc, _ in self.store.full_text_search(words, per_side, filter)]
+        lexical = [doc for doc, _ in self.engine.lexical_search(query, per_side, filter)]
         return fuse(dense, lexical, self.config.hybrid, k)
 
     def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None) -> IndexRetriever:

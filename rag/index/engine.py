@@ -1,0 +1,110 @@
+"""The seam between a shared index (:class:`rag.index.shared.SharedIndex`) and the database
+engine that holds it.
+
+A shared index keeps everything in the engine: the chunks (a vector store), the record of
+indexed sources, its configuration and the lexical side of hybrid search. Its update,
+search and answer logic is written once, against :class:`IndexEngine`; each engine
+(PostgreSQL + pgvector: :mod:`rag.index.engine_pgvector`; Milvus:
+:mod:`rag.index.engine_milvus`) says where those four things live and how concurrent
+updates are kept apart. An engine is registered as a store backend with
+``index_engine="module:Class"`` (see :mod:`rag.index.registry`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ContextManager, NamedTuple, Optional, Protocol
+
+from rag.documents import Document
+from rag.errors import ValidationError
+from rag.index.registry import store_backend, store_names
+
+__all__ = ["SourceRecord", "IndexEngine", "open_engine", "engine_name_for_uri"]
+
+
+class SourceRecord(NamedTuple):
+    """What an index remembers of one source: the root it was found under (as given to
+    ``update``), the hash of its content and chunking, and its chunks' ids in order."""
+
+    root: str
+    content_hash: str
+    chunk_ids: list[str]
+
+
+class IndexEngine(Protocol):
+    """Where a shared index's parts live in one engine. Constructed as
+    ``Engine(uri, collection=NAME, token=TOKEN)``; connects at once."""
+
+    #: The registered store backend name (``pgvector``, ``milvus``), saved in the config.
+    store_name: str
+    #: What ``info()`` reports as the store, e.g. ``"PGVector + PostgreSQL full-text search"``.
+    description: str
+
+    @property
+    def where(self) -> str:
+        """The engine's URI without credentials and the collection: safe to print."""
+
+    def read_config(self) -> Optional[dict[str, Any]]:
+        """The saved configuration (:meth:`IndexConfig.to_json`), None when there is no index."""
+
+    def open_store(self, embeddings: Any) -> Any:
+        """The vector store holding the chunks, over ``embeddings`` (checked against the
+        model the collection was built with)."""
+
+    def records(self) -> dict[str, SourceRecord]:
+        """source -> its record, as every update finished so far left them."""
+
+    def save_record(self, source: str, record: SourceRecord) -> None:
+        """Remember ``source`` (replacing its earlier record)."""
+
+    def forget_record(self, source: str) -> None:
+        """Forget ``source`` (its chunks are deleted before)."""
+
+    def update_lock(self) -> ContextManager[None]:
+        """Held for the whole of an update (what it excludes is the engine's to say)."""
+
+    def chunks_changed(self) -> None:
+        """Called after each write or delete of chunks, before the record that names them:
+        the lexical side catches up (or learns that it must)."""
+
+    def save_config(self, config: dict[str, Any]) -> None:
+        """Save the configuration (after an update that left chunks)."""
+
+    def lexical_search(self, query: str, k: int, filter: Any) -> list[tuple[Document, float]]:
+        """The ``k`` best lexical matches of ``query``, ``(chunk, score)``, best first;
+        ``filter`` in the stores' dict language (or None)."""
+
+    def size_bytes(self) -> int:
+        """Bytes the index takes in the engine (0 when the engine does not say)."""
+
+    def close(self) -> None:
+        """Disconnect (the index stays in the engine)."""
+
+
+_MILVUS_SCHEMES = ("http://", "https://", "tcp://", "grpc://")
+
+
+def engine_name_for_uri(uri: str) -> str:
+    """The engine a URI names: ``milvus`` for ``http(s)://``, ``tcp://`` or ``grpc://``
+    (Milvus's proxy), else ``pgvector`` (``postgresql://...`` and libpq's other forms)."""
+    return "milvus" if str(uri).lower().startswith(_MILVUS_SCHEMES) else "pgvector"
+
+
+def open_engine(uri: str, *, collection: str, store: Optional[str] = None, token: Optional[str] = None) -> IndexEngine:
+    """The engine holding the shared index ``collection`` at ``uri``: the one ``store``
+    names, else the one the URI's scheme names. ``token`` (Milvus only): the server's
+    token, ``user:password`` or an API key."""
+    from rag.index.registry import _resolve
+
+    name = store if store is not None else engine_name_for_uri(uri)
+    backend = store_backend(name)
+    if backend.index_engine is None:
+        shared = [n for n in store_names() if store_backend(n).index_engine is not None]
+        raise ValidationError(f"store {name!r} keeps an index in a folder, not at a URI; a shared index needs "
+                              f"--store {' or --store '.join(shared)}")
+    if store is not None and engine_name_for_uri(uri) != name:
+        from stores._uri import redact_uri
+
+        raise ValidationError(f"--store {name} cannot use the URI {redact_uri(str(uri))!r:.80}: it names a "
+                              f"{engine_name_for_uri(uri)} server")
+    backend.cls()  # a missing extra is named before anything connects
+    return _resolve(backend.index_engine)(uri, collection=collection, token=token)

@@ -1,0 +1,222 @@
+"""A shared index's parts in Milvus 2.3 (``rag index --store milvus --store-uri URI``).
+
+- Chunks: a :class:`stores.milvus.Milvus` collection named after the index (default
+  ``rag``), HNSW over COSINE.
+- Record and configuration: a side collection ``<collection>_rag_index`` (Milvus 2.3
+  needs a vector in every collection: each row carries a 2-d dummy one). One row per
+  source (keyed by the SHA-1 of the source: its root, content hash and chunk count; the
+  chunk ids follow from the source, see :mod:`rag.index.chunk_ids`), one for the
+  configuration and one *write stamp*.
+- Lexical side: Milvus 2.3 has no full-text search (2.5 has BM25 built in), so each
+  process builds BM25 (:mod:`rag.index.lexical`, the folder indexes' own) from the
+  engine's chunk texts on its first lexical search, and keeps it. Every update writes a
+  new write stamp *after* each change to the chunks; a search first reads the stamp
+  (consistency Session: another process's stamp is seen within one time tick, 200 ms by
+  default) and rebuilds when it changed. A rebuild reads the stamp, then the chunks, both
+  at consistency Strong, so what it reads is at least as new as the stamp it keeps: a
+  process never keeps a stale BM25 past its next search after the stamp is visible. A
+  chunk deleted under a cached BM25 also triggers a rebuild. The rebuild costs a full
+  read of the chunk texts per cold process (see benchmarks/README.md for figures).
+- Concurrent updates are **not serialised**: Milvus 2.3 has no transaction and no
+  compare-and-set, so no lock can be built on it honestly (a lease row can be taken by
+  two processes that write it at once). What holds without one: runs on *different*
+  sources lose nothing (each source's chunks and record row are its own; chunk ids are
+  derived from the source). Two runs on the *same* source at once are safe when they read
+  the same content (they write the same ids and texts); if the source changes between
+  their reads, the later record wins and chunks the other run wrote beyond the winner's
+  count can stay behind, unsearchable by record, until that source changes again. Run one
+  ``rag index`` per source set at a time, as a scheduled job does.
+
+The URI is Milvus's (``http://host:19530``, ``https://...`` for TLS); the token
+(``user:password`` or a managed Milvus's API key) is passed apart and never printed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+import warnings
+from contextlib import nullcontext
+from typing import Any, ContextManager, Mapping, Optional
+
+from rag.documents import Document
+from rag.errors import CorruptIndexError, ValidationError
+from rag.hybrid import lexical_ranking
+from rag.index.chunk_ids import chunk_ids
+from rag.index.engine import SourceRecord
+from rag.index.lexical import LexicalSettings, SegmentedBM25
+from stores._milvus_conn import MilvusConnection
+
+with warnings.catch_warnings():  # pymilvus 2.3 imports pkg_resources, which warns on import
+    warnings.simplefilter("ignore", UserWarning)
+    from pymilvus import Collection, CollectionSchema, DataType, FieldSchema, MilvusException
+
+__all__ = ["MilvusEngine", "SIDE_SUFFIX"]
+
+#: The side collection holding an index's record and configuration is ``<collection>`` + this.
+SIDE_SUFFIX = "_rag_index"
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,190}$")  # Milvus: letters, digits, "_"; at most 255 with the suffix
+_SIDE_FIELDS = ("key", "kind", "body", "vector")
+_CONFIG, _STAMP = "config", "stamp"
+
+
+def _source_key(source: str) -> str:
+    return hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class MilvusEngine:
+    """The :class:`~rag.index.engine.IndexEngine` of Milvus 2.3 (see the module docstring)."""
+
+    store_name = "milvus"
+    description = "Milvus + BM25 rebuilt in each process from the chunks"
+
+    def __init__(self, uri: str, *, collection: str, token: Optional[str] = None, timeout: float = 5) -> None:
+        if not isinstance(collection, str) or not _NAME.match(collection):
+            raise ValidationError(f"--collection {collection!r:.80} cannot name a Milvus collection: use letters, "
+                                  "digits and _ (not starting with a digit), at most 191 characters")
+        self.uri, self.collection, self.token = uri, collection, token
+        self._connection = MilvusConnection.open({}, uri=uri, token=token, timeout=timeout)
+        self._side_name = collection + SIDE_SUFFIX
+        self._side: Optional[Collection] = None
+        self.store: Any = None
+        self._bm25: Optional[SegmentedBM25] = None
+        self._bm25_stamp: Optional[str] = None
+        self._open_side()
+
+    @property
+    def where(self) -> str:
+        return f"{self._connection.where} (collection {self.collection})"
+
+    # ------------------------------------------------------------------ the side collection
+
+    def _open_side(self) -> None:
+        with self._connection.calls(f"opening collection {self._side_name!r}"):
+            if not self._connection.has_collection(self._side_name):
+                return
+            side = Collection(self._side_name, using=self._connection.alias)
+        names = sorted(field.name for field in side.schema.fields)
+        if names != sorted(_SIDE_FIELDS):
+            raise ValidationError(f"collection {self._side_name!r} at {self._connection.where} was not made by rag "
+                                  f"index (fields {', '.join(names)}); use another --collection")
+        with self._connection.calls(f"loading collection {self._side_name!r}"):
+            self._connection.load(side)
+        self._side = side
+
+    def _side_collection(self) -> Collection:
+        """The side collection, created (by this process or, at the same moment, another) when missing."""
+        if self._side is None:
+            schema = CollectionSchema([
+                FieldSchema("key", DataType.VARCHAR, is_primary=True, max_length=64),
+                FieldSchema("kind", DataType.VARCHAR, max_length=16),
+                FieldSchema("body", DataType.JSON),
+                FieldSchema("vector", DataType.FLOAT_VECTOR, dim=2),  # unused: Milvus 2.3 requires one
+            ], description=f"rag index record of collection {self.collection}")
+            with self._connection.calls(f"creating collection {self._side_name!r}"):
+                try:
+                    side = Collection(self._side_name, schema, using=self._connection.alias, consistency_level="Session")
+                    if not side.indexes:
+                        side.create_index("vector", {"index_type": "FLAT", "metric_type": "L2", "params": {}})
+                except MilvusException:
+                    if not self._connection.has_collection(self._side_name):
+                        raise
+            self._open_side()
+        assert self._side is not None
+        return self._side
+
+    def _upsert(self, key: str, kind: str, body: Mapping[str, Any]) -> None:
+        side = self._side_collection()
+        with self._connection.calls(f"writing to collection {self._side_name!r}"):
+            side.upsert([[key], [kind], [dict(body)], [[0.0, 0.0]]])
+
+    def _row(self, key: str, level: str) -> Optional[dict[str, Any]]:
+        if self._side is None:
+            self._open_side()  # another process may have created it since
+            if self._side is None:
+                return None
+        with self._connection.calls(f"reading collection {self._side_name!r}"):
+            rows = self._side.query(f'key == "{key}"', output_fields=["body"], consistency_level=level)
+        return rows[0]["body"] if rows else None
+
+    # ------------------------------------------------------------------ IndexEngine
+
+    def read_config(self) -> Optional[dict[str, Any]]:
+        return self._row(_CONFIG, "Session")  # a config is written once, by the first update
+
+    def open_store(self, embeddings: Any) -> Any:
+        from stores.milvus import Milvus
+
+        self.store = Milvus(embeddings, collection_name=self.collection, uri=self.uri, token=self.token)
+        return self.store
+
+    def records(self) -> dict[str, SourceRecord]:
+        """Read at consistency Strong: every record written before, by any process."""
+        if self._side is None:
+            self._open_side()
+            if self._side is None:
+                return {}
+        found: dict[str, SourceRecord] = {}
+        for page in self._connection.scan(self._side, ["body"], f'kind == "source"', key="key", level="Strong"):
+            for row in page:
+                body = row["body"]
+                found[body["source"]] = SourceRecord(body["root"], body["hash"], chunk_ids(body["source"], body["chunks"]))
+        return found
+
+    def save_record(self, source: str, record: SourceRecord) -> None:
+        if list(record.chunk_ids) != chunk_ids(source, len(record.chunk_ids)):
+            raise ValidationError(f"the chunks of {source!r:.80} do not have the index's ids (rag.index.chunk_ids)")
+        self._upsert(_source_key(source), "source", {"source": source, "root": record.root, "hash": record.content_hash,
+                                                     "chunks": len(record.chunk_ids)})
+
+    def forget_record(self, source: str) -> None:
+        if self._side is not None:
+            with self._connection.calls(f"deleting from collection {self._side_name!r}"):
+                self._side.delete(f'key in ["{_source_key(source)}"]')
+
+    def update_lock(self) -> ContextManager[None]:
+        """Nothing: Milvus 2.3 cannot lock (see the module docstring for what holds without)."""
+        return nullcontext()
+
+    def chunks_changed(self) -> None:
+        self._upsert(_STAMP, "stamp", {"stamp": uuid.uuid4().hex})
+
+    def save_config(self, config: dict[str, Any]) -> None:
+        self._upsert(_CONFIG, "config", config)
+
+    def size_bytes(self) -> int:
+        return 0  # Milvus 2.3 reports no size per collection
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        self._connection.close()
+
+    # ------------------------------------------------------------------ the lexical side
+
+    def lexical_search(self, query: str, k: int, filter: Any) -> list[tuple[Document, float]]:
+        """BM25 over the chunks, rebuilt here when the write stamp changed (see the module docstring)."""
+        from stores.filters import compile_filter
+
+        if isinstance(filter, str):
+            raise ValidationError("a raw Milvus expression filters dense searches only: bm25 and hybrid searches of "
+                                  "an index take a dict filter such as {'source': 'a.md'}")
+        predicate = compile_filter(filter)
+        if self.store is None or self.store.dimension is None:
+            return []
+        if self._bm25 is None or self._row(_STAMP, "Session") != self._bm25_stamp:
+            self._rebuild()
+        try:
+            return lexical_ranking(self._bm25, query, k, predicate)
+        except CorruptIndexError:  # a chunk deleted under this BM25: another process updated the index
+            self._rebuild()
+            return lexical_ranking(self._bm25, query, k, predicate)
+
+    def _rebuild(self) -> None:
+        stamp = self._row(_STAMP, "Strong")  # before the chunks: what they hold is at least this new
+        settings = LexicalSettings.default()
+        bm25 = SegmentedBM25(settings, self.store.get_by_ids)
+        for page in self.store.scan(("text",), level="Strong"):
+            # A page at a time: only its terms are held, never every chunk's text.
+            bm25.append([row["id"] for row in page], settings.postings([row["text"] for row in page]), settle=False)
+        bm25.consolidate()
+        self._bm25, self._bm25_stamp = bm25, stamp
