@@ -59,8 +59,9 @@ class IndexEngine(Protocol):
     def forget_record(self, source: str) -> None:
         """Forget ``source`` (its chunks are deleted before)."""
 
-    def update_lock(self) -> ContextManager[None]:
-        """Held for the whole of an update (what it excludes is the engine's to say)."""
+    def updating(self) -> ContextManager[None]:
+        """Held for the whole of an update: what it excludes (PostgreSQL: every other
+        update of the index; Milvus: nothing) is the engine's to say."""
 
     def chunks_changed(self) -> None:
         """Called after each write or delete of chunks, before the record that names them:
@@ -81,6 +82,7 @@ class IndexEngine(Protocol):
 
 
 _MILVUS_SCHEMES = ("http://", "https://", "tcp://", "grpc://")
+_SERVERS = {"milvus": "Milvus", "pgvector": "PostgreSQL"}
 
 
 def engine_name_for_uri(uri: str) -> str:
@@ -105,6 +107,6 @@ def open_engine(uri: str, *, collection: str, store: Optional[str] = None, token
         from stores._uri import redact_uri
 
         raise ValidationError(f"--store {name} cannot use the URI {redact_uri(str(uri))!r:.80}: it names a "
-                              f"{engine_name_for_uri(uri)} server")
+                              f"{_SERVERS[engine_name_for_uri(uri)]} server")
     backend.cls()  # a missing extra is named before anything connects
     return _resolve(backend.index_engine)(uri, collection=collection, token=token)

@@ -79,6 +79,8 @@ class MilvusEngine:
         self._connection = MilvusConnection.open({}, uri=uri, token=token, timeout=timeout)
         self._side_name = collection + SIDE_SUFFIX
         self._side: Optional[Collection] = None
+        self._side_loading: Optional[Collection] = None
+        self._side_new = False
         self.store: Any = None
         self._bm25: Optional[SegmentedBM25] = None
         self._bm25_stamp: Optional[str] = None
@@ -103,23 +105,37 @@ class MilvusEngine:
             self._connection.load(side)
         self._side = side
 
+    def _begin_side(self) -> None:
+        """Create the side collection when missing (by this process or, at the same moment,
+        another) and start loading it; :meth:`_side_collection` waits for the load. Loading
+        takes Milvus seconds: begun when an update begins, it overlaps the chunks' own."""
+        if self._side is not None or self._side_loading is not None:
+            return
+        schema = CollectionSchema([
+            FieldSchema("key", DataType.VARCHAR, is_primary=True, max_length=64),
+            FieldSchema("kind", DataType.VARCHAR, max_length=16),
+            FieldSchema("body", DataType.JSON),
+            FieldSchema("vector", DataType.FLOAT_VECTOR, dim=2),  # unused: Milvus 2.3 requires one
+        ], description=f"rag index record of collection {self.collection}")
+        with self._connection.calls(f"creating collection {self._side_name!r}"):
+            existed = self._connection.has_collection(self._side_name)
+            try:
+                side = Collection(self._side_name, schema, using=self._connection.alias, consistency_level="Session")
+                if not side.indexes:
+                    side.create_index("vector", {"index_type": "FLAT", "metric_type": "L2", "params": {}})
+                self._side_new = not existed  # made now: it holds no record yet
+            except MilvusException:
+                if not self._connection.has_collection(self._side_name):
+                    raise
+                side = Collection(self._side_name, using=self._connection.alias)  # made meanwhile by another process
+            side.load(_async=True)
+        self._side_loading = side
+
     def _side_collection(self) -> Collection:
-        """The side collection, created (by this process or, at the same moment, another) when missing."""
+        """The side collection, loaded (created first when missing)."""
         if self._side is None:
-            schema = CollectionSchema([
-                FieldSchema("key", DataType.VARCHAR, is_primary=True, max_length=64),
-                FieldSchema("kind", DataType.VARCHAR, max_length=16),
-                FieldSchema("body", DataType.JSON),
-                FieldSchema("vector", DataType.FLOAT_VECTOR, dim=2),  # unused: Milvus 2.3 requires one
-            ], description=f"rag index record of collection {self.collection}")
-            with self._connection.calls(f"creating collection {self._side_name!r}"):
-                try:
-                    side = Collection(self._side_name, schema, using=self._connection.alias, consistency_level="Session")
-                    if not side.indexes:
-                        side.create_index("vector", {"index_type": "FLAT", "metric_type": "L2", "params": {}})
-                except MilvusException:
-                    if not self._connection.has_collection(self._side_name):
-                        raise
+            self._begin_side()
+            self._side_loading = None
             self._open_side()
         assert self._side is not None
         return self._side
@@ -151,6 +167,8 @@ class MilvusEngine:
 
     def records(self) -> dict[str, SourceRecord]:
         """Read at consistency Strong: every record written before, by any process."""
+        if self._side is None and self._side_new:
+            return {}  # still loading, and empty: it was created by this update
         if self._side is None:
             self._open_side()
             if self._side is None:
@@ -173,8 +191,10 @@ class MilvusEngine:
             with self._connection.calls(f"deleting from collection {self._side_name!r}"):
                 self._side.delete(f'key in ["{_source_key(source)}"]')
 
-    def update_lock(self) -> ContextManager[None]:
-        """Nothing: Milvus 2.3 cannot lock (see the module docstring for what holds without)."""
+    def updating(self) -> ContextManager[None]:
+        """No lock: Milvus 2.3 cannot lock (see the module docstring for what holds
+        without). A new index's side collection starts loading here."""
+        self._begin_side()
         return nullcontext()
 
     def chunks_changed(self) -> None:

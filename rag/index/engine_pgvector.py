@@ -84,7 +84,7 @@ class PGVectorEngine:
         self._execute("DELETE FROM rag_index_sources WHERE collection = %s AND source = %s", (self.collection, source))
 
     @contextmanager
-    def update_lock(self) -> Iterator[None]:
+    def updating(self) -> Iterator[None]:
         """An advisory lock per collection: one update at a time, on every machine."""
         key = f"rag-index:{self.collection}"
         self._execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))

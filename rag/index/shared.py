@@ -149,7 +149,7 @@ class SharedIndex:
         summary = UpdateSummary(embeddings=self.config.embeddings)
         splitter = RecursiveCharacterTextSplitter(chunk_size=self.config.chunk_size,
                                                   chunk_overlap=self.config.chunk_overlap, add_start_index=True)
-        with self.engine.update_lock():
+        with self.engine.updating():
             records = self.engine.records()
             seen: set[str] = set()
             failed: set[str] = set()
