@@ -246,13 +246,14 @@ class Milvus(VectorStore):
             if wait_for_index:
                 self._connection.wait_until_indexed(self.collection_name, timeout)
 
-    def scan(self, fields: Sequence[str] = ("text",), *, batch: int = 4096,
+    def scan(self, fields: Sequence[str] = ("text",), expr: str = "", *, batch: int = 4096,
              level: str = "Strong") -> Iterator[list[dict[str, Any]]]:
-        """Every stored row's ``id`` and ``fields``, in pages of ``batch`` rows by ascending
-        id; the first page read at consistency ``level`` (see :meth:`MilvusConnection.scan`)."""
+        """The ``id`` and ``fields`` of every stored row matching ``expr`` (a raw Milvus
+        expression; default all rows), in pages of ``batch`` rows by ascending id; the first
+        page read at consistency ``level`` (see :meth:`MilvusConnection.scan`)."""
         if self._collection is None:
             return iter(())
-        return self._connection.scan(self._collection, fields, batch=batch, level=level)
+        return self._connection.scan(self._collection, fields, expr, batch=batch, level=level)
 
     @property
     def record(self) -> dict[str, Any]:

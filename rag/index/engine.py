@@ -56,6 +56,10 @@ class IndexEngine(Protocol):
     def save_record(self, source: str, record: SourceRecord) -> None:
         """Remember ``source`` (replacing its earlier record)."""
 
+    def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
+        """The ids of the chunks of ``source`` (recorded as ``record``) the engine holds:
+        what a change of the source must replace or delete."""
+
     def forget_record(self, source: str) -> None:
         """Forget ``source`` (its chunks are deleted before)."""
 

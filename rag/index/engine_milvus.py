@@ -24,8 +24,9 @@
   derived from the source). Two runs on the *same* source at once are safe when they read
   the same content (they write the same ids and texts); if the source changes between
   their reads, the later record wins and chunks the other run wrote beyond the winner's
-  count can stay behind, unsearchable by record, until that source changes again. Run one
-  ``rag index`` per source set at a time, as a scheduled job does.
+  count can stay behind (searchable, but not in the record) until that source changes
+  again or goes: a change or removal deletes every stored chunk with the source's id stem,
+  recorded or not. Run one ``rag index`` per source set at a time, as a scheduled job does.
 
 The URI is Milvus's (``http://host:19530``, ``https://...`` for TLS); the token
 (``user:password`` or a managed Milvus's API key) is passed apart and never printed.
@@ -185,6 +186,14 @@ class MilvusEngine:
             raise ValidationError(f"the chunks of {source!r:.80} do not have the index's ids (rag.index.chunk_ids)")
         self._upsert(_source_key(source), "source", {"source": source, "root": record.root, "hash": record.content_hash,
                                                      "chunks": len(record.chunk_ids)})
+
+    def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
+        """The record's ids and every stored chunk id with the source's stem: chunks a
+        concurrent run on the same source left beyond the record are found here, and go
+        with the source's next change."""
+        stem = chunk_ids(source, 1)[0].rpartition("-")[0]  # 16 hex digits
+        found = {row["id"] for page in self.store.scan((), f'id like "{stem}-%"', level="Session") for row in page}
+        return sorted(found.union(record.chunk_ids))
 
     def forget_record(self, source: str) -> None:
         if self._side is not None:

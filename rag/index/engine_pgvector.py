@@ -80,6 +80,9 @@ class PGVectorEngine:
                 "content_hash = EXCLUDED.content_hash, chunk_ids = EXCLUDED.chunk_ids",
                 (self.collection, source, record.root, record.content_hash, json.dumps(record.chunk_ids)))
 
+    def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
+        return list(record.chunk_ids)  # updates are serialised: the record names every chunk
+
     def forget_record(self, source: str) -> None:
         self._execute("DELETE FROM rag_index_sources WHERE collection = %s AND source = %s", (self.collection, source))
 

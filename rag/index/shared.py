@@ -173,7 +173,7 @@ class SharedIndex:
                     if root not in unreachable and root in {r.key for r in roots}
                     and source not in seen and source not in failed]
             for source in gone:
-                self._forget_source(source, records[source][2])
+                self._forget_source(source, self.engine.held_chunk_ids(source, records[source]))
                 summary.deleted += 1
             if self.store.dimension is not None:
                 self.engine.save_config(self.config.to_json())
@@ -194,7 +194,8 @@ class SharedIndex:
         if chunks:
             self.store.add_documents(chunks, ids=ids)
             summary.chunks += len(chunks)
-        stale = sorted(set(previous.chunk_ids if previous is not None else []) - set(ids))
+        held = self.engine.held_chunk_ids(source, previous) if previous is not None else []
+        stale = sorted(set(held) - set(ids))
         if stale:  # before the record, which alone remembers them: a run cut short here redoes this source
             self.store.delete(stale)
         if chunks or stale:

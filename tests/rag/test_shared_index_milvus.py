@@ -72,3 +72,18 @@ def test_a_raw_milvus_expression_filters_dense_search_only(index, tmp_path):
     assert names(index.search("owls", search_type="similarity", filter='metadata["source"] != ""')) == ["owls.md"]
     with pytest.raises(ValidationError, match="a raw Milvus expression filters dense searches only"):
         index.search("owls", search_type="bm25", filter='metadata["source"] != ""')
+
+
+def test_chunks_a_concurrent_run_left_beyond_the_record_go_with_the_sources_next_change(index, tmp_path):
+    from rag.index.chunk_ids import chunk_ids
+
+    page = tmp_path / "page.md"
+    page.write_text("Owls hunt at night.")
+    index.update([str(tmp_path)])
+    # What a concurrent run that read a longer version of the page, and lost the race for
+    # the record, leaves behind: chunks 1 and 2 of the page, named by no record.
+    index.store.add_texts(["Owls nest in barns.", "Owls swallow prey whole."], [{"source": str(page)}] * 2,
+                          ids=chunk_ids(str(page), 3)[1:])
+    page.write_text("Owls hunt at dusk.")
+    index.update([str(tmp_path)])
+    assert [d.page_content for d, _ in index.search("owls", k=10, search_type="similarity")] == ["Owls hunt at dusk."]
