@@ -254,13 +254,13 @@ class SharedIndex:
         return self.store.get_by_ids(list(ids))
 
     def chain(self, *, k: int = ANSWER_K, llm: Any = None, search_type: str = "hybrid", filter: Any = None,
-              window: int = 1, openings: int = 2) -> Any:
+              window: int = 1, openings: int = 2, contents: int = 1) -> Any:
         """As :meth:`rag.index.Index.chain`."""
         retriever = IndexRetriever(self, k=check_k(k), search_type=search_type, filter=filter)
         return answer_chain(retriever, self.embeddings, llm, get_by_ids=self.get_by_ids, window=window,
-                            openings=openings)
+                            openings=openings, contents=contents)
 
     def ask(self, question: str, *, k: int = ANSWER_K, llm: Any = None, config: Optional[dict[str, Any]] = None,
-            window: int = 1, openings: int = 2) -> Answer:
-        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings).invoke(
+            window: int = 1, openings: int = 2, contents: int = 1) -> Answer:
+        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings, contents=contents).invoke(
             {"input": question}, config))
