@@ -1,5 +1,6 @@
 """rag: retrieval-augmented question answering over vector stores, offline first."""
 
+from rag._lazy import lazy_exports
 from rag.documents import Document
 from rag.errors import (
     APIError,
@@ -19,6 +20,10 @@ from rag.errors import (
     UsageError,
     ValidationError,
 )
+
+# rag.retrievers on first attribute access: the stores' type hints name
+# rag.retrievers.VectorStoreRetriever without importing it (and the Runnable machinery).
+__getattr__, __dir__ = lazy_exports(__name__, {}, submodules=["retrievers"])
 
 __all__ = [
     "Document",

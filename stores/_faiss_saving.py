@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Union
+from typing import Any, Mapping, Union
 
 import numpy as np
 
@@ -27,8 +27,7 @@ from stores import _faiss_index as faiss_index
 from stores._lazy_faiss import load_faiss
 from stores.scoring import DistanceStrategy
 
-if TYPE_CHECKING:
-    from stores.faiss import FAISS
+import stores  # type hints name stores.faiss.FAISS, which imports this module
 
 __all__ = ["FaissPersistence"]
 
@@ -36,7 +35,7 @@ __all__ = ["FaissPersistence"]
 class FaissPersistence:
     """The FAISS store's persistence (mixed into :class:`stores.faiss.FAISS`)."""
 
-    def _vector_sections(self: "FAISS", labels: np.ndarray) -> dict[str, Any]:
+    def _vector_sections(self: stores.faiss.FAISS, labels: np.ndarray) -> dict[str, Any]:
         # Tombstoned vectors are compacted away first: the saved index holds exactly `labels`.
         self.compact()
         sections: dict[str, Any] = {"labels": labels}
@@ -44,7 +43,7 @@ class FaissPersistence:
             sections["index"] = faiss_index.index_section(self._index)
         return sections
 
-    def _config(self: "FAISS") -> dict[str, Any]:
+    def _config(self: stores.faiss.FAISS) -> dict[str, Any]:
         return {
             "distance_strategy": self.distance_strategy.value,
             "index_factory": self.index_factory,
@@ -56,7 +55,7 @@ class FaissPersistence:
         }
 
     @classmethod
-    def _from_config(cls, embedding: Any, config: Mapping[str, Any], options: Mapping[str, Any], where: Any) -> "FAISS":
+    def _from_config(cls, embedding: Any, config: Mapping[str, Any], options: Mapping[str, Any], where: Any) -> stores.faiss.FAISS:
         # normalize_L2 and distance_strategy shape the saved vectors: a load may repeat them, not change them.
         for name in ("normalize_L2", "distance_strategy"):
             if name in options:
@@ -80,7 +79,7 @@ class FaissPersistence:
         store._all_unit = bool(config.get("all_unit", False))
         return store
 
-    def _restore_vectors(self: "FAISS", folder: IndexFolder, prefix: str) -> np.ndarray:
+    def _restore_vectors(self: stores.faiss.FAISS, folder: IndexFolder, prefix: str) -> np.ndarray:
         labels = folder.array(f"{prefix}labels")
         if labels.dtype != np.int64 or labels.ndim != 1:
             raise CorruptIndexError(f"{folder.path}: labels must be a 1-D int64 array, got {labels.dtype} {labels.shape}")
@@ -104,7 +103,7 @@ class FaissPersistence:
         self._use(index, keepalive, mapped_file=handle)
         return labels
 
-    def save_local(self: "FAISS", folder_path: Union[str, os.PathLike], index_name: str = "index") -> None:
+    def save_local(self: stores.faiss.FAISS, folder_path: Union[str, os.PathLike], index_name: str = "index") -> None:
         """Save to ``folder_path/index_name/`` atomically: manifest, faiss index file, JSON
         lines, .npy. Tombstoned vectors are compacted away first. Adds and searches wait
         until the files are written (the store's lock is held)."""
@@ -119,7 +118,7 @@ class FaissPersistence:
         *,
         allow_dangerous_deserialization: bool = False,
         **kwargs: Any,
-    ) -> "FAISS":
+    ) -> stores.faiss.FAISS:
         """Load a store written by :meth:`save_local`, its index memory-mapped.
 
         ``allow_dangerous_deserialization`` is accepted for LangChain compatibility and

@@ -20,8 +20,12 @@ from rag.vectors import MatrixLike, VectorLike, as_matrix, as_vector
 from stores.filters import Filter, parse_filter
 from stores.mmr import maximal_marginal_relevance
 
+# Type hints name rag.retrievers' classes by module: the package imports it on first
+# attribute access (a store alone does without the Runnable machinery it brings).
+import rag
+
 if TYPE_CHECKING:
-    from rag.retrievers import VectorStoreRetriever
+    import rag.retrievers
 
 __all__ = ["SearchMethods"]
 
@@ -197,7 +201,7 @@ class SearchMethods:
 
     def as_retriever(
         self, search_type: str = "similarity", search_kwargs: Optional[dict[str, Any]] = None, **kwargs: Any
-    ) -> "VectorStoreRetriever":
+    ) -> rag.retrievers.VectorStoreRetriever:
         """A :class:`~rag.retrievers.VectorStoreRetriever` over this store (validated now)."""
         from rag.retrievers import VectorStoreRetriever
 

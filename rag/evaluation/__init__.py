@@ -14,7 +14,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "rag.evaluation.runner": ["BenchmarkResult", "RetrievalMetrics", "evaluate_run", "per_query_metrics",
                               "run_benchmark"],
     "rag.evaluation.systems": ["BM25System", "CorpusVectors", "DenseSystem", "HybridSystem", "RetrievalSystem"],
-})
+}, submodules=["systems"])  # named by the runner's and configurations' type hints
 
 
 __all__ = [

@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from rag.errors import ValidationError
 
+import rag.evaluation  # type hints: rag.evaluation.systems (embeddings, HTTP) imports on first use
+
 if TYPE_CHECKING:
-    from rag.evaluation.systems import RetrievalSystem
+    import rag.evaluation.systems
 
 __all__ = ["CONFIGURATIONS", "build_systems", "StoreFactory"]
 
@@ -29,7 +31,7 @@ StoreFactory = Callable[[Any], Any]
 
 def build_systems(
     names: Sequence[str], *, store_factories: Mapping[str, StoreFactory], local_embeddings: Optional[Any] = None
-) -> list["RetrievalSystem"]:
+) -> list[rag.evaluation.systems.RetrievalSystem]:
     """The systems for ``names`` (keys of :data:`CONFIGURATIONS`), sharing one MiniLM model
     and one cache of corpus vectors.
 
@@ -60,7 +62,7 @@ def build_systems(
             minilm = LocalEmbeddings()
         return minilm
 
-    factories: dict[str, Callable[[], "RetrievalSystem"]] = {
+    factories: dict[str, Callable[[], rag.evaluation.systems.RetrievalSystem]] = {
         "hashing": lambda: DenseSystem("hashing", HashingEmbeddings(dim=1024), _memory, vectors),
         "bm25-nostem": lambda: BM25System("bm25-nostem", stemmer=None),
         "bm25": lambda: BM25System("bm25"),

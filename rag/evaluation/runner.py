@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from rag.evaluation.beir import BeirDataset
 from rag.evaluation.metrics import average_precision_at_k, ndcg_at_k, recall_at_k, reciprocal_rank_at_k
-from typing import TYPE_CHECKING
+
+import rag.evaluation  # type hints: rag.evaluation.systems (embeddings, HTTP) imports on first use
 
 if TYPE_CHECKING:
-    from rag.evaluation.systems import RetrievalSystem
+    import rag.evaluation.systems
 
 __all__ = ["METRICS", "RetrievalMetrics", "BenchmarkResult", "per_query_metrics", "evaluate_run", "run_benchmark"]
 
@@ -82,7 +83,8 @@ class BenchmarkResult:
         return self.metrics.queries / self.query_seconds if self.query_seconds > 0 else float("inf")
 
 
-def run_benchmark(dataset: BeirDataset, system: RetrievalSystem, *, k: int = 100) -> BenchmarkResult:
+def run_benchmark(dataset: BeirDataset, system: rag.evaluation.systems.RetrievalSystem, *,
+                  k: int = 100) -> BenchmarkResult:
     """Index ``dataset``'s passages with ``system``, run every judged query (top ``k``,
     default 100) in one batch, and evaluate. Index time includes embedding the corpus."""
     started = time.perf_counter()

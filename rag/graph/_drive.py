@@ -8,7 +8,7 @@ import asyncio
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Iterator, Optional
+from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
 from rag.graph._loop import IO, Emit, RunTasks, Task
 from rag.graph.constants import END
@@ -17,8 +17,7 @@ from rag.graph.state import check_keys
 from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope
 from rag.runnables.config import max_workers
 
-if TYPE_CHECKING:
-    from rag.graph.pregel import CompiledStateGraph
+import rag.graph  # type hints: rag.graph.pregel imports this module
 
 __all__ = ["drive", "adrive", "MessagesHandler", "LiveSink"]
 
@@ -87,7 +86,7 @@ class MessagesHandler(LiveSink):
 
 
 # -- running one task -----------------------------------------------------------------------
-def settle(task: Task, output: Any, graph: "CompiledStateGraph") -> None:
+def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) -> None:
     """Record a node's return value on its task, checking its shape and keys."""
     if isinstance(output, Command):
         update, goto = output.update, output.goto_list()
@@ -123,7 +122,7 @@ def _record_failure(task: Task, exc: BaseException) -> None:
         task.error = exc
 
 
-def _run_task(graph: "CompiledStateGraph", task: Task, state: dict[str, Any], checkpointed: bool) -> None:
+def _run_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, state: dict[str, Any], checkpointed: bool) -> None:
     token = CURRENT_TASK.set(_scope(task, checkpointed))
     task.ran = True
     try:
@@ -135,7 +134,7 @@ def _run_task(graph: "CompiledStateGraph", task: Task, state: dict[str, Any], ch
         CURRENT_TASK.reset(token)
 
 
-async def _arun_task(graph: "CompiledStateGraph", task: Task, state: dict[str, Any], checkpointed: bool) -> None:
+async def _arun_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, state: dict[str, Any], checkpointed: bool) -> None:
     CURRENT_TASK.set(_scope(task, checkpointed))  # this coroutine runs in its own task: its own context
     task.ran = True
     try:
@@ -145,7 +144,7 @@ async def _arun_task(graph: "CompiledStateGraph", task: Task, state: dict[str, A
         _record_failure(task, exc)
 
 
-def _run_tasks(graph: "CompiledStateGraph", effect: RunTasks) -> None:
+def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:
     tasks = effect.tasks
     if len(tasks) == 1:
         _run_task(graph, tasks[0], effect.state, effect.checkpointed)
@@ -155,7 +154,7 @@ def _run_tasks(graph: "CompiledStateGraph", effect: RunTasks) -> None:
         list(pool.map(lambda t: _run_task(graph, t, effect.state, effect.checkpointed), tasks))
 
 
-async def _arun_tasks(graph: "CompiledStateGraph", effect: RunTasks) -> None:
+async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:
     gate = asyncio.Semaphore(max_workers(effect.tasks[0].config, len(effect.tasks)))
 
     async def one(task: Task) -> None:
@@ -166,7 +165,7 @@ async def _arun_tasks(graph: "CompiledStateGraph", effect: RunTasks) -> None:
 
 
 # -- drivers -------------------------------------------------------------------------------
-def drive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
+def drive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[Any, Any, None],
           live: Optional[LiveSink]) -> Iterator[Emit]:
     """Run ``effects`` in this thread; nodes run here (several at once: in threads). With
     a ``live`` sink, nodes run in a worker thread so what they stream arrives meanwhile."""
@@ -200,7 +199,7 @@ def drive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
             worker.join()
 
 
-async def adrive(graph: "CompiledStateGraph", effects: Generator[Any, Any, None],
+async def adrive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[Any, Any, None],
                  live: Optional[LiveSink]) -> AsyncIterator[Emit]:
     """Async :func:`drive`: nodes run as asyncio tasks, blocking checkpointer calls in a thread."""
     saver = graph.checkpointer

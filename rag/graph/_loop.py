@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Mapping, Optional
+from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
 from rag.graph.checkpoint.base import thread_of
@@ -33,8 +33,7 @@ from rag.graph.state import apply_updates, initial_values, ordered
 from rag.graph.types import Command, Send
 from rag.messages import BaseMessage
 
-if TYPE_CHECKING:
-    from rag.graph.pregel import CompiledStateGraph
+import rag.graph  # type hints: rag.graph.pregel imports this module
 
 __all__ = ["Loop", "Task", "Emit", "IO", "RunTasks", "recursion_limit", "DEFAULT_RECURSION_LIMIT"]
 
@@ -102,7 +101,7 @@ def messages_in(update: Optional[dict[str, Any]]) -> Iterable[BaseMessage]:
 class Loop:
     """One invocation of a compiled graph (see the module docstring)."""
 
-    def __init__(self, graph: "CompiledStateGraph", config: dict[str, Any], modes: frozenset[str], *,
+    def __init__(self, graph: rag.graph.pregel.CompiledStateGraph, config: dict[str, Any], modes: frozenset[str], *,
                  interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None,
                  live: Any = None) -> None:
         self.graph = graph

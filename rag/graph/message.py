@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, TypedDict
+# Optional: the dataclass __init__ of RemoveMessage reads the annotations of the fields it
+# inherits from BaseMessage ("Optional[str]") in this module, for typing.get_type_hints.
+from typing import Annotated, Any, ClassVar, Optional, TypedDict  # noqa: F401
 
 from rag.graph.errors import InvalidUpdateError
 from rag.messages import BaseMessage, convert_to_messages, message_chunk_to_message

@@ -9,7 +9,7 @@ a past checkpoint to ``invoke(None, ...)`` or ``update_state`` to fork from it).
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Iterator, Optional, Sequence, Union
 
 from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
@@ -22,8 +22,7 @@ from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.config import merge_configs
 from rag.runnables.graph import Graph
 
-if TYPE_CHECKING:
-    from rag.graph.state_graph import StateGraph
+import rag.graph  # type hints: rag.graph.state_graph imports this module
 
 __all__ = ["CompiledStateGraph", "STREAM_MODES"]
 
@@ -40,7 +39,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
     (supersteps per invocation, default 25), plus the usual callbacks/tags/metadata.
     """
 
-    def __init__(self, builder: "StateGraph", checkpointer: Any, interrupt_before: tuple[str, ...],
+    def __init__(self, builder: rag.graph.state_graph.StateGraph, checkpointer: Any, interrupt_before: tuple[str, ...],
                  interrupt_after: tuple[str, ...], *, name: str = "LangGraph") -> None:
         self.builder = builder
         self.checkpointer = checkpointer

@@ -23,6 +23,7 @@ from typing import Any, Callable, Hashable, Optional, Sequence, Union
 from rag.errors import ValidationError
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidUpdateError
+from rag.graph.pregel import CompiledStateGraph
 from rag.graph.state import Channel, channels_of
 from rag.graph.types import Send
 from rag.runnables import Runnable, RunnableLambda
@@ -208,13 +209,11 @@ class StateGraph:
 
     def compile(self, checkpointer: Any = None, *, interrupt_before: Union[str, Sequence[str], None] = None,
                 interrupt_after: Union[str, Sequence[str], None] = None, debug: bool = False,
-                name: Optional[str] = None, store: Any = None, cache: Any = None) -> "CompiledStateGraph":
+                name: Optional[str] = None, store: Any = None, cache: Any = None) -> CompiledStateGraph:
         """A runnable graph. ``checkpointer``: a saver (e.g. ``InMemorySaver()``) to keep
         state per ``thread_id``; ``interrupt_before``/``interrupt_after``: node names (or
         ``"*"``: all) to pause at; ``name``: the run's name in traces (default "LangGraph")."""
         from rag.graph.checkpoint.base import BaseCheckpointSaver
-        from rag.graph.pregel import CompiledStateGraph
-
         if checkpointer is not None and not isinstance(checkpointer, BaseCheckpointSaver):
             raise ValidationError(
                 f"checkpointer must be a saver such as InMemorySaver() or SqliteSaver(...), got {type(checkpointer).__name__}"
@@ -240,7 +239,3 @@ class StateGraph:
         return tuple(names)
 
 
-
-
-if typing.TYPE_CHECKING:
-    from rag.graph.pregel import CompiledStateGraph

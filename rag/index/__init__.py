@@ -33,7 +33,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                            "register_embeddings", "register_store", "store_backend", "store_names"],
     "rag.index.state": ["default_index_path"],
     "rag.index.update": ["UpdateSummary"],
-})
+}, submodules=["answer", "dryrun", "update"])  # named by rag.index.core's type hints
 
 
 __all__ = [

@@ -21,15 +21,17 @@ from rag.index.state import IndexState, saved_version, write_lock
 from rag.index.segments import Batch
 from rag.persistence import index_folder_exists
 from rag.search_types import INDEX_SEARCH_TYPES, check_search_kwargs
+import rag.index
 
 if TYPE_CHECKING:
-    from rag.index.answer import Answer, IndexRetriever
-    from rag.index.dryrun import DryRun
-    from rag.index.update import Progress, UpdateSummary
+    import rag.index.answer
+    import rag.index.dryrun
+    import rag.index.update
 
 # The updater (loaders, BeautifulSoup, splitters), the answerer (chains) and the dry run
 # are imported by the methods that use them: opening and searching an index (``rag
-# search``, a server answering searches) never loads them.
+# search``, a server answering searches) never loads them. Type hints name their classes
+# by module (rag.index.answer.Answer), which rag.index imports on first attribute access.
 
 __all__ = ["Index", "IndexInfo"]
 
@@ -191,7 +193,8 @@ class Index:
             return search_state(self._current(), query, k=k, search_type=search_type, filter=filter, threshold=threshold,
                                 fetch_k=fetch_k, lambda_mult=lambda_mult)
 
-    def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None) -> IndexRetriever:
+    def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None
+                     ) -> rag.index.answer.IndexRetriever:
         """A retriever Runnable over this index, as LangChain's ``as_retriever``:
         ``search_kwargs`` may hold ``k`` and ``filter``, ``score_threshold`` (threshold /
         ``similarity_score_threshold``), ``fetch_k`` (similarity, threshold, mmr) and
@@ -228,7 +231,7 @@ class Index:
                             openings=openings, contents=contents)
 
     def ask(self, question: str, *, k: int = ANSWER_K, llm: Any = None, config: Optional[dict[str, Any]] = None,
-            window: int = 1, openings: int = 2, contents: int = 1) -> Answer:
+            window: int = 1, openings: int = 2, contents: int = 1) -> rag.index.answer.Answer:
         """Answer ``question`` from the best ``k`` chunks and their context, with its
         numbered sources (see :meth:`chain`; ``config``: a run config, e.g.
         ``{"callbacks": [...]}``)."""
@@ -249,9 +252,9 @@ class Index:
     def update(
         self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
         glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False, chunk_size: Optional[int] = None,
-        chunk_overlap: Optional[int] = None, progress: Optional[Progress] = None, on_wait: Any = None,
+        chunk_overlap: Optional[int] = None, progress: Optional[rag.index.update.Progress] = None, on_wait: Any = None,
         workers: Optional[int] = None, cluster: Optional[str] = None,
-    ) -> UpdateSummary:
+    ) -> rag.index.update.UpdateSummary:
         """Bring the index up to date with ``sources`` (files, folders, http(s) URLs) and save.
 
         Unchanged sources are skipped (content hash), changed ones re-chunked and
@@ -290,7 +293,8 @@ class Index:
         return summary
 
     def _update(self, roots: list[Any], chunk_size: Optional[int], chunk_overlap: Optional[int], glob: Optional[str],
-                exclude: Sequence[str], progress: Optional[Progress], on_wait: Any, embedder: Any) -> UpdateSummary:
+                exclude: Sequence[str], progress: Optional[rag.index.update.Progress], on_wait: Any,
+                embedder: Any) -> rag.index.update.UpdateSummary:
         from rag.index.update import Updater, check_rechunking
 
         with self._updating, write_lock(self.path, on_wait):
@@ -328,7 +332,7 @@ class Index:
 
     def dry_run(self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
                 glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
-                chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> DryRun:
+                chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> rag.index.dryrun.DryRun:
         """What :meth:`update` with these arguments would read: files, bytes, estimated
         chunks and embedding time per file type, and what it would leave out. Reads no
         document beyond a small sample (to time the model); writes nothing. New

@@ -4,10 +4,8 @@ a front-matter config, ``graph TD;``, one line per node and edge, three class st
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rag.runnables.graph import Graph
+import rag.runnables  # type hints: rag.runnables.graph imports this module
 
 __all__ = ["draw_mermaid"]
 
@@ -17,7 +15,7 @@ _STYLES = ("\tclassDef default fill:#f2f0ff,line-height:1.2\n"
            "\tclassDef last fill:#bfb6fc")
 
 
-def _safe_ids(graph: "Graph") -> dict[str, str]:
+def _safe_ids(graph: rag.runnables.graph.Graph) -> dict[str, str]:
     """A Mermaid-safe, unique id per node, from its name (``my node`` -> ``my_node``)."""
     ids: dict[str, str] = {}
     used: set[str] = set()
@@ -36,7 +34,7 @@ def _label(name: str) -> str:
     return name.replace('"', "#quot;")
 
 
-def draw_mermaid(graph: "Graph") -> str:
+def draw_mermaid(graph: rag.runnables.graph.Graph) -> str:
     ids = _safe_ids(graph)
     first, last = graph.first_node(), graph.last_node()
     lines = [_HEADER]

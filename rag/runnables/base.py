@@ -13,7 +13,6 @@ import asyncio
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from typing import (
-    TYPE_CHECKING,
     Any,
     AsyncIterator,
     Awaitable,
@@ -32,12 +31,10 @@ from rag.runnables import _tracing
 from rag.runnables._streams import NOTHING, acollect, collect
 from rag.runnables.config import RunnableConfig, max_workers, per_input_configs
 
-if TYPE_CHECKING:
-    from rag.runnables.binding import RunnableBinding
-    from rag.runnables.fallbacks import RunnableWithFallbacks
-    from rag.runnables.graph import Graph
-    from rag.runnables.retry import RunnableRetry
-    from rag.runnables.sequence import RunnableSequence
+# The composites import this module: type hints name them through the package
+# (``rag.runnables.RunnableSequence``), which holds them once imported, so that
+# typing.get_type_hints resolves them.
+import rag.runnables
 
 __all__ = ["Runnable", "coerce_to_runnable"]
 
@@ -156,29 +153,29 @@ class Runnable(ABC, Generic[Input, Output]):
                 yield chunk
 
     # -- composition ---------------------------------------------------------------------
-    def pipe(self, *others: Any) -> "RunnableSequence":
+    def pipe(self, *others: Any) -> rag.runnables.RunnableSequence:
         """``self | others[0] | others[1] ...``."""
         from rag.runnables.sequence import RunnableSequence
 
         return RunnableSequence(self, *others)
 
-    def __or__(self, other: Any) -> "RunnableSequence":
+    def __or__(self, other: Any) -> rag.runnables.RunnableSequence:
         from rag.runnables.sequence import RunnableSequence
 
         return RunnableSequence(self, other)
 
-    def __ror__(self, other: Any) -> "RunnableSequence":
+    def __ror__(self, other: Any) -> rag.runnables.RunnableSequence:
         from rag.runnables.sequence import RunnableSequence
 
         return RunnableSequence(other, self)
 
-    def bind(self, **kwargs: Any) -> "RunnableBinding":
+    def bind(self, **kwargs: Any) -> rag.runnables.RunnableBinding:
         """A copy whose every call receives ``kwargs`` (e.g. ``model.bind(stop=["\\n"])``)."""
         from rag.runnables.binding import RunnableBinding
 
         return RunnableBinding(self, kwargs=kwargs)
 
-    def with_config(self, config: Optional[RunnableConfig] = None, **options: Any) -> "RunnableBinding":
+    def with_config(self, config: Optional[RunnableConfig] = None, **options: Any) -> rag.runnables.RunnableBinding:
         """A copy that runs with ``config`` (and ``options``) merged under each call's config."""
         from rag.runnables.binding import RunnableBinding
 
@@ -191,7 +188,7 @@ class Runnable(ABC, Generic[Input, Output]):
         wait_exponential_jitter: bool = True,
         exponential_jitter_params: Optional[dict[str, float]] = None,
         stop_after_attempt: int = 3,
-    ) -> "RunnableRetry":
+    ) -> rag.runnables.RunnableRetry:
         """A copy that retries failed calls; see :class:`~rag.runnables.RunnableRetry`."""
         from rag.runnables.retry import RunnableRetry
 
@@ -209,7 +206,7 @@ class Runnable(ABC, Generic[Input, Output]):
         *,
         exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
         exception_key: Optional[str] = None,
-    ) -> "RunnableWithFallbacks":
+    ) -> rag.runnables.RunnableWithFallbacks:
         """A copy that tries ``fallbacks`` in order when this one fails."""
         from rag.runnables.fallbacks import RunnableWithFallbacks
 
@@ -217,13 +214,13 @@ class Runnable(ABC, Generic[Input, Output]):
             self, fallbacks, exceptions_to_handle=exceptions_to_handle, exception_key=exception_key
         )
 
-    def pick(self, keys: Union[str, list[str]]) -> "RunnableSequence":
+    def pick(self, keys: Union[str, list[str]]) -> rag.runnables.RunnableSequence:
         """``self`` followed by picking ``keys`` from its dict output (one key: its value)."""
         from rag.runnables.passthrough import RunnablePick
 
         return self | RunnablePick(keys)
 
-    def assign(self, **branches: Any) -> "RunnableSequence":
+    def assign(self, **branches: Any) -> rag.runnables.RunnableSequence:
         """``self`` followed by :meth:`RunnablePassthrough.assign`: adds keys to its dict output."""
         from rag.runnables.passthrough import RunnableAssign
 
@@ -237,7 +234,7 @@ class Runnable(ABC, Generic[Input, Output]):
         name = self.get_name()
         return f"{name}Input", f"{name}Output"
 
-    def get_graph(self, config: Optional[RunnableConfig] = None) -> "Graph":
+    def get_graph(self, config: Optional[RunnableConfig] = None) -> rag.runnables.Graph:
         """The diagram of this runnable: input node, this node, output node."""
         from rag.runnables.graph import Graph
 

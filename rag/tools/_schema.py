@@ -75,9 +75,9 @@ def _jsonable(value: Any) -> bool:
 
 
 def _parameter_hints(func: Callable[..., Any]) -> dict[str, Any]:
-    """``func``'s type hints; when one of them cannot be resolved (a name imported only for
-    type checkers, as ``Index.ask``'s return type ``Answer``), each parameter's on its own,
-    an unresolvable one taken as ``Any`` (any JSON value) rather than failing the tool."""
+    """``func``'s type hints; when one of them cannot be resolved (a user's function naming
+    a class imported only for type checkers), each parameter's on its own, an unresolvable
+    one taken as ``Any`` (any JSON value) rather than failing the tool."""
     try:
         return typing.get_type_hints(func)
     except NameError:

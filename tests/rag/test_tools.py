@@ -236,7 +236,7 @@ def answer_with(question: str, k: int = 4) -> "TypeOnlyKnownToTypeCheckers":  # 
 
 
 def test_a_function_whose_return_type_cannot_be_resolved_still_makes_a_tool():
-    # Index.ask's return type is imported only for type checkers; its arguments still count.
+    # A user's function whose return type is imported only for type checkers: its arguments still count.
     made = tool(answer_with)
     assert made.args == {"question": {"type": "string"}, "k": {"type": "integer", "default": 4}}
     assert made.invoke({"question": "why", "k": 2}) == "why:2"
