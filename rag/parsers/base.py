@@ -16,6 +16,7 @@ from typing import Any, AsyncIterator, Generic, Iterator, Optional, TypeVar
 from rag.errors import ValidationError
 from rag.messages import BaseMessage
 from rag.runnables import Runnable, RunnableConfig
+from rag.runnables._streams import Chunkwise
 
 __all__ = ["BaseOutputParser", "BaseTransformOutputParser", "BaseCumulativeTransformOutputParser", "StrOutputParser"]
 
@@ -69,7 +70,7 @@ def _parse_return_hint(cls: type) -> Any:
         return Any
 
 
-class BaseTransformOutputParser(BaseOutputParser[T]):
+class BaseTransformOutputParser(Chunkwise, BaseOutputParser[T]):
     """A parser that parses each streamed chunk on its own, passing results on at once."""
 
     def _transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None) -> Iterator[T]:
@@ -79,25 +80,6 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
     async def _atransform(self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None) -> AsyncIterator[T]:
         async for chunk in input:
             yield self.parse(text_of(chunk))
-
-    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[T]:
-        return self._transform_traced(self._transform, input, config)
-
-    async def atransform(
-        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
-    ) -> AsyncIterator[T]:
-        async for chunk in self._atransform_traced(self._atransform, input, config):
-            yield chunk
-
-    def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[T]:
-        return self._stream_traced(lambda value, cfg: self._transform(iter([value]), cfg), input, config)
-
-    async def astream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[T]:
-        async def once() -> AsyncIterator[Any]:
-            yield input
-
-        async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
-            yield chunk
 
 
 class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):

@@ -1,4 +1,5 @@
-"""Stream plumbing shared by the runnables: adding chunks up and merging branch streams."""
+"""Stream plumbing shared by the runnables: adding chunks up, merging branch streams, and
+the entry points of runnables that work chunk by chunk."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping
 
-__all__ = ["add_chunks", "output_adder", "collect", "acollect", "merge_streams", "amerge_streams", "NOTHING"]
+__all__ = ["add_chunks", "output_adder", "collect", "acollect", "merge_streams", "amerge_streams", "NOTHING",
+           "Chunkwise"]
 
 NOTHING: Any = object()  # an empty stream's aggregate
 
@@ -123,3 +125,28 @@ async def amerge_streams(streams: Mapping[str, Callable[[], AsyncIterator[Any]]]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class Chunkwise:
+    """For a :class:`~rag.runnables.Runnable` that works chunk by chunk (passthrough,
+    assign, transforming parsers): it defines ``_transform(chunks, config)`` and
+    ``_atransform(chunks, config)``; ``transform``, ``atransform``, ``stream`` and
+    ``astream`` come from them here, each call one traced run (``stream``: its one input as
+    the only chunk). Put it first among the bases so that these replace Runnable's."""
+
+    def transform(self: Any, input: Iterator[Any], config: Any = None, **kwargs: Any) -> Iterator[Any]:
+        return self._transform_traced(self._transform, input, config)
+
+    async def atransform(self: Any, input: AsyncIterator[Any], config: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
+        async for chunk in self._atransform_traced(self._atransform, input, config):
+            yield chunk
+
+    def stream(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Iterator[Any]:
+        return self._stream_traced(lambda value, cfg: self._transform(iter([value]), cfg), input, config)
+
+    async def astream(self: Any, input: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
+        async def once() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
+            yield chunk

@@ -7,7 +7,7 @@ import inspect
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Union
 
 from rag.errors import NotFoundError, ValidationError
-from rag.runnables._streams import NOTHING, add_chunks
+from rag.runnables._streams import NOTHING, Chunkwise, add_chunks
 from rag.runnables.base import Runnable
 from rag.runnables.config import RunnableConfig
 from rag.runnables.graph import Graph
@@ -22,7 +22,7 @@ def _require_dict(value: Any, who: str) -> dict[str, Any]:
     return value
 
 
-class RunnablePassthrough(Runnable[Any, Any]):
+class RunnablePassthrough(Chunkwise, Runnable[Any, Any]):
     """Returns its input unchanged (streams pass through chunk by chunk). ``func``, if given,
     is called with the input for its side effects (may take ``config``).
 
@@ -84,30 +84,11 @@ class RunnablePassthrough(Runnable[Any, Any]):
         if total is not NOTHING:
             await self._aside_effect(total, config or {})
 
-    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
-        return self._transform_traced(self._transform, input, config)
-
-    async def atransform(
-        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in self._atransform_traced(self._atransform, input, config):
-            yield chunk
-
-    def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
-        return self._stream_traced(lambda value, cfg: self._transform(iter([value]), cfg), input, config)
-
-    async def astream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[Any]:
-        async def once() -> AsyncIterator[Any]:
-            yield input
-
-        async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
-            yield chunk
-
     def __repr__(self) -> str:
         return "RunnablePassthrough()"
 
 
-class RunnableAssign(Runnable[dict, dict]):
+class RunnableAssign(Chunkwise, Runnable[dict, dict]):
     """Takes a dict and returns it with the ``mapper``'s outputs added under their keys.
     Streaming first yields the input (without the keys being assigned), then the new keys'
     chunks as ``{key: chunk}``."""
@@ -161,25 +142,6 @@ class RunnableAssign(Runnable[dict, dict]):
         if total is not NOTHING:
             async for chunk in self.mapper.astream(total, config):
                 yield chunk
-
-    def transform(self, input: Iterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[dict]:
-        return self._transform_traced(self._transform, input, config)
-
-    async def atransform(
-        self, input: AsyncIterator[Any], config: Optional[RunnableConfig] = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        async for chunk in self._atransform_traced(self._atransform, input, config):
-            yield chunk
-
-    def stream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Any]:
-        return self._stream_traced(lambda value, cfg: self._transform(iter([value]), cfg), input, config)
-
-    async def astream(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> AsyncIterator[Any]:
-        async def once() -> AsyncIterator[Any]:
-            yield input
-
-        async for chunk in self._astream_traced(lambda value, cfg: self._atransform(once(), cfg), input, config):
-            yield chunk
 
     def get_graph(self, config: Optional[RunnableConfig] = None) -> Graph:
         # Drawn as LangChain draws it: the new keys' branches beside a passthrough branch.
