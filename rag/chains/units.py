@@ -140,8 +140,9 @@ def _code_line(line: str) -> bool:
         return True
     if _PROSE_END.search(line.rstrip()):
         return False
-    signs = len(_CODE_SIGN.findall(_PLURAL.sub("", line)))
     words = len(_WORD.findall(line))
+    # "Which row(s) to update" is prose; "print(s)" on a line of its own is a call.
+    signs = len(_CODE_SIGN.findall(_PLURAL.sub("", line) if words >= 3 else line))
     return signs > 0 and (words <= 12 or signs * 4 >= words)
 
 
@@ -195,12 +196,20 @@ def _introduces(sentence: str) -> bool:
     return not sentence.endswith((".", "!", "?")) or bool(_POINTER.search(sentence))
 
 
+# A book index's entry: a term, then the titles of the sections about it ("accessing, Accessing Arrays").
+_INDEX_ENTRY = re.compile(r", [A-Z]")
+
+
 def _is_contents(block: str) -> bool:
     """A list that no sentence introduces, of three or more short titles (at most 10 words,
-    no closing punctuation, no code): a page's table of contents or a block of links
-    ("Naming commits / Creating tags / Browsing revisions"), navigation rather than an answer."""
+    no closing punctuation, no code, most of them capitalised or numbered as titles are): a
+    page's table of contents, a book's index ("accessing, Accessing Arrays") or a block of
+    links ("Naming commits / Creating tags / Browsing revisions"), navigation rather than
+    an answer. Lower-case values ("false / no
+    / off / 0") and preformatted lines ("pick 192837 Switch ...") are content."""
     lines = [line.strip() for line in block.split("\n") if line.strip()]
-    return len(lines) >= 3 and all(
+    titled = sum(line[:1].isupper() or line[:1].isdigit() or bool(_INDEX_ENTRY.search(line)) for line in lines)
+    return len(lines) >= 3 and titled * 2 > len(lines) and all(
         len(_WORD.findall(line)) <= 10 and not _PROSE_END.search(line) and not _CODE_SIGN.search(line) for line in lines)
 
 
@@ -357,8 +366,10 @@ def unit_sections(units: Sequence[Unit], metadata: dict[str, Any]) -> list[str]:
 # repetition marks ("[ , ... ]", "[ WITH ] ( option [, ...] )", "{ SESSION | LOCAL }").
 # A manual page's synopsis marks optional options and repetition without spaces:
 # "git remote [-v | --verbose]", "[--[no-]tags]", "[(-p <parent>)…]".
+# An option's bracket opens after a space or another bracket, and a group holds an option:
+# "a[-1]", "f1[1][-2]" (subscripts) and "[(1, 'one')]" (a list of pairs) are code.
 _GRAMMAR = re.compile(r"\[\s*,?\s*\.\.\.\s*\]|\[ [^\]]*\]|\{[^}]*\|[^}]*\}"
-                      r"|\[-{1,2}[\w\[]|\[\(|(?:\u2026|\.\.\.)\]|\[[^\]]*\s\|\s[^\]]*\]")
+                      r"|(?<![\w)\]])\[-{1,2}[\w\[]|\[\(-|(?:\u2026|\.\.\.)\]|\[[^\]]*\s\|\s[^\]]*\]")
 
 
 def is_synopsis(block: str) -> bool:

@@ -179,3 +179,26 @@ def test_headings_metadata_that_is_not_a_list_gives_no_sections_and_no_error(hea
     # Metadata comes from the user's documents: the answerer must not fail on a stray value.
     units = text_units("First part says this. Then more.")
     assert unit_sections(units, {"headings": headings, "section": "Top"}) == ["Top", "Top"]
+
+
+def test_a_call_with_a_one_letter_argument_is_code_not_a_plural():
+    units = text_units("Build the string first:\n\ns = 'abc'\nprint(s)\n\nIt prints abc.")
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
+
+
+def test_subscripts_and_lists_of_tuples_are_examples_not_synopses():
+    assert not is_synopsis("pairs = [(1, 'one'), (2, 'two')]\nlast = pairs[-1]")
+    assert not is_synopsis("SELECT f1[1][-2][3] AS e1, f1[1][-1][5] AS e2\n"
+                           " FROM (SELECT '[1:1][-2:-1][3:5]={{{1,2,3},{4,5,6}}}'::int[] AS f1) AS ss;")
+    assert not is_synopsis("lseg '[(0,0),(1,1)]' # lseg '[(1,0),(0,1)]' \u2192 (0.5,0.5)")
+
+
+def test_a_list_of_lower_case_values_no_sentence_introduces_is_quoted_not_navigation():
+    text = ("It accepts these strings for the true state:\n\ntrue\nyes\non\n\n"
+            "and these representations for the false state:\n\nfalse\nno\noff\n0")
+    assert kinds(text)[-1] == ("list", "false\nno\noff\n0")
+
+
+def test_a_book_index_no_sentence_introduces_is_navigation():
+    text = "accessing, Accessing Arrays\nconstant, Array Value Input\nmodifying, Modifying Arrays\n\nArrays hold values."
+    assert kinds(text) == [("sentence", "Arrays hold values.")]
