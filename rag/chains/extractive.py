@@ -210,7 +210,7 @@ class ExtractiveAnswerer(Runnable[dict, str]):
                     groups.append([first + index])
         if not units or not question.strip():
             return []
-        _attach_named_blocks(units, citations, groups, [document.metadata.get("source") for document in documents])
+        _attach_named_blocks(units, citations, groups, [_page(document.metadata.get("source")) for document in documents])
         from rag.bm25.analysis import Analyzer
 
         # A definition is scored with the term it defines ("work_mem (integer): Sets ...").
@@ -347,6 +347,16 @@ def _attach_named_blocks(units: list[Unit], citations: list[int], groups: list[l
             moved = True
     if moved:
         groups[:] = [group for group in groups if group]
+
+
+def _page(source: Any) -> Any:
+    """``source`` as a key naming a page; None (no page) when it cannot be one (metadata is
+    the caller's: a list of sources, say)."""
+    try:
+        hash(source)
+    except TypeError:
+        return None
+    return source
 
 
 def _fit(block: str, room: int) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from loaders import ReadableHTMLLoader
+from rag.chains import ExtractiveAnswerer, create_retrieval_chain
 from rag.documents import Document
 from rag.index import Answer, Index
 from rag.index.passages import locate_quote, merge_sources
@@ -127,3 +128,20 @@ def test_rag_ask_json_quotes_each_citation_with_its_offsets(pg_index):
     first = data["citations"][0]
     assert isinstance(first["start"], int) and first["end"] - first["start"] == len(first["text"])
     assert all(source["cited"] for source in data["sources"])
+
+
+def test_a_table_quoted_from_another_passage_of_its_page_cites_that_passage_at_its_offsets():
+    page = ("Lock modes differ in which other modes each conflicts with (see Table 13.2). Two transactions "
+            "cannot hold locks of conflicting modes on the same table at the same time.\n\n"
+            "Table 13.2. Conflicting Lock Modes\n\nRequested Lock Mode | Conflicts With\n\n"
+            "SHARE | ROW EXCLUSIVE, EXCLUSIVE\nEXCLUSIVE | ALL MODES")
+    cut = page.index("Table 13.2. C")
+    context = [chunk(page[:cut], 0, source="lock.html", id="a", n=1),
+               chunk("Indexes speed up lookups of rows in big tables.", 0, source="idx.html", id="b", n=2),
+               chunk(page[cut:], cut, source="lock.html", id="c", n=3)]
+    question = "Which lock modes conflict with each other?"
+    answer = Answer.from_result(create_retrieval_chain(lambda _: context, ExtractiveAnswerer()).invoke({"input": question}))
+    quotes = {(c.n, c.text.split("\n")[0]): (c.start, c.end) for c in answer.citations}
+    table = quotes[(3, "Requested Lock Mode | Conflicts With")]
+    assert (1, "Lock modes differ in which other modes each conflicts with (see Table 13.2).") in quotes
+    assert page[table[0]:table[1]] == page[page.index("Requested"):]

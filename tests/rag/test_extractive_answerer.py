@@ -198,3 +198,11 @@ def test_an_example_is_quoted_before_a_commands_synopsis_for_a_how_to_question()
                     "To rename a table, type:\n\nALTER TABLE products RENAME TO items;")
     answer = ExtractiveAnswerer(max_sentences=2).invoke({"input": "How do I rename a table?", "context": [page]})
     assert "ALTER TABLE products RENAME TO items;" in answer and "[ IF EXISTS ]" not in answer
+
+
+def test_documents_whose_source_is_not_hashable_are_answered():
+    source = ["a.html", "b.html"]  # metadata is the caller's: any value
+    docs = [Document("Modes conflict as listed (see Table 1.1). Locks wait for each other.", {"source": source}),
+            Document("Table 1.1. Modes\n\nMode | Conflicts\n\nSHARE | EXCLUSIVE\nEXCLUSIVE | ALL", {"source": source})]
+    answer = ExtractiveAnswerer().invoke({"input": "Which lock modes conflict?", "context": docs})
+    assert "[1]" in answer and "SHARE | EXCLUSIVE" in answer
