@@ -43,9 +43,13 @@ _POINTER = re.compile(r"\b(?:follow(?:s|ing)|below|example|table|figure|listing|
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+\S")
 # Signs of code in a line that does not end like prose: operators, brackets, shell prompts.
-# (Command-line options, "git commit -a" and "--eject", are code signs too.)
-_CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w+\(|^[A-Z]{3,}\s+[A-Z]{2,}"
-                        r"|\s--?[A-Za-z]")
+_CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w+\(|^[A-Z]{3,}\s+[A-Z]{2,}")
+# Command-line options ("git commit -a", "--eject") are code signs too, unless the line reads
+# as a sentence about them: two or more of these words outside quotes ("When the -l option
+# is used, format changes to").
+_OPTION = re.compile(r"\s--?[A-Za-z]")
+_PROSE_WORD = re.compile(r"\b(?:the|a|an|is|are|was|be|when|if|to|of|for|with|by|this|that|it|used)\b", re.I)
+_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
 # "row(s)", "index(es)": an English plural in brackets, not a call.
 _PLURAL = re.compile(r"(?<=\w)\((?:e?s)\)")
 # A sentence that opens with one of these words in lower case is the rest of a sentence
@@ -142,8 +146,14 @@ def _code_line(line: str) -> bool:
         return False
     words = len(_WORD.findall(line))
     # "Which row(s) to update" is prose; "print(s)" on a line of its own is a call.
-    signs = len(_CODE_SIGN.findall(_PLURAL.sub("", line) if words >= 3 else line))
+    signs = len(_CODE_SIGN.findall(_PLURAL.sub("", line) if words >= 3 else line)) + _options(line)
     return signs > 0 and (words <= 12 or signs * 4 >= words)
+
+
+def _options(line: str) -> int:
+    """How many command-line options ``line`` holds, as code signs (0 in a sentence about them)."""
+    options = len(_OPTION.findall(line))
+    return options if options and len(_PROSE_WORD.findall(_QUOTED.sub("", line))) < 2 else 0
 
 
 def is_toc_line(line: str) -> bool:
@@ -210,7 +220,8 @@ def _is_contents(block: str) -> bool:
     lines = [line.strip() for line in block.split("\n") if line.strip()]
     titled = sum(line[:1].isupper() or line[:1].isdigit() or bool(_INDEX_ENTRY.search(line)) for line in lines)
     return len(lines) >= 3 and titled * 2 > len(lines) and all(
-        len(_WORD.findall(line)) <= 10 and not _PROSE_END.search(line) and not _CODE_SIGN.search(line) for line in lines)
+        len(_WORD.findall(line)) <= 10 and not _PROSE_END.search(line) and not _CODE_SIGN.search(line)
+        and not _OPTION.search(line) for line in lines)
 
 
 def _is_label(block: str) -> bool:

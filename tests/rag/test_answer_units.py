@@ -202,3 +202,14 @@ def test_a_list_of_lower_case_values_no_sentence_introduces_is_quoted_not_naviga
 def test_a_book_index_no_sentence_introduces_is_navigation():
     text = "accessing, Accessing Arrays\nconstant, Array Value Input\nmodifying, Modifying Arrays\n\nArrays hold values."
     assert kinds(text) == [("sentence", "Arrays hold values.")]
+
+
+def test_an_open_sentence_naming_an_option_is_prose_not_code():
+    text = "When the -l option is used, format changes to\n\n%(objectmode) %(objectsize:padded)%x09%(path)\n\nSizes are in bytes."
+    units = text_units(text)
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
+
+
+def test_a_command_whose_quoted_message_is_prose_is_code():
+    units = text_units('Commit it:\n\ngit commit -a -m "Add the file to the index"\n\nIt is done.')
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
