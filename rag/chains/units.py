@@ -49,7 +49,7 @@ _CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w
 # is used, format changes to").
 _OPTION = re.compile(r"\s--?[A-Za-z]")
 _PROSE_WORD = re.compile(r"\b(?:the|a|an|is|are|was|be|when|if|to|of|for|with|by|this|that|it|used)\b", re.I)
-_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+_QUOTED = re.compile(r"\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)")
 # "row(s)", "index(es)": an English plural in brackets, not a call.
 _PLURAL = re.compile(r"(?<=\w)\((?:e?s)\)")
 # A sentence that opens with one of these words in lower case is the rest of a sentence
