@@ -9,8 +9,9 @@
   configuration and one *write stamp*.
 - Lexical side: Milvus 2.3 has no full-text search (2.5 has BM25 built in), so each
   process builds BM25 (:mod:`rag.index.lexical`, the folder indexes' own) from the
-  engine's chunk texts on its first lexical search, and keeps it. Every update writes a
-  new write stamp *after* each change to the chunks; a search first reads the stamp
+  engine's chunk texts on its first lexical search, and keeps it. An update writes a new
+  write stamp *after* changing chunks and before the records that name them (one stamp
+  and one request of records per up to 256 sources); a search first reads the stamp
   (consistency Session: another process's stamp is seen within one time tick, 200 ms by
   default) and rebuilds when it changed. A rebuild reads the stamp, then the chunks, both
   at consistency Strong, so what it reads is at least as new as the stamp it keeps: a
@@ -38,8 +39,8 @@ import hashlib
 import re
 import uuid
 import warnings
-from contextlib import nullcontext
-from typing import Any, ContextManager, Mapping, Optional
+from contextlib import contextmanager, suppress
+from typing import Any, Iterator, Mapping, Optional
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
@@ -60,6 +61,7 @@ SIDE_SUFFIX = "_rag_index"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,190}$")  # Milvus: letters, digits, "_"; at most 255 with the suffix
 _SIDE_FIELDS = ("key", "kind", "body", "vector")
 _CONFIG, _STAMP = "config", "stamp"
+_RECORD_BATCH = 256
 
 
 def _source_key(source: str) -> str:
@@ -83,6 +85,11 @@ class MilvusEngine:
         self._side_loading: Optional[Collection] = None
         self._side_new = False
         self.store: Any = None
+        # Within an update, records wait here (up to _RECORD_BATCH) for the stamp that
+        # follows their chunks: a stamp and a batch of records are two requests, not one
+        # or two per source.
+        self._pending: list[tuple[str, str, Mapping[str, Any]]] = []
+        self._changed = self._updating = False
         self._bm25: Optional[SegmentedBM25] = None
         self._bm25_stamp: Optional[str] = None
         self._open_side()
@@ -141,10 +148,21 @@ class MilvusEngine:
         assert self._side is not None
         return self._side
 
-    def _upsert(self, key: str, kind: str, body: Mapping[str, Any]) -> None:
+    def _upsert(self, rows: list[tuple[str, str, Mapping[str, Any]]]) -> None:
+        """Write ``(key, kind, body)`` rows, in one request."""
         side = self._side_collection()
         with self._connection.calls(f"writing to collection {self._side_name!r}"):
-            side.upsert([[key], [kind], [dict(body)], [[0.0, 0.0]]])
+            side.upsert([[key for key, _, _ in rows], [kind for _, kind, _ in rows],
+                         [dict(body) for _, _, body in rows], [[0.0, 0.0]] * len(rows)])
+
+    def _flush(self) -> None:
+        """Write the new stamp (if the chunks changed), then the records waiting for it."""
+        if self._changed:
+            self._upsert([(_STAMP, "stamp", {"stamp": uuid.uuid4().hex})])
+            self._changed = False
+        if self._pending:
+            self._upsert(self._pending)
+            self._pending = []
 
     def _row(self, key: str, level: str) -> Optional[dict[str, Any]]:
         if self._side is None:
@@ -184,8 +202,10 @@ class MilvusEngine:
     def save_record(self, source: str, record: SourceRecord) -> None:
         if list(record.chunk_ids) != chunk_ids(source, len(record.chunk_ids)):
             raise ValidationError(f"the chunks of {source!r:.80} do not have the index's ids (rag.index.chunk_ids)")
-        self._upsert(_source_key(source), "source", {"source": source, "root": record.root, "hash": record.content_hash,
-                                                     "chunks": len(record.chunk_ids)})
+        self._pending.append((_source_key(source), "source", {"source": source, "root": record.root,
+                                                              "hash": record.content_hash, "chunks": len(record.chunk_ids)}))
+        if len(self._pending) >= _RECORD_BATCH or not self._updating:
+            self._flush()
 
     def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
         """The record's ids and every stored chunk id with the source's stem: chunks a
@@ -196,21 +216,38 @@ class MilvusEngine:
         return sorted(found.union(record.chunk_ids))
 
     def forget_record(self, source: str) -> None:
+        self._flush()  # the stamp after the deleted chunks
         if self._side is not None:
             with self._connection.calls(f"deleting from collection {self._side_name!r}"):
                 self._side.delete(f'key in ["{_source_key(source)}"]')
 
-    def updating(self) -> ContextManager[None]:
+    @contextmanager
+    def updating(self) -> Iterator[None]:
         """No lock: Milvus 2.3 cannot lock (see the module docstring for what holds
-        without). A new index's side collection starts loading here."""
+        without). A new index's side collection starts loading here; the records and the
+        stamp still waiting are written on the way out (also when the update failed: each
+        record follows its own source's chunks)."""
         self._begin_side()
-        return nullcontext()
+        self._updating = True
+        try:
+            yield
+        except BaseException:
+            with suppress(Exception):  # the update's own error is the one to report
+                self._flush()
+            raise
+        else:
+            self._flush()
+        finally:
+            self._updating = False
 
     def chunks_changed(self) -> None:
-        self._upsert(_STAMP, "stamp", {"stamp": uuid.uuid4().hex})
+        self._changed = True
+        if not self._updating:
+            self._flush()
 
     def save_config(self, config: dict[str, Any]) -> None:
-        self._upsert(_CONFIG, "config", config)
+        self._flush()
+        self._upsert([(_CONFIG, "config", config)])
 
     def size_bytes(self) -> int:
         return 0  # Milvus 2.3 reports no size per collection
