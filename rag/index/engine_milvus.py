@@ -16,8 +16,10 @@
   default) and rebuilds when it changed. A rebuild reads the stamp, then the chunks, both
   at consistency Strong, so what it reads is at least as new as the stamp it keeps: a
   process never keeps a stale BM25 past its next search after the stamp is visible. A
-  chunk deleted under a cached BM25 also triggers a rebuild. The rebuild costs a full
-  read of the chunk texts per cold process (see benchmarks/README.md for figures).
+  chunk deleted under a cached BM25 also triggers a rebuild. A rebuild reads every chunk
+  text; its postings are then kept on local disk under the stamp
+  (:mod:`rag.index.engine_milvus_cache`), so the next process on this machine reads them
+  instead while the stamp is unchanged (figures in benchmarks/README.md).
 - Concurrent updates are **not serialised**: Milvus 2.3 has no transaction and no
   compare-and-set, so no lock can be built on it honestly (a lease row can be taken by
   two processes that write it at once). What holds without one: runs on *different*
@@ -47,6 +49,7 @@ from rag.errors import CorruptIndexError, ValidationError
 from rag.hybrid import lexical_ranking
 from rag.index.chunk_ids import chunk_ids
 from rag.index.engine import SourceRecord
+from rag.index.engine_milvus_cache import cache_folder, load_postings, save_postings
 from rag.index.lexical import LexicalSettings, SegmentedBM25
 from stores._milvus_conn import MilvusConnection
 
@@ -91,7 +94,8 @@ class MilvusEngine:
         self._pending: list[tuple[str, str, Mapping[str, Any]]] = []
         self._changed = self._updating = False
         self._bm25: Optional[SegmentedBM25] = None
-        self._bm25_stamp: Optional[str] = None
+        self._bm25_stamp: Any = None
+        self._cache = cache_folder(self._connection.where, collection)
         self._open_side()
 
     @property
@@ -269,13 +273,24 @@ class MilvusEngine:
         predicate = compile_filter(filter)
         if self.store is None or self.store.dimension is None:
             return []
-        if self._bm25 is None or self._row(_STAMP, "Session") != self._bm25_stamp:
-            self._rebuild()
+        stamp = self._row(_STAMP, "Session")
+        if self._bm25 is None or stamp != self._bm25_stamp:
+            self._load(stamp)
         try:
             return lexical_ranking(self._bm25, query, k, predicate)
         except CorruptIndexError:  # a chunk deleted under this BM25: another process updated the index
             self._rebuild()
             return lexical_ranking(self._bm25, query, k, predicate)
+
+    def _load(self, stamp: Any) -> None:
+        """BM25 at ``stamp``: from the local cache when it holds that stamp's, else rebuilt."""
+        kept = load_postings(self._cache, stamp) if stamp is not None else None
+        if kept is None:
+            self._rebuild()
+            return
+        bm25 = SegmentedBM25(LexicalSettings.default(), self.store.get_by_ids)
+        bm25.append(*kept, settle=False)
+        self._bm25, self._bm25_stamp = bm25, stamp
 
     def _rebuild(self) -> None:
         stamp = self._row(_STAMP, "Strong")  # before the chunks: what they hold is at least this new
@@ -286,3 +301,6 @@ class MilvusEngine:
             bm25.append([row["id"] for row in page], settings.postings([row["text"] for row in page]), settle=False)
         bm25.consolidate()
         self._bm25, self._bm25_stamp = bm25, stamp
+        whole = bm25.single_part()
+        if stamp is not None and whole is not None:
+            save_postings(self._cache, stamp, *whole)

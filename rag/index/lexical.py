@@ -181,6 +181,14 @@ class SegmentedBM25:
         if len(self._parts) > 1:
             self._parts = [_merge(self._parts, self._live)]
 
+    def single_part(self) -> Optional[tuple[list[str], Postings]]:
+        """``(ids, postings)`` of every row, when they are one part and all live (after
+        :meth:`consolidate` of an index built afresh): what a reader can keep and
+        :meth:`append` again later; None otherwise."""
+        if len(self._parts) != 1 or not bool(self._live.all()):
+            return None
+        return list(self._ids), self._parts[0].postings
+
     def remove(self, ids: Sequence[str]) -> None:
         """Mark the rows of these chunk ids dead (unknown ids are ignored)."""
         rows = [row for row in (self._row_of.pop(chunk_id, None) for chunk_id in ids) if row is not None]

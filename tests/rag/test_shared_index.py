@@ -26,6 +26,12 @@ def engine(request):
     return Engine(request.param, request.getfixturevalue(uri_fixture))
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory, monkeypatch):
+    """The caches of this test's processes (this one and the CLI's) in its own folder."""
+    monkeypatch.setenv("RAG_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))  # outside tmp_path, which tests index
+
+
 @pytest.fixture
 def docs(tmp_path):
     folder = tmp_path / "docs"

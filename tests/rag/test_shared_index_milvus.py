@@ -13,6 +13,14 @@ from rag.index.shared import SharedIndex  # noqa: E402
 from tests.rag.shared_index_support import Engine, names, rag  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory, monkeypatch):
+    """The BM25 cache of this test's processes (this one and the CLI's) in its own folder."""
+    folder = tmp_path_factory.mktemp("cache")  # outside tmp_path, which tests index
+    monkeypatch.setenv("RAG_CACHE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def collection(milvus_uri):
     name = f"ix_{uuid.uuid4().hex[:10]}"
@@ -87,3 +95,50 @@ def test_chunks_a_concurrent_run_left_beyond_the_record_go_with_the_sources_next
     page.write_text("Owls hunt at dusk.")
     index.update([str(tmp_path)])
     assert [d.page_content for d, _ in index.search("owls", k=10, search_type="similarity")] == ["Owls hunt at dusk."]
+
+
+def scanning_forbidden(index, monkeypatch):
+    def scan(*args, **kwargs):
+        raise AssertionError("read the chunk texts from Milvus")
+
+    monkeypatch.setattr(index.store, "scan", scan)
+
+
+def test_a_new_process_reads_bm25_from_the_local_cache_while_the_stamp_is_unchanged(index, milvus_uri, collection,
+                                                                                   tmp_path, monkeypatch):
+    (tmp_path / "owls.md").write_text("Owls hunt at night.")
+    (tmp_path / "fish.md").write_text("Goldfish swim in ponds.")
+    index.update([str(tmp_path)])
+    first = SharedIndex.open(milvus_uri, collection=collection)
+    built = names(first.search("goldfish owls", search_type="bm25"))
+    first.close()
+    second = SharedIndex.open(milvus_uri, collection=collection)
+    scanning_forbidden(second, monkeypatch)
+    assert names(second.search("goldfish owls", search_type="bm25")) == built == ["fish.md", "owls.md"]
+    second.close()
+
+
+def test_the_cache_of_an_older_stamp_is_not_used(index, milvus_uri, collection, tmp_path):
+    (tmp_path / "owls.md").write_text("Owls hunt at night.")
+    index.update([str(tmp_path)])
+    first = SharedIndex.open(milvus_uri, collection=collection)
+    assert names(first.search("goldfish", search_type="bm25")) == []
+    first.close()
+    (tmp_path / "fish.md").write_text("Goldfish swim in ponds.")
+    index.update([str(tmp_path)])
+    second = SharedIndex.open(milvus_uri, collection=collection)
+    assert names(second.search("goldfish", search_type="bm25")) == ["fish.md"]
+    second.close()
+
+
+def test_a_damaged_cache_is_rebuilt_from_milvus(index, milvus_uri, collection, tmp_path, own_cache):
+    (tmp_path / "owls.md").write_text("Owls hunt at night.")
+    index.update([str(tmp_path)])
+    first = SharedIndex.open(milvus_uri, collection=collection)
+    first.search("owls", search_type="bm25")
+    first.close()
+    [kept] = own_cache.glob("milvus-bm25/*/tf.npy")
+    kept.write_bytes(b"not an array")
+    second = SharedIndex.open(milvus_uri, collection=collection)
+    assert names(second.search("owls", search_type="bm25")) == ["owls.md"]
+    second.close()
