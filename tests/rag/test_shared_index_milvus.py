@@ -142,3 +142,24 @@ def test_a_damaged_cache_is_rebuilt_from_milvus(index, milvus_uri, collection, t
     second = SharedIndex.open(milvus_uri, collection=collection)
     assert names(second.search("owls", search_type="bm25")) == ["owls.md"]
     second.close()
+
+
+def test_a_side_collection_another_process_made_but_has_not_indexed_yet_is_indexed_and_used(milvus_uri, collection,
+                                                                                          tmp_path):
+    from pymilvus import Collection, CollectionSchema, DataType, FieldSchema, connections
+
+    from rag.index.engine_milvus import SIDE_SUFFIX
+
+    # What a concurrent `rag index` leaves between creating the side collection and its index.
+    connections.connect(alias="half-made", uri=milvus_uri)
+    Collection(collection + SIDE_SUFFIX, CollectionSchema([
+        FieldSchema("key", DataType.VARCHAR, is_primary=True, max_length=64),
+        FieldSchema("kind", DataType.VARCHAR, max_length=16),
+        FieldSchema("body", DataType.JSON),
+        FieldSchema("vector", DataType.FLOAT_VECTOR, dim=2)]), using="half-made")
+    connections.disconnect("half-made")
+    (tmp_path / "owls.md").write_text("Owls hunt at night.")
+    index = SharedIndex.open_or_create(milvus_uri, collection=collection, embeddings="hashing")
+    assert index.update([str(tmp_path)]).added == 1
+    assert names(index.search("owls", search_type="bm25")) == ["owls.md"]
+    index.close()
