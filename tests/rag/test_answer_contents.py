@@ -91,7 +91,12 @@ def test_a_section_outside_the_search_filter_is_not_added():
     assert [d.id for d in found] == [ids[0]]
 
 
-def test_an_answer_quotes_the_section_a_retrieved_contents_list_points_to(tmp_path):
+CABINET_QUESTION = "How do I remove a widget from a cabinet?"
+
+
+def cabinet_pages(folder):
+    """A folder with one HTML page: a chapter's opening, its contents list, then three
+    sections, the last on removing a widget, ending with the command that does it."""
     sections = "".join(
         f"<h2 id='s{n}'>3.{n}. {title}</h2><p>{body}</p>" for n, (title, body) in enumerate([
             ("Installing a Cabinet", "Cabinets arrive flat. " * 30),
@@ -103,13 +108,17 @@ def test_an_answer_quotes_the_section_a_retrieved_contents_list_points_to(tmp_pa
                  "widget from a cabinet and how a cabinet holds widgets.</p>"
                  "<div class='toc'><p>3.1. Installing a Cabinet<br>3.2. Painting a Cabinet<br>3.3. Removing a Widget"
                  f"</p></div>{sections}<pre>cabinet-tool --eject widget-7</pre></body></html>")
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "cabinets.html").write_text(page_html)
+    folder.mkdir()
+    (folder / "cabinets.html").write_text(page_html)
+    return folder
+
+
+def test_an_answer_quotes_the_section_a_retrieved_contents_list_points_to(tmp_path):
+    docs = cabinet_pages(tmp_path / "docs")
     index = Index.create(tmp_path / "index", embeddings="hashing", chunk_size=400, chunk_overlap=0)
-    index.update([str(tmp_path / "docs")])
-    question = "How do I remove a widget from a cabinet?"
-    assert index.search(question, k=1)[0][0].id.endswith("-00000")  # the contents list is what is retrieved
-    followed = index.ask(question, k=1, openings=0)
-    alone = index.ask(question, k=1, openings=0, contents=0)
+    index.update([str(docs)])
+    assert index.search(CABINET_QUESTION, k=1)[0][0].id.endswith("-00000")  # the contents list is what is retrieved
+    followed = index.ask(CABINET_QUESTION, k=1, openings=0)
+    alone = index.ask(CABINET_QUESTION, k=1, openings=0, contents=0)
     assert "cabinet-tool --eject widget-7" in followed.answer
     assert "cabinet-tool" not in alone.answer

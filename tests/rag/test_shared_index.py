@@ -173,3 +173,17 @@ def test_two_rag_index_runs_on_one_shared_index_lose_nothing(engine, collection,
     assert {Path(r).name for r in index.info().roots} == {"left", "right"}
     assert {name.split("-")[0] for name in names(index.search("word7x3", k=2, search_type="bm25"))} == {"left", "right"}
     index.close()
+
+
+def test_an_answer_follows_a_retrieved_contents_list_to_its_section(engine, collection, tmp_path):
+    from tests.rag.test_answer_contents import CABINET_QUESTION, cabinet_pages
+
+    index = SharedIndex.open_or_create(engine.uri, collection=collection, embeddings="hashing", chunk_size=400,
+                                       chunk_overlap=0)
+    try:
+        index.update([str(cabinet_pages(tmp_path / "docs"))])
+        assert index.search(CABINET_QUESTION, k=1)[0][0].id.endswith("-00000")  # the contents list
+        assert "cabinet-tool --eject widget-7" in index.ask(CABINET_QUESTION, k=1, openings=0).answer
+        assert "cabinet-tool" not in index.ask(CABINET_QUESTION, k=1, openings=0, contents=0).answer
+    finally:
+        index.close()
