@@ -50,6 +50,7 @@ _CODE_SIGN = re.compile(r"[;=<>(){}\[\]$\\|]|^\s*(?:#|--|//|>>>|\$)|\w_\w|\w\.\w
 _OPTION = re.compile(r"\s--?[A-Za-z]")
 _PROSE_WORD = re.compile(r"\b(?:the|a|an|is|are|was|be|when|if|to|of|for|with|by|this|that|it|used)\b", re.I)
 _QUOTED = re.compile(r"\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)")
+_OPTION_WORD = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*")  # "-a" and "--to" are no prose words
 # "row(s)", "index(es)": an English plural in brackets, not a call.
 _PLURAL = re.compile(r"(?<=\w)\((?:e?s)\)")
 # A sentence that opens with one of these words in lower case is the rest of a sentence
@@ -153,7 +154,7 @@ def _code_line(line: str) -> bool:
 def _options(line: str) -> int:
     """How many command-line options ``line`` holds, as code signs (0 in a sentence about them)."""
     options = len(_OPTION.findall(line))
-    return options if options and len(_PROSE_WORD.findall(_QUOTED.sub("", line))) < 2 else 0
+    return options if options and len(_PROSE_WORD.findall(_OPTION_WORD.sub("", _QUOTED.sub("", line)))) < 2 else 0
 
 
 def is_toc_line(line: str) -> bool:

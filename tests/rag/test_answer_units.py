@@ -213,3 +213,8 @@ def test_an_open_sentence_naming_an_option_is_prose_not_code():
 def test_a_command_whose_quoted_message_is_prose_is_code():
     units = text_units('Commit it:\n\ngit commit -a -m "Add the file to the index"\n\nIt is done.')
     assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
+
+
+def test_options_that_spell_short_words_are_not_prose():
+    units = text_units("Commit everything:\n\ngit add -A && git commit -a --to x\n\nIt is done.")
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
