@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence
 
 import numpy as np
 
-from rag.chains.units import Unit, caption_number, is_purpose_line, is_synopsis, mentions, split_sentences, text_units, unit_sections
+from rag.chains.units import Unit, caption_number, is_synopsis, mentions, purpose_subject, split_sentences, text_units, unit_sections
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
 from rag.errors import NotFoundError, ValidationError
@@ -126,7 +126,8 @@ class ExtractiveAnswerer(Runnable[dict, str]):
     (``[ IF EXISTS ]`` grammar, not an example), and a table gains as much for a "which
     ... each" or "what are the ..." question. For a "what is X" / "what does X do"
     question, a sentence whose first term is the question's gains 0.05, and a manual
-    page's purpose line ("git-fetch - Download objects ...") 0.05 more. A sentence under
+    page's purpose line ("git-fetch - Download objects ...") whose subject's terms are all
+    the question's 0.05 more. A sentence under
     four words ("For example:") keeps that share of its relevance (words / 4). A numbered
     table or example no sentence of its passage introduces is quoted with a sentence of
     another passage of the same page that names it ("see Table 13.2"). Quotes are
@@ -219,7 +220,8 @@ class ExtractiveAnswerer(Runnable[dict, str]):
         titles = list(dict.fromkeys(title for title in sections if title))
         vectors = embed_texts(self.embeddings, [question, *texts, *titles])
         dense = rank_sentences(vectors[0], vectors[1:len(texts) + 1])
-        terms = Analyzer().analyze_many([question, *texts, *titles])
+        analyzer = Analyzer()
+        terms = analyzer.analyze_many([question, *texts, *titles])
         relevance = _DENSE * dense + _LEXICAL * _lexical(terms[0], terms[1:len(texts) + 1])
         if titles:
             title_relevance = (_DENSE * rank_sentences(vectors[0], vectors[len(texts) + 1:])
@@ -237,8 +239,13 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             asked = set(terms[0])
             subjects = np.array([unit.kind == "sentence" and bool(own) and own[0] in asked
                                  for unit, own in zip(units, terms[1:len(texts) + 1])])
-            # A purpose line ("git-revert - Revert some existing commits") defines its subject.
-            purposes = subjects & np.array([is_purpose_line(unit.text) for unit in units])
+            # A purpose line ("git-revert - Revert some existing commits") defines its subject:
+            # every term of that subject must be the question's ("git-pull" is not asked about
+            # in "What does git rebase do?", though its first term is).
+            named = [purpose_subject(unit.text) if unit.kind == "sentence" else None for unit in units]
+            subject_terms = analyzer.analyze_many([name or "" for name in named])
+            purposes = np.array([name is not None and bool(own) and set(own) <= asked
+                                 for name, own in zip(named, subject_terms)])
             relevance = np.minimum(1.0, relevance + _SUBJECT * subjects + _SUBJECT * purposes)
         last = max(1, len(documents) - 1)
         candidates = []

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, Sequence
 
-__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line", "is_purpose_line",
+__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line", "is_purpose_line", "purpose_subject",
            "MAX_BLOCK_LINES"]
 
 UnitKind = Literal["sentence", "code", "list", "table"]
@@ -104,7 +104,7 @@ def _is_sentence(part: str) -> bool:
 
 # A manual page's purpose line: its subject (one to three words), a dash, what it does
 # ("git-revert - Revert some existing commits", a man page's NAME section).
-_PURPOSE = re.compile(r"^[\w.:+-]+(?: [\w.:+-]+){0,2} [-\u2013\u2014] \w[^.!?]{8,}$")
+_PURPOSE = re.compile(r"^([\w.:+-]+(?: [\w.:+-]+){0,2}) [-\u2013\u2014] \w[^.!?]{8,}$")
 
 
 def is_purpose_line(sentence: str) -> bool:
@@ -112,6 +112,13 @@ def is_purpose_line(sentence: str) -> bool:
     to three words, a dash and a description without a full stop ("git-fetch - Download
     objects and refs from another repository")."""
     return bool(_PURPOSE.match(sentence))
+
+
+def purpose_subject(sentence: str) -> Optional[str]:
+    """The subject of a purpose line ("git-fetch" of "git-fetch - Download objects ..."),
+    None for any other sentence."""
+    found = _PURPOSE.match(sentence)
+    return found.group(1) if found else None
 
 
 def split_sentences(text: str) -> list[str]:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from loaders import ReadableHTMLLoader
-from rag.chains.units import MAX_BLOCK_LINES, is_synopsis, split_sentences, text_units, unit_sections
+from rag.chains.units import MAX_BLOCK_LINES, is_synopsis, purpose_subject, split_sentences, text_units, unit_sections
 
 PGDOC = Path(__file__).parent / "data" / "pgdoc"
 
@@ -99,6 +99,11 @@ def test_a_sentence_goes_on_after_e_g_and_i_e():
 
 def test_a_manual_pages_suite_footer_is_boilerplate():
     assert kinds("Part of the git(1) suite\n\nTags name commits.") == [("sentence", "Tags name commits.")]
+
+
+def test_a_purpose_lines_subject_is_what_comes_before_the_dash():
+    assert purpose_subject("git-fetch - Download objects and refs from another repository") == "git-fetch"
+    assert purpose_subject("Tags name commits, as described below.") is None
 
 
 def test_a_plural_in_brackets_is_prose_not_code():

@@ -206,3 +206,22 @@ def test_documents_whose_source_is_not_hashable_are_answered():
             Document("Table 1.1. Modes\n\nMode | Conflicts\n\nSHARE | EXCLUSIVE\nEXCLUSIVE | ALL", {"source": source})]
     answer = ExtractiveAnswerer().invoke({"input": "Which lock modes conflict?", "context": docs})
     assert "[1]" in answer and "SHARE | EXCLUSIVE" in answer
+
+
+
+
+def test_a_what_does_x_do_question_prefers_the_sentence_whose_subject_is_x():
+    page = Document("Online compaction reclaims space. Compaction reclaims the space that deleted rows leave behind.")
+    answer = ExtractiveAnswerer(max_sentences=1, min_relevance=0.0).invoke(
+        {"input": "What does compaction do?", "context": [page]})
+    assert answer == "Compaction reclaims the space that deleted rows leave behind. [1]"
+
+
+def test_a_purpose_line_defines_only_the_subject_it_names():
+    # The other page's purpose line holds more of the question's words, and its subject
+    # starts with "git" too; it names git-autorebase, not git rebase.
+    other = Document("git-autorebase - Run git rebase on a timer")
+    rebase = Document("git-rebase - Reapply commits on top of another base tip")
+    answer = ExtractiveAnswerer(max_sentences=1, min_relevance=0.0).invoke(
+        {"input": "What does git rebase do?", "context": [rebase, other]})
+    assert answer == "git-rebase - Reapply commits on top of another base tip [1]"
