@@ -225,3 +225,10 @@ def test_a_purpose_line_defines_only_the_subject_it_names():
     answer = ExtractiveAnswerer(max_sentences=1, min_relevance=0.0).invoke(
         {"input": "What does git rebase do?", "context": [rebase, other]})
     assert answer == "git-rebase - Reapply commits on top of another base tip [1]"
+
+
+def test_a_sentence_of_a_few_words_weighs_less_than_one_that_says_something():
+    page = Document("Mirrors sync. Mirrors sync every night from the main archive.")
+    answer = ExtractiveAnswerer(max_sentences=1, min_relevance=0.0).invoke(
+        {"input": "How often do mirrors sync?", "context": [page]})
+    assert answer == "Mirrors sync every night from the main archive. [1]"
