@@ -77,12 +77,30 @@ class MilvusConnection:
     def has_collection(self, name: str) -> bool:
         return bool(utility.has_collection(name, using=self.alias))
 
-    def load(self, collection: Any, timeout: float = 600) -> None:
-        """Load ``collection`` (a no-op when it is), polling every 50 ms (pymilvus's own
-        wait polls every 500 ms)."""
-        collection.load(_async=True)
+    def load(self, collection: Any, timeout: float = 600, *, index_params: Optional[dict[str, Any]] = None,
+             wait: bool = True) -> None:
+        """Load ``collection`` (a no-op when it is) and, with ``wait``, wait until it is,
+        polling every 50 ms (pymilvus's own wait polls every 500 ms).
+
+        With ``index_params``, first give the ``vector`` field that index when the
+        collection has none. Another process creating the collection at the same moment
+        can have made it without its index yet (Milvus then refuses to load it) or be
+        making the index (ours is then refused): both pass within moments, so Milvus's
+        refusals are tried again every 0.1 s, for 5 s at most."""
+        for attempt in range(50):
+            try:
+                if index_params is not None and not collection.indexes:
+                    collection.create_index("vector", index_params, sync=False)  # nothing to build yet
+                collection.load(_async=True)
+                break
+            except MilvusUnavailableException:
+                raise
+            except MilvusException:
+                if index_params is None or attempt == 49:
+                    raise
+                time.sleep(0.1)
         deadline = time.monotonic() + timeout
-        while utility.loading_progress(collection.name, using=self.alias)["loading_progress"] != "100%":
+        while wait and utility.loading_progress(collection.name, using=self.alias)["loading_progress"] != "100%":
             if time.monotonic() > deadline:
                 raise ValidationError(f"Milvus at {self.where} did not load {collection.name!r} within {timeout:g} s")
             time.sleep(0.05)

@@ -181,7 +181,7 @@ class Milvus(VectorStore):
                 f"not {wanted}; use the same embeddings or another collection_name")
         self.index_type = record.get("index", {}).get("index_type", self.index_type)
         with self._connection.calls(f"loading collection {self.collection_name!r}"):
-            self._connection.load(collection)
+            self._connection.load(collection, index_params=self._index_params())
         self._collection, self._dimension = collection, dimension
 
     def _record_of(self, collection: Collection) -> dict[str, Any]:
@@ -212,16 +212,12 @@ class Milvus(VectorStore):
         """Create, index and load the collection (or open it, if another process just made it)."""
         with self._connection.calls(f"creating collection {self.collection_name!r}"):
             try:
-                collection = Collection(self.collection_name, self._schema(dimension), using=self._connection.alias,
-                                        consistency_level=self.consistency_level)
+                Collection(self.collection_name, self._schema(dimension), using=self._connection.alias,
+                           consistency_level=self.consistency_level)
             except MilvusException:
                 if not self._connection.has_collection(self.collection_name):
-                    raise
-                collection = None  # created meanwhile by another process: open it as it is
-            if collection is not None:
-                if not collection.indexes:
-                    collection.create_index("vector", self._index_params(), sync=False)  # nothing to build yet
-        self._open_collection()
+                    raise  # else created meanwhile by another process: opened as it is
+        self._open_collection()  # indexes it (when it has no index yet) and loads it
         if self._dimension != dimension:
             raise EmbeddingMismatchError(
                 f"collection {self.collection_name!r} holds vectors of dimension {self._dimension}, not {dimension}")

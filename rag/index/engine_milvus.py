@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 import uuid
 import warnings
 from contextlib import contextmanager, suppress
@@ -66,6 +65,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,190}$")  # Milvus: letters, digits
 _SIDE_FIELDS = ("key", "kind", "body", "vector")
 _CONFIG, _STAMP = "config", "stamp"
 _RECORD_BATCH = 256
+_SIDE_INDEX = {"index_type": "FLAT", "metric_type": "L2", "params": {}}
 
 
 def _source_key(source: str) -> str:
@@ -114,27 +114,9 @@ class MilvusEngine:
         if names != sorted(_SIDE_FIELDS):
             raise ValidationError(f"collection {self._side_name!r} at {self._connection.where} was not made by rag "
                                   f"index (fields {', '.join(names)}); use another --collection")
-        self._index_and_load(side)
         with self._connection.calls(f"loading collection {self._side_name!r}"):
-            self._connection.load(side)
+            self._connection.load(side, index_params=_SIDE_INDEX)
         self._side = side
-
-    def _index_and_load(self, side: Collection, attempts: int = 50) -> None:
-        """Give ``side`` its index when it has none and start loading it. Another process
-        creating the side collection at the same moment can have made it but not yet its
-        index (Milvus then refuses to load it) or be making the index now (then ours is
-        refused): both pass within moments, so this tries again every 0.1 s, 5 s at most."""
-        for attempt in range(attempts):
-            try:
-                with self._connection.calls(f"loading collection {self._side_name!r}"):
-                    if not side.indexes:
-                        side.create_index("vector", {"index_type": "FLAT", "metric_type": "L2", "params": {}})
-                    side.load(_async=True)
-                return
-            except ValidationError:  # Milvus refused (see above); a lost connection is not retried
-                if attempt == attempts - 1:
-                    raise
-                time.sleep(0.1)
 
     def _begin_side(self) -> None:
         """Create the side collection when missing (by this process or, at the same moment,
@@ -157,7 +139,8 @@ class MilvusEngine:
                 if not self._connection.has_collection(self._side_name):
                     raise
                 side = Collection(self._side_name, using=self._connection.alias)  # made meanwhile by another process
-        self._index_and_load(side)
+        with self._connection.calls(f"loading collection {self._side_name!r}"):
+            self._connection.load(side, index_params=_SIDE_INDEX, wait=False)
         self._side_loading = side
 
     def _side_collection(self) -> Collection:
