@@ -24,6 +24,8 @@ from __future__ import annotations
 import time
 from typing import Any, Optional, Sequence
 
+import numpy as np
+
 from rag.documents import Document
 from rag.embeddings.base import model_id_of
 from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationError
@@ -236,7 +238,10 @@ class SharedIndex:
             pairs = self.store.max_marginal_relevance_search_with_score_by_vector(
                 vector, k=k, fetch_k=fetch_k or self.config.mmr_fetch_k,
                 lambda_mult=self.config.lambda_mult if lambda_mult is None else lambda_mult, filter=filter)
-            return [(doc, float(1.0 - distance)) for doc, distance in pairs]
+            # Raw scores are the engine's own (pgvector: cosine distance; Milvus: cosine
+            # similarity): the store's relevance gives both in [0, 1], as similarity does.
+            relevance = self.store._relevance(np.asarray([raw for _, raw in pairs], dtype=np.float32), vector)
+            return [(doc, float(score)) for (doc, _), score in zip(pairs, relevance.tolist())]
         if search_type is SearchType.BM25:
             return self.engine.lexical_search(query, k, filter)
         per_side = self.config.hybrid.per_side(k)

@@ -139,6 +139,15 @@ def test_every_search_type_answers_and_bm25_honours_filters(index, docs):
     assert names(index.search("owls purr", search_type="bm25", filter={"source": cats})) == ["cats.md"]
 
 
+def test_mmr_scores_are_the_chunks_relevance_as_a_similarity_search_gives_it(index, docs):
+    index.update([str(docs)])
+    relevance = {d.id: score for d, score in index.search("owls hunt at night", k=3, search_type="similarity")}
+    picked = index.search("owls hunt at night", k=3, search_type="mmr", lambda_mult=1.0)
+    assert [d.id for d, _ in picked] == list(relevance)  # relevance only: the similarity order
+    assert [score for _, score in picked] == pytest.approx(list(relevance.values()), abs=1e-5)
+    assert all(0.0 <= score <= 1.0 for _, score in picked)
+
+
 def test_the_config_and_model_live_in_the_engine(index, engine, collection, docs):
     index.update([str(docs)])
     with pytest.raises(EmbeddingMismatchError, match="built with --embeddings hashing, not local"):
