@@ -35,6 +35,10 @@ PROCESS_DEFAULTS: Mapping[str, str] = MappingProxyType({
     # onnxruntime (the local MiniLM model) may otherwise send usage telemetry; it reads this
     # variable when its environment is created (the installed 1.32 binary checks it).
     "ORT_DISABLE_TELEMETRY": "1",
+    # gRPC's core (pymilvus's transport) prints its own errors to stderr, e.g. three
+    # "Handshake failed" lines for an https:// URI of a plain server, beside the one-line
+    # error the entry point prints; read when gRPC starts.
+    "GRPC_VERBOSITY": "NONE",
 })
 
 

@@ -16,6 +16,7 @@ interrupted. An error is reported in one line on stderr, with the traceback only
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import traceback
 from pathlib import Path
@@ -354,6 +355,11 @@ _COMMANDS = {
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     apply_process_defaults()
+    # pymilvus logs each failed call ("RPC error: ...") through Python's last-resort
+    # handler, a second line beside the error printed below; the command prints its own.
+    quiet = logging.getLogger("pymilvus")
+    if not any(isinstance(handler, logging.NullHandler) for handler in quiet.handlers):
+        quiet.addHandler(logging.NullHandler())
     args = build_parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)

@@ -48,6 +48,20 @@ def test_a_collection_name_milvus_cannot_hold_is_refused_by_name(milvus_uri):
         SharedIndex.open_or_create(milvus_uri, collection="my-docs")
 
 
+def test_a_server_that_refuses_the_connection_is_one_line_of_error(milvus_uri):
+    result = rag("search", "anything", "--store-uri", f"{milvus_uri}/no_such_db")  # the URI's path names a database
+    assert result.returncode == 1
+    assert result.stderr == f"rag: error: cannot connect to Milvus at {milvus_uri}/no_such_db: database not found" \
+                            "[database=no_such_db]\n"
+
+
+def test_an_https_uri_of_a_plain_server_is_one_line_of_error(milvus_uri):
+    secure = milvus_uri.replace("http://", "https://")  # gRPC's core logs each failed TLS handshake
+    result = rag("search", "anything", "--store-uri", secure)
+    assert result.returncode == 1
+    assert result.stderr == f"rag: error: cannot connect to Milvus at {secure}: no Milvus server answered within 5 s\n"
+
+
 def test_hybrid_search_fuses_a_rare_term_that_dense_search_misses(index, tmp_path):
     for n in range(25):  # short notes: each close to the query's common word for dense search
         (tmp_path / f"note-{n:02d}.md").write_text(f"kettle note {n}")
