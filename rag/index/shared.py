@@ -100,9 +100,11 @@ class SharedIndex:
             return IndexConfig(embeddings or default_embedding_spec(), engine.store_name).with_chunking(
                 chunk_size, chunk_overlap)
         config = IndexConfig.from_json(saved)
-        if config.with_chunking(chunk_size, chunk_overlap) != config:
+        asked = config.with_chunking(chunk_size, chunk_overlap)
+        if asked != config:
             raise ValidationError(
-                f"the index {collection!r} at {engine.where} chunks by {config.chunk_size}/{config.chunk_overlap}; "
+                f"the index {collection!r} at {engine.where} chunks by {config.chunk_size}/{config.chunk_overlap} "
+                f"(--chunk-size/--chunk-overlap), not {asked.chunk_size}/{asked.chunk_overlap}; "
                 "drop --chunk-size/--chunk-overlap, or use another --collection")
         if embeddings is not None and embeddings != config.embeddings:
             raise EmbeddingMismatchError(

@@ -152,7 +152,7 @@ def test_the_config_and_model_live_in_the_engine(index, engine, collection, docs
     index.update([str(docs)])
     with pytest.raises(EmbeddingMismatchError, match="built with --embeddings hashing, not local"):
         SharedIndex.open(engine.uri, collection=collection, embeddings="local")
-    with pytest.raises(ValidationError, match="chunks by 1000/200"):
+    with pytest.raises(ValidationError, match=r"chunks by 1000/200 \(--chunk-size/--chunk-overlap\), not 500/200;"):
         SharedIndex.open_or_create(engine.uri, collection=collection, chunk_size=500)
     reopened = SharedIndex.open(engine.uri, collection=collection)
     assert reopened.config == index.config and reopened.config.store == engine.store
