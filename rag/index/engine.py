@@ -67,6 +67,11 @@ class IndexEngine(Protocol):
         """Held for the whole of an update: what it excludes (PostgreSQL: every other
         update of the index; Milvus: nothing) is the engine's to say."""
 
+    def chunks_changing(self) -> None:
+        """Called before each write or delete of chunks: the lexical side learns (or the
+        engine remembers) that the chunks are changing, in case the writer dies before
+        :meth:`chunks_changed`."""
+
     def chunks_changed(self) -> None:
         """Called after each write or delete of chunks, before the record that names them:
         the lexical side catches up (or learns that it must)."""

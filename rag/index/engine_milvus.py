@@ -19,7 +19,10 @@
   chunk deleted under a cached BM25 also triggers a rebuild. A rebuild reads every chunk
   text; its postings are then kept on local disk under the stamp
   (:mod:`rag.index.engine_milvus_cache`), so the next process on this machine reads them
-  instead while the stamp is unchanged (figures in benchmarks/README.md).
+  instead while the stamp is unchanged (figures in benchmarks/README.md). Before its first
+  chunk change, an update also writes a stamp marked ``writing``, under which nothing is
+  kept on disk: a writer that dies between its chunks and its settled stamp leaves no
+  cache without its chunks (new processes rebuild until the next update).
 - Concurrent updates are **not serialised**: Milvus 2.3 has no transaction and no
   compare-and-set, so no lock can be built on it honestly (a lease row can be taken by
   two processes that write it at once). What holds without one: runs on *different*
@@ -72,6 +75,12 @@ def _source_key(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _settled(stamp: Any) -> bool:
+    """Whether BM25 built at ``stamp`` may be kept on disk: a stamp of a finished write,
+    not one marked ``writing`` (chunks changing, or their writer died)."""
+    return isinstance(stamp, dict) and not stamp.get("writing")
+
+
 class MilvusEngine:
     """The :class:`~rag.index.engine.IndexEngine` of Milvus 2.3 (see the module docstring)."""
 
@@ -94,6 +103,7 @@ class MilvusEngine:
         # or two per source.
         self._pending: list[tuple[str, str, Mapping[str, Any]]] = []
         self._changed = self._updating = False
+        self._marked = False  # a stamp "writing" is out since the last settled stamp
         self._bm25: Optional[SegmentedBM25] = None
         self._bm25_stamp: Any = None
         self._cache = cache_folder(self._connection.where, collection)
@@ -161,9 +171,9 @@ class MilvusEngine:
 
     def _flush(self) -> None:
         """Write the new stamp (if the chunks changed), then the records waiting for it."""
-        if self._changed:
+        if self._changed or self._marked:  # marked only: a write failed midway, chunks may have changed
             self._upsert([(_STAMP, "stamp", {"stamp": uuid.uuid4().hex})])
-            self._changed = False
+            self._changed = self._marked = False
         if self._pending:
             self._upsert(self._pending)
             self._pending = []
@@ -244,6 +254,16 @@ class MilvusEngine:
         finally:
             self._updating = False
 
+    def chunks_changing(self) -> None:
+        """Before the first chunk change since the last stamp: a stamp marked ``writing``,
+        which no process keeps BM25 on disk under. A writer that dies before its settled
+        stamp thus leaves no machine's cache without its chunks (each new process rebuilds
+        from Milvus until the next update settles the stamp). Not for an index this update
+        created: nobody can open it before its first update ends."""
+        if not self._marked and not self._side_new:
+            self._upsert([(_STAMP, "stamp", {"stamp": uuid.uuid4().hex, "writing": True})])
+            self._marked = True
+
     def chunks_changed(self) -> None:
         self._changed = True
         if not self._updating:
@@ -284,7 +304,7 @@ class MilvusEngine:
 
     def _load(self, stamp: Any) -> None:
         """BM25 at ``stamp``: from the local cache when it holds that stamp's, else rebuilt."""
-        kept = load_postings(self._cache, stamp) if stamp is not None else None
+        kept = load_postings(self._cache, stamp) if _settled(stamp) else None
         if kept is None:
             self._rebuild()
             return
@@ -302,5 +322,5 @@ class MilvusEngine:
         bm25.consolidate()
         self._bm25, self._bm25_stamp = bm25, stamp
         whole = bm25.single_part()
-        if stamp is not None and whole is not None:
+        if _settled(stamp) and whole is not None:
             save_postings(self._cache, stamp, *whole)

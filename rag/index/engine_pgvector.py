@@ -96,6 +96,9 @@ class PGVectorEngine:
         finally:
             self._execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
+    def chunks_changing(self) -> None:
+        pass  # the full-text column changes in the chunks' own transaction
+
     def chunks_changed(self) -> None:
         if not self._full_text_ready and self.store.dimension is not None:
             # The first chunks of a new index created the table; the column is kept in step by the database.

@@ -196,11 +196,13 @@ class SharedIndex:
         chunks = splitter.split_documents(documents)
         ids = chunk_ids(source, len(chunks))
         if chunks:
+            self.engine.chunks_changing()
             self.store.add_documents(chunks, ids=ids)
             summary.chunks += len(chunks)
         held = self.engine.held_chunk_ids(source, previous) if previous is not None else []
         stale = sorted(set(held) - set(ids))
         if stale:  # before the record, which alone remembers them: a run cut short here redoes this source
+            self.engine.chunks_changing()
             self.store.delete(stale)
         if chunks or stale:
             self.engine.chunks_changed()
@@ -210,6 +212,7 @@ class SharedIndex:
 
     def _forget_source(self, source: str, chunk_ids: list[str]) -> None:
         if chunk_ids:
+            self.engine.chunks_changing()
             self.store.delete(chunk_ids)
             self.engine.chunks_changed()
         self.engine.forget_record(source)

@@ -1,6 +1,8 @@
 """What only a shared index in Milvus does (see test_shared_index.py for what both engines
 do), against the session's real Milvus 2.3.5 server."""
 
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -10,7 +12,7 @@ from rag.errors import ValidationError
 
 pytest.importorskip("pymilvus")
 from rag.index.shared import SharedIndex  # noqa: E402
-from tests.rag.shared_index_support import Engine, names, rag  # noqa: E402
+from tests.rag.shared_index_support import ROOT, Engine, names, rag  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -178,3 +180,25 @@ def test_a_side_collection_another_process_made_but_has_not_indexed_yet_is_index
     assert index.update([str(tmp_path)]).added == 1
     assert names(index.search("owls", search_type="bm25")) == ["owls.md"]
     index.close()
+
+
+def test_a_writer_that_dies_between_its_chunks_and_its_stamp_leaves_no_cached_bm25_without_them(
+        index, milvus_uri, collection, tmp_path):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "owls.md").write_text("Owls hunt at night.")
+    index.update([str(tmp_path / "old")])
+    first = SharedIndex.open(milvus_uri, collection=collection)
+    assert names(first.search("goldfish owls", search_type="bm25")) == ["owls.md"]  # cached at this stamp
+    first.close()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "fish.md").write_text("Goldfish swim in ponds.")
+    killed = subprocess.run([sys.executable, "-c", (  # dies after writing the chunks, before the stamp and record
+        "import os, sys\nfrom rag.index.shared import SharedIndex\n"
+        "index = SharedIndex.open(sys.argv[1], collection=sys.argv[2])\n"
+        "index.engine._flush = lambda: os._exit(9)\nindex.update([sys.argv[3]])\n"),
+        milvus_uri, collection, str(tmp_path / "new")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert killed.returncode == 9, killed.stderr
+    later = SharedIndex.open(milvus_uri, collection=collection)
+    later.engine._row("stamp", "Strong")  # past the time tick in which another process's stamp may not show yet
+    assert sorted(names(later.search("goldfish owls", search_type="bm25"))) == ["fish.md", "owls.md"]
+    later.close()
