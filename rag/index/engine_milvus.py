@@ -258,9 +258,10 @@ class MilvusEngine:
         """Before the first chunk change since the last stamp: a stamp marked ``writing``,
         which no process keeps BM25 on disk under. A writer that dies before its settled
         stamp thus leaves no machine's cache without its chunks (each new process rebuilds
-        from Milvus until the next update settles the stamp). Not for an index this update
-        created: nobody can open it before its first update ends."""
-        if not self._marked and not self._side_new:
+        from Milvus until the next update settles the stamp). Not while the side collection
+        this process created is still loading: nobody can open an index before its first
+        update ends, and the mark would wait for the load."""
+        if not self._marked and not (self._side_new and self._side is None):
             self._upsert([(_STAMP, "stamp", {"stamp": uuid.uuid4().hex, "writing": True})])
             self._marked = True
 

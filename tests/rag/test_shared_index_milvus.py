@@ -202,3 +202,31 @@ def test_a_writer_that_dies_between_its_chunks_and_its_stamp_leaves_no_cached_bm
     later.engine._row("stamp", "Strong")  # past the time tick in which another process's stamp may not show yet
     assert sorted(names(later.search("goldfish owls", search_type="bm25"))) == ["fish.md", "owls.md"]
     later.close()
+
+
+def test_the_process_that_created_the_index_marks_its_later_updates_stamps_too(milvus_uri, collection, tmp_path):
+    for name, text in (("old", "Owls hunt at night."), ("new", "Goldfish swim in ponds.")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.md").write_text(text)
+    writer = subprocess.Popen([sys.executable, "-c", (  # creates the index, then dies in its second update
+        "import os, sys\nfrom rag.index.shared import SharedIndex\n"
+        "index = SharedIndex.open_or_create(sys.argv[1], collection=sys.argv[2], embeddings='hashing')\n"
+        "index.update([sys.argv[3]])\nprint('ready', flush=True)\nsys.stdin.readline()\n"
+        "index.engine._flush = lambda: os._exit(9)\nindex.update([sys.argv[4]])\n"),
+        milvus_uri, collection, str(tmp_path / "old"), str(tmp_path / "new")], cwd=ROOT, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert writer.stdout.readline() == "ready\n", writer.stderr.read()
+    from rag.index.engine_milvus import MilvusEngine
+
+    settled = MilvusEngine(milvus_uri, collection=collection)
+    settled._row("config", "Strong")  # past the time tick in which another process's writes may not show yet
+    settled.close()
+    reader = SharedIndex.open(milvus_uri, collection=collection)
+    assert names(reader.search("goldfish owls", search_type="bm25")) == ["old.md"]  # cached at this stamp
+    reader.close()
+    writer.communicate("go\n", timeout=120)
+    assert writer.returncode == 9
+    later = SharedIndex.open(milvus_uri, collection=collection)
+    later.engine._row("stamp", "Strong")
+    assert sorted(names(later.search("goldfish owls", search_type="bm25"))) == ["new.md", "old.md"]
+    later.close()
