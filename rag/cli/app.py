@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -366,6 +367,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("rag: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader stopped reading (`rag search ... | head`): nothing is wrong, and the
+        # output still buffered must not fail again at exit, so stdout goes to /dev/null.
+        # 141 (128 + SIGPIPE) is what a shell reports for a tool a pipe has stopped.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (RagError, OSError) as exc:  # the user's to fix: bad input, a missing file, the network
         if args.verbose:
             traceback.print_exc()

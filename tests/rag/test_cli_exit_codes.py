@@ -81,3 +81,14 @@ def test_progress_is_silent_when_not_on_a_terminal():
     quiet = io.StringIO()
     ProgressBars(stream=quiet)("load", 1, 2)
     assert quiet.getvalue() == ""
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(docs, tmp_path):
+    # `rag search ... | head -1`: the reader closes the pipe before the command has printed.
+    assert rag("index", str(docs), "--index", str(tmp_path / "ix"), "--embeddings", "hashing").returncode == 0
+    command = [sys.executable, "-m", "rag", "search", "otters", "--index", str(tmp_path / "ix")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    process.stdout.close()  # the child is still importing: its first write meets a closed pipe
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141  # 128 + SIGPIPE, as a shell reports a tool a pipe stopped
+    assert stderr == ""
