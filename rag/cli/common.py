@@ -28,13 +28,17 @@ def index_path(args: argparse.Namespace) -> Path:
 
 def store_uri(args: argparse.Namespace) -> Optional[str]:
     """The database URI when the index is shared (--store-uri; with --store pgvector also
-    $RAG_STORE_URI, with --store milvus $RAG_STORE_URI or $MILVUS_URI); None for a folder
-    index."""
+    $RAG_STORE_URI, with --store milvus $RAG_STORE_URI or $MILVUS_URI; for commands without
+    --store, $RAG_STORE_URI unless --index is given); None for a folder index."""
     import os
 
     store = getattr(args, "store", None)
     variables = _URI_VARIABLES.get(store, ())
     uri = args.store_uri or next((os.environ[v] for v in variables if os.environ.get(v)), None)
+    if uri is None and args.index is None and not hasattr(args, "store"):
+        # search, ask, info, chat name no --store: $RAG_STORE_URI, as `rag index` reads it,
+        # is their shared index unless --index names a folder (the engine is in the URI).
+        uri = os.environ.get("RAG_STORE_URI") or None
     if uri is None and variables:
         raise RagCliError(f"--store {store} keeps the index in {_WHAT[store]}: give --store-uri URI (or "
                           f"{' or '.join('$' + v for v in variables)})")

@@ -81,6 +81,22 @@ def test_the_uri_may_come_from_the_environment(engine, collection, docs):
     assert f"(collection {collection})" in indexed.stdout
 
 
+def test_search_and_ask_find_the_shared_index_in_the_environment_too(engine, collection, docs):
+    indexed = rag("index", str(docs / "fish.md"), "--store", engine.store, "--collection", collection,
+                  "--embeddings", "hashing", env={"RAG_STORE_URI": engine.uri})
+    assert indexed.returncode == 0, indexed.stderr
+    found = rag("search", "where do goldfish swim", "--collection", collection, "--json",
+                env={"RAG_STORE_URI": engine.uri})
+    assert found.returncode == 0, found.stderr
+    assert Path(json.loads(found.stdout)[0]["source"]).name == "fish.md"
+
+
+def test_an_index_folder_given_wins_over_the_shared_index_in_the_environment(tmp_path):
+    result = rag("search", "anything", "--index", str(tmp_path / "none"), env={"RAG_STORE_URI": "http://127.0.0.1:9"})
+    assert result.returncode == 1
+    assert "no index at" in result.stderr and "Milvus" not in result.stderr
+
+
 @pytest.mark.parametrize("store, server", [("pgvector", "PostgreSQL"), ("milvus", "Milvus")])
 def test_a_shared_store_without_a_uri_is_refused(store, server):
     result = rag("index", "README.md", "--store", store, env={"RAG_STORE_URI": "", "MILVUS_URI": ""})
