@@ -11,6 +11,7 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     ├── EmbeddingMismatchError(ValueError) index built with another embedding model
     ├── NotFoundError(KeyError)            a name or id that is required but absent
     ├── UsageError(RuntimeError)           an object used out of order (fetch() outside ``async with``)
+    ├── UnsupportedOperationError(NotImplementedError)  an index backend cannot do this (save_local of a database)
     ├── StorageError(OSError)              reading or writing an index folder failed
     │   ├── CorruptIndexError              folder truncated, tampered with or of another version
     │   ├── IndexNotFoundError(FileNotFoundError)  no index at the path given
@@ -52,6 +53,7 @@ __all__ = [
     "EmbeddingMismatchError",
     "NotFoundError",
     "UsageError",
+    "UnsupportedOperationError",
     "StorageError",
     "CorruptIndexError",
     "IndexNotFoundError",
@@ -116,6 +118,12 @@ class NotFoundError(RagError, KeyError):
 
 class UsageError(RagError, RuntimeError):
     """An object was used out of order, e.g. a fetcher outside its ``async with`` block."""
+
+
+class UnsupportedOperationError(RagError, NotImplementedError):
+    """An index backend cannot do what was asked (``save_local`` of an index kept in a
+    database); the message names the backend and the operation. LangChain's stores raise
+    ``NotImplementedError`` for the same."""
 
 
 class StorageError(RagError, OSError):

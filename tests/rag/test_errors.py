@@ -19,6 +19,7 @@ from rag import errors
         (errors.PageNotFoundError, FileNotFoundError),
         (errors.EmbeddingServiceError, RuntimeError),
         (errors.UsageError, RuntimeError),
+        (errors.UnsupportedOperationError, NotImplementedError),
         (errors.InvalidTypeError, TypeError),
         (errors.RequestRefusedError, OSError),
         (errors.APIError, RuntimeError),
