@@ -312,20 +312,17 @@ def message_chunk_to_message(chunk: BaseMessage) -> BaseMessage:
 
 MessageLike = Union[BaseMessage, str, tuple[str, Any], list, dict[str, Any]]
 
-_ROLES: dict[str, type[BaseMessage]] = {
-    "human": HumanMessage, "user": HumanMessage,
-    "ai": AIMessage, "assistant": AIMessage,
-    "system": SystemMessage, "developer": SystemMessage,
-    "tool": ToolMessage,
-}
-
 
 def _from_role(role: Any, content: Any, extra: dict[str, Any], original: Any) -> BaseMessage:
-    cls = _ROLES.get(role) if isinstance(role, str) else None
-    if cls is None:
+    # The role table imports the classes above: imported here, not at the top.
+    from rag.message_roles import role_named, role_names
+
+    kind = role_named(role)
+    if kind is None:
         raise ValidationError(
-            f"unknown message role {role!r} in {original!r:.80}; use one of {sorted(_ROLES)}"
+            f"unknown message role {role!r} in {original!r:.80}; use one of {role_names()}"
         )
+    cls = kind.message_class
     if cls is ToolMessage and not extra.get("tool_call_id"):
         raise ValidationError(f"a tool message needs a tool_call_id, got {original!r:.80}")
     return cls(content if content is not None else "", **extra)
@@ -359,13 +356,18 @@ def convert_to_messages(values: Union[Iterable[MessageLike], "Any"]) -> list[Bas
     return [_coerce_message(value) for value in values]
 
 
-_PREFIXES = {"human": "Human", "ai": "AI", "AIMessageChunk": "AI", "system": "System", "tool": "Tool"}
-
-
 def get_buffer_string(messages: Iterable[BaseMessage], human_prefix: str = "Human", ai_prefix: str = "AI") -> str:
-    """Messages as a transcript, one per line: ``"Human: hi\\nAI: hello"``."""
-    prefixes = {**_PREFIXES, "human": human_prefix, "ai": ai_prefix, "AIMessageChunk": ai_prefix}
-    return "\n".join(f"{prefixes.get(m.type, m.type)}: {m.text}" for m in messages)
+    """Messages as a transcript, one per line: ``"Human: hi\\nAI: hello"`` (the prefixes
+    of :data:`rag.message_roles.ROLES`; a message of no kind there is prefixed with its type)."""
+    from rag.message_roles import role_of
+
+    chosen = {HumanMessage: human_prefix, AIMessage: ai_prefix}
+
+    def prefix(message: BaseMessage) -> str:
+        role = role_of(message)
+        return message.type if role is None else chosen.get(role.message_class, role.prefix)
+
+    return "\n".join(f"{prefix(m)}: {m.text}" for m in messages)
 
 
 def with_content(message: BaseMessage, content: Content) -> BaseMessage:

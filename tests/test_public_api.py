@@ -14,6 +14,8 @@ PACKAGES = [
     "rag.runnables",
     "rag.retrievers",
     "rag.messages",
+    "rag.message_roles",
+    "rag.codec",
     "rag.prompts",
     "rag.parsers",
     "rag.models",

@@ -5,7 +5,7 @@ A history is two primitives, :meth:`BaseChatMessageHistory.get_messages` and
 ``add_message``, ``add_user_message``, ``add_ai_message``, the async methods) is derived.
 
 Records: a message is stored as LangChain's ``message_to_dict`` shape, ``{"type": "human",
-"data": {...}}``, where ``data`` is the wire form of :mod:`rag.serve.codec` (the same fields
+"data": {...}}``, where ``data`` is the wire form of :mod:`rag.codec` (the same fields
 LangChain's pydantic dump has), so a history written by LangChain's
 ``SQLChatMessageHistory`` reads back here and the other way round.
 
@@ -21,9 +21,10 @@ import asyncio
 from abc import ABC, abstractmethod
 from typing import Any, Optional, Sequence
 
+from rag.codec import decode, encode
 from rag.errors import InvalidTypeError, StorageError, ValidationError
+from rag.message_roles import ROLES
 from rag.messages import AIMessage, BaseMessage, HumanMessage, get_buffer_string, message_chunk_to_message
-from rag.serve.codec import decode, encode
 
 __all__ = [
     "BaseChatMessageHistory",
@@ -76,7 +77,8 @@ def message_from_dict(record: Any) -> BaseMessage:
         raise ValidationError(f"expected a message record {{'type': ..., 'data': {{...}}}}, got {record!r:.80}")
     message = decode({**record["data"], "type": record["type"]})
     if not isinstance(message, BaseMessage):
-        raise ValidationError(f"not a message of a known type (human, ai, system, tool): {record!r:.80}")
+        known = ", ".join(role.type for role in ROLES)
+        raise ValidationError(f"not a message of a known type ({known}): {record!r:.80}")
     return message_chunk_to_message(message)
 
 

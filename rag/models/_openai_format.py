@@ -8,27 +8,21 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from rag.messages import (
-    AIMessage,
-    AIMessageChunk,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
+from rag.message_roles import role_of
+from rag.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from rag.models.errors import APIError, APIResponseValidationError
 
 __all__ = ["message_to_openai", "ai_message_from_response", "chunk_from_stream_event", "usage_of"]
 
 
 def message_to_openai(message: BaseMessage) -> dict[str, Any]:
-    """One message as an OpenAI ``messages`` entry."""
-    if isinstance(message, SystemMessage):
-        entry: dict[str, Any] = {"role": "system", "content": message.content}
-    elif isinstance(message, HumanMessage):
-        entry = {"role": "user", "content": message.content}
-    elif isinstance(message, AIMessage):
-        entry = {"role": "assistant", "content": message.content or None}
+    """One message as an OpenAI ``messages`` entry (its role from :data:`rag.message_roles.ROLES`)."""
+    role = role_of(message)
+    if role is None:
+        raise APIError(f"cannot send a {type(message).__name__} to an OpenAI-compatible server")
+    entry: dict[str, Any] = {"role": role.openai_role, "content": message.content}
+    if isinstance(message, AIMessage):
+        entry["content"] = message.content or None
         calls = [
             {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
             for c in message.tool_calls
@@ -39,9 +33,7 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
         if calls:
             entry["tool_calls"] = calls
     elif isinstance(message, ToolMessage):
-        entry = {"role": "tool", "content": message.content, "tool_call_id": message.tool_call_id}
-    else:
-        raise APIError(f"cannot send a {type(message).__name__} to an OpenAI-compatible server")
+        entry["tool_call_id"] = message.tool_call_id
     if message.name:
         entry["name"] = message.name
     return entry

@@ -6,24 +6,13 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
 from rag.errors import ValidationError
-from rag.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    convert_to_messages,
-)
+from rag.message_roles import role_named, role_names
+from rag.messages import BaseMessage, HumanMessage, convert_to_messages
 from rag.prompts.base import BasePromptTemplate, PartialValue
 from rag.prompts.formatting import check_template_format, format_template, template_variables
 from rag.prompts.values import ChatPromptValue
 
 __all__ = ["ChatPromptTemplate", "MessagesPlaceholder", "MessageTemplate"]
-
-_TEMPLATE_ROLES: dict[str, type[BaseMessage]] = {
-    "human": HumanMessage, "user": HumanMessage,
-    "ai": AIMessage, "assistant": AIMessage,
-    "system": SystemMessage, "developer": SystemMessage,
-}
 
 
 @dataclass
@@ -99,13 +88,19 @@ def _part(item: Any, template_format: str) -> Part:
             if len(names) != 1:
                 raise ValidationError(f"a placeholder is written ('placeholder', '{{name}}'), got {item!r:.80}")
             return MessagesPlaceholder(names[0], optional=True)
-        if role not in _TEMPLATE_ROLES:
+        kind = role_named(role)
+        if kind is None:
             raise ValidationError(
-                f"unknown role {role!r} in {item!r:.80}; use one of {sorted(_TEMPLATE_ROLES)} or 'placeholder'"
+                f"unknown role {role!r} in {item!r:.80}; use one of {role_names(templated=True)} or 'placeholder'"
+            )
+        if not kind.templated:
+            raise ValidationError(
+                f"a {role!r} message cannot be a template, got {item!r:.80}: a {kind.message_class.__name__} "
+                "answers a tool call by its id; put the message itself in the list"
             )
         if not isinstance(text, str):
             raise ValidationError(f"the template of {role!r} must be a str, got {type(text).__name__}")
-        return MessageTemplate(_TEMPLATE_ROLES[role], text)
+        return MessageTemplate(kind.message_class, text)
     raise ValidationError(
         f"cannot use {type(item).__name__} {item!r:.80} in a chat prompt; pass (role, template) pairs, "
         "strings, messages or MessagesPlaceholder"

@@ -31,7 +31,7 @@ __all__ = [
 
 # The server parts import Starlette/uvicorn (the `serve` extra): loaded on first use, so the
 # client works without them. The client and its errors import httpx: loaded on first use
-# too, so the wire codec (rag.serve.codec, which chat histories use) costs no HTTP stack.
+# too. The wire format they speak is rag.codec, below this package (chat histories use it).
 __getattr__, __dir__ = lazy_exports(__name__, {
     "rag.serve.routes": ["add_routes"],
     "rag.serve.background": ["serve_in_thread"],

@@ -12,10 +12,10 @@ from typing import Any, AsyncIterator, Iterator, Mapping, Optional, Sequence, Un
 
 import httpx
 
+from rag import codec
 from rag.errors import ValidationError
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.config import per_input_configs
-from rag.serve import codec
 from rag.serve.errors import RemoteConnectionError, RemoteRunnableError, error_for
 from rag.serve.sse import aiter_sse, iter_sse
 

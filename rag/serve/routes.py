@@ -16,10 +16,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Optional, Sequence
 
+from rag import codec
 from rag._optional import require
 from rag.errors import ValidationError
 from rag.runnables import Runnable
-from rag.serve import codec
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, format_event, run_until_disconnect
 from rag.serve.validation import CONFIG_KEYS, RequestError, check_body, check_config, check_schema, loads_json
 

@@ -34,7 +34,8 @@ def test_every_name_in_all_exists(name):
 DOCTEST_MODULES = [
     "rag._callbacks", "rag.runnables", "rag.runnables.base", "rag.runnables.lambdas", "rag.runnables.sequence",
     "rag.runnables.parallel", "rag.runnables.passthrough", "rag.runnables.binding", "rag.runnables.retry",
-    "rag.runnables.fallbacks", "rag.runnables.graph", "rag.messages", "rag.prompts", "rag.prompts.chat",
+    "rag.runnables.fallbacks", "rag.runnables.graph", "rag.messages", "rag.message_roles", "rag.codec",
+    "rag.prompts", "rag.prompts.chat",
     "rag.prompts.prompt", "rag.prompts.values", "rag.prompts.formatting", "rag.parsers", "rag.parsers.base",
     "rag.parsers.json_output", "rag.parsers.list_output", "rag.json_patch", "rag.models",
     "rag.models.fake", "rag.models.openai", "rag.models._secret", "rag.models._sse", "rag.models._tools",

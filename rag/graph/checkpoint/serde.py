@@ -21,15 +21,12 @@ from typing import Any
 
 from rag.documents import Document
 from rag.errors import ValidationError
-from rag.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from rag.message_roles import message_class_for_type
+from rag.messages import BaseMessage
 
 __all__ = ["dumps", "loads", "SerializationError", "TAG"]
 
 TAG = "__rag_type__"
-
-_MESSAGE_CLASSES: dict[str, type[BaseMessage]] = {
-    cls.type: cls for cls in (SystemMessage, HumanMessage, AIMessage, AIMessageChunk, ToolMessage)
-}
 
 
 class SerializationError(ValidationError):
@@ -71,7 +68,9 @@ def _message_fields(message: BaseMessage) -> dict[str, Any]:
 
 def _encode(value: Any) -> Any:
     """The JSON encoder's hook for values it does not know."""
-    if isinstance(value, BaseMessage) and value.type in _MESSAGE_CLASSES:
+    # A message is saved under its type tag, and loads back as the class the role table
+    # gives that tag (a message of no kind there, such as RemoveMessage, is refused).
+    if isinstance(value, BaseMessage) and message_class_for_type(value.type) is not None:
         return {TAG: "message", "type": value.type, **_message_fields(value)}
     if isinstance(value, Document):
         return {TAG: "document", "page_content": value.page_content, "metadata": value.metadata, "id": value.id}
@@ -92,7 +91,7 @@ def _decode(obj: dict[str, Any]) -> Any:
         return obj
     body = {k: v for k, v in obj.items() if k != TAG}
     if kind == "message":
-        cls = _MESSAGE_CLASSES.get(body.pop("type", None))
+        cls = message_class_for_type(body.pop("type", None))
         if cls is None:
             raise ValidationError(f"checkpoint holds a message of unknown type {obj.get('type')!r}")
         content = body.pop("content")

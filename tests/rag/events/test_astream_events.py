@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from rag import codec
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.models import FakeListChatModel
@@ -13,7 +14,6 @@ from rag.parsers import StrOutputParser
 from rag.prompts import ChatPromptTemplate
 from rag.retrievers import BaseRetriever
 from rag.runnables import RunnableLambda, RunnableParallel
-from rag.serve import codec
 
 lc_core = pytest.importorskip("langchain_core")
 from langserve.serialization import WellKnownLCSerializer  # noqa: E402

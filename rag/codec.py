@@ -1,13 +1,16 @@
-"""The wire format: our objects to LangServe's JSON shapes and back.
+"""LangChain's JSON shapes of our objects, and back: the wire format and the message records.
 
 LangServe (0.3.3) sends LangChain objects as their pydantic dumps, told apart by ``type``:
 a Document is ``{"id", "metadata", "page_content", "type": "Document"}``; a message
 ``{"content", "additional_kwargs", "response_metadata", "type", "name", "id", ...}`` with
-``type`` "ai", "human", "system", "tool" or "AIMessageChunk"; prompt values are
-``StringPromptValue`` / ``ChatPromptValueConcrete``. :func:`encode` writes those shapes, so
-LangServe's ``RemoteRunnable`` rebuilds langchain-core objects from our answers;
-:func:`decode` reads them (from LangServe or from us) into ours. A dict whose ``type`` is
-not one of these, or whose fields do not fit, stays a dict (as in LangServe).
+``type`` a type tag of :data:`rag.message_roles.ROLES` ("human", "ai", "system", "tool",
+"AIMessageChunk"...); prompt values are ``StringPromptValue`` / ``ChatPromptValueConcrete``.
+:func:`encode` writes those shapes, so LangServe's ``RemoteRunnable`` rebuilds
+langchain-core objects from our answers; :func:`decode` reads them (from LangServe or from
+us) into ours. A dict whose ``type`` is not one of these, or whose fields do not fit, stays
+a dict (as in LangServe). The server (:mod:`rag.serve`) speaks this format, and chat
+histories (:mod:`rag.memory`) store messages in it, so it sits here, beside the messages,
+below both.
 
 >>> from rag.documents import Document
 >>> wire = encode(Document("hi", {"a": 1}, id="d1"))
@@ -20,15 +23,17 @@ True
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from datetime import date, datetime
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Optional
 from uuid import UUID
 
 from rag.documents import Document
 from rag.errors import InvalidTypeError, RagError
-from rag.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from rag.message_roles import message_class_for_type
+from rag.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from rag.prompts.values import ChatPromptValue, StringPromptValue
 
 __all__ = ["encode", "decode", "dumps", "loads"]
@@ -82,12 +87,19 @@ def encode(value: Any) -> Any:
     raise InvalidTypeError(f"cannot send a {type(value).__name__} as JSON: {value!r:.80}")
 
 
-def _known(wire: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+def _known(wire: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
     return {name: wire[name] for name in names if wire.get(name) is not None}
 
 
-_MESSAGE_KW = ("additional_kwargs", "response_metadata", "name", "id")
-_AI_KW = (*_MESSAGE_KW, "tool_calls", "invalid_tool_calls", "usage_metadata")
+def _init_fields(cls: type) -> tuple[str, ...]:
+    # The keyword fields a message class takes (content is positional).
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in ("_", "content"))
+
+
+@functools.cache
+def _message_builder(cls: type[BaseMessage]) -> Callable[[dict[str, Any]], BaseMessage]:
+    names = _init_fields(cls)
+    return lambda w: cls(w["content"], **_known(w, names))
 
 
 def _document(w: dict[str, Any]) -> Document:
@@ -101,21 +113,20 @@ def _chat_prompt(w: dict[str, Any]) -> ChatPromptValue:
     return ChatPromptValue(messages)
 
 
-# type tag -> builder from the (already decoded) dict. LangChain's other chunk kinds map to
-# the whole messages we have (we only stream AI chunks).
+# type tag -> builder from the (already decoded) dict; a message's tag names its class in
+# the role table (LangChain's chunks of other kinds load as the whole messages we have).
 _BUILDERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "Document": _document,
-    "ai": lambda w: AIMessage(w["content"], **_known(w, _AI_KW)),
-    "AIMessageChunk": lambda w: AIMessageChunk(w["content"], **_known(w, (*_AI_KW, "tool_call_chunks"))),
-    "human": lambda w: HumanMessage(w["content"], **_known(w, _MESSAGE_KW)),
-    "HumanMessageChunk": lambda w: HumanMessage(w["content"], **_known(w, _MESSAGE_KW)),
-    "system": lambda w: SystemMessage(w["content"], **_known(w, _MESSAGE_KW)),
-    "SystemMessageChunk": lambda w: SystemMessage(w["content"], **_known(w, _MESSAGE_KW)),
-    "tool": lambda w: ToolMessage(w["content"], tool_call_id=w["tool_call_id"],
-                                  **_known(w, (*_MESSAGE_KW, "artifact", "status"))),
     "StringPromptValue": lambda w: StringPromptValue(w["text"]),
     "ChatPromptValueConcrete": _chat_prompt,
 }
+
+
+def _builder(type_tag: Any) -> Optional[Callable[[dict[str, Any]], Any]]:
+    if not isinstance(type_tag, str):
+        return None
+    message_class = message_class_for_type(type_tag)
+    return _message_builder(message_class) if message_class is not None else _BUILDERS.get(type_tag)
 
 
 def decode(value: Any) -> Any:
@@ -125,7 +136,7 @@ def decode(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     inner = {key: decode(item) for key, item in value.items()}
-    builder = _BUILDERS.get(inner.get("type")) if isinstance(inner.get("type"), str) else None
+    builder = _builder(inner.get("type"))
     if builder is None:
         return inner
     try:
