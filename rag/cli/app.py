@@ -29,7 +29,7 @@ from rag.index.config import ANSWER_K, BENCH_TYPES, SEARCH_TYPES
 from rag.index.registry import store_names
 from rag.cli.bench import run_bench
 from rag.cli.chat import add_chat_parser, run_chat
-from rag.cli.common import RagCliError, index_path, open_index, store_token, store_uri
+from rag.cli.common import RagCliError, add_index_arguments, index_target, open_index
 from rag.cli.serve import run_serve
 from rag.process_defaults import apply_process_defaults
 
@@ -94,14 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def with_index(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--index", type=Path, default=None, help="index folder (default ./.rag, or $RAG_INDEX)")
-        sub.add_argument("--store-uri", metavar="URI", default=None,
-                         help="a shared index in PostgreSQL (--store pgvector) or Milvus (--store milvus) instead "
-                              "of a folder, e.g. postgresql://user@host/db, postgresql://user@/db?host=/socket/dir or "
-                              "http://milvus-host:19530 (default $RAG_STORE_URI, or $MILVUS_URI with --store milvus; "
-                              "PostgreSQL passwords from $PGPASSWORD or ~/.pgpass, Milvus's token from $MILVUS_TOKEN)")
-        sub.add_argument("--collection", metavar="NAME", default=None,
-                         help="the shared index's name in the database (default rag)")
+        add_index_arguments(sub)
         # SUPPRESS: a subcommand's default must not undo `rag --verbose COMMAND`.
         sub.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
@@ -154,8 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--model", metavar="NAME", help="with --answers: answer with this OpenAI-compatible chat model "
                        "(default: the offline answerer)")
     bench.add_argument("--base-url", metavar="URL", help="with --model: the model server (default: OpenAI, or $OPENAI_BASE_URL)")
-    bench.add_argument("--index", type=Path, metavar="DIR", help="measure this index's configuration: its own "
-                       "contents when it holds the dataset (rag index DATASET --beir), else a fresh copy built alike")
+    add_index_arguments(bench, index_help="measure this index's configuration: its own contents when it holds the "
+                        "dataset (rag index DATASET --beir), else a fresh copy built alike (also --store-uri URI)")
     bench.add_argument("--embeddings", metavar="local|hashing|openai:MODEL", help="embedding model (default: local when installed)")
     bench.add_argument("--store", choices=store_names(), help="vector store (default faiss)")
     bench.add_argument("--chunk-size", type=_positive_int, metavar="N", help="characters per chunk (default 1000)")
@@ -211,27 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_shared_index(args: argparse.Namespace, uri: str) -> int:
-    from rag.cli.output import print_summary
-    from rag.cli.progress import ProgressBars
-    from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
-
-    if args.dry_run or args.workers or args.cluster:
-        raise RagCliError("--dry-run, --workers and --cluster work on folder indexes only")
-    index = SharedIndex.open_or_create(uri, collection=args.collection or DEFAULT_COLLECTION, embeddings=args.embeddings,
-                                       chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, store=args.store,
-                                       token=store_token(uri))
-    bars = ProgressBars()
-    try:
-        summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
-                               exclude=args.exclude, beir=args.beir, progress=bars)
-    finally:
-        bars.close()
-        index.close()
-    print_summary(summary, index.where, as_json=args.json)
-    return _exit_status(summary, args.strict)
-
-
 def _exit_status(summary: Any, strict: bool) -> int:
     nothing_read = summary.added + summary.updated + summary.unchanged == 0
     if summary.failed and (nothing_read or strict):
@@ -246,40 +218,38 @@ def _run_index(args: argparse.Namespace) -> int:
     from rag.cli.progress import ProgressBars
     from rag.index import Index
 
-    path = index_path(args)
     if args.chunk_size is not None and args.chunk_overlap is not None and args.chunk_overlap >= args.chunk_size:
         raise RagCliError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than --chunk-size ({args.chunk_size})")
-    uri = store_uri(args)
-    if uri is not None:
-        return _run_shared_index(args, uri)
-    index = Index.open_or_create(path, embeddings=args.embeddings, store=args.store)
-    if args.dry_run:
-        from rag.cli.output import print_dry_run
+    where = index_target(args)
+    index = Index.open_or_create(where.pop("target"), embeddings=args.embeddings, store=args.store, **where)
+    with index:
+        if args.dry_run:
+            from rag.cli.output import print_dry_run
 
-        plan = index.dry_run(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
-                             exclude=args.exclude, beir=args.beir, chunk_size=args.chunk_size,
-                             chunk_overlap=args.chunk_overlap)
-        print_dry_run(plan, as_json=args.json)
-        return 0
-    bars = ProgressBars()
+            plan = index.dry_run(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
+                                 exclude=args.exclude, beir=args.beir, chunk_size=args.chunk_size,
+                                 chunk_overlap=args.chunk_overlap)
+            print_dry_run(plan, as_json=args.json)
+            return 0
+        bars = ProgressBars()
 
-    def waiting() -> None:
-        print(f"rag: waiting for another rag index run on {path} to finish...", file=sys.stderr)
+        def waiting() -> None:
+            print(f"rag: waiting for another rag index run on {index.where} to finish...", file=sys.stderr)
 
-    try:
-        summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
-                               exclude=args.exclude, beir=args.beir, workers=args.workers, cluster=args.cluster,
-                               chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, progress=bars,
-                               on_wait=waiting)
-    finally:
-        bars.close()
-    print_summary(summary, path, as_json=args.json)
+        try:
+            summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
+                                   exclude=args.exclude, beir=args.beir, workers=args.workers, cluster=args.cluster,
+                                   chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, progress=bars,
+                                   on_wait=waiting)
+        finally:
+            bars.close()
+    print_summary(summary, index.where, as_json=args.json)
     return _exit_status(summary, args.strict)
 
 
 def _run_search(args: argparse.Namespace) -> int:
     from rag.cli.output import print_results
-    from rag.index.search import score_name
+    from rag.index.request import score_name
 
     if args.threshold is not None and args.search_type != "threshold":
         raise RagCliError("--threshold applies to --type threshold only")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rag.cli.common import RagCliError, index_path
+from rag.cli.common import RagCliError, open_index, store_uri
 
 __all__ = ["run_bench"]
 
@@ -23,9 +23,7 @@ def _run_bench_answers(args: argparse.Namespace) -> int:
         from rag.models import ChatOpenAI
 
         llm = ChatOpenAI(model=args.model, base_url=args.base_url)
-    from rag.index import Index
-
-    index = Index.open(index_path(args))  # a folder index (--index DIR, or the default)
+    index = open_index(args)  # --index DIR, --store-uri URI, or the default folder
     print_answer_bench(bench_answers(index, args.answers, k=args.k, llm=llm), as_json=args.json)
     return 0
 
@@ -48,16 +46,16 @@ def run_bench(args: argparse.Namespace) -> int:
         systems = build_systems(args.config, store_factories=evaluation_store_factories())
         print_bench([run_benchmark(dataset, system) for system in systems], as_json=args.json)
         return 0
-    from rag.index import Index, IndexConfig, bench_dataset, bench_index, default_embedding_spec
+    from rag.index import IndexConfig, bench_dataset, bench_index, default_embedding_spec
     from rag.index.bench import holds_dataset
 
-    if args.index is not None:
+    if args.index is not None or store_uri(args) is not None:
         chosen = [flag for flag, value in (("--embeddings", args.embeddings), ("--store", args.store),
                                             ("--chunk-size", args.chunk_size), ("--chunk-overlap", args.chunk_overlap))
                   if value is not None]
         if chosen:
             raise RagCliError(f"{chosen[0]} cannot be combined with --index: the index's own configuration is measured")
-        index = Index.open(args.index)
+        index = open_index(args)
         dataset = load_beir(args.dataset)
         if holds_dataset(index, dataset):
             result = bench_index(index, dataset, search_type=args.search_type)

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Iterator, Optional, TextIO
 
-from rag.cli.common import RagCliError, index_path
+from rag.cli.common import RagCliError, add_index_arguments, open_index
 from rag.index.config import ANSWER_K
 
 __all__ = ["add_chat_parser", "run_chat"]
@@ -20,10 +19,11 @@ __all__ = ["add_chat_parser", "run_chat"]
 
 def add_chat_parser(commands: argparse._SubParsersAction, positive_int: type) -> None:
     chat = commands.add_parser("chat", help="a conversation over the index: follow-up questions, numbered sources, "
-                               "history kept per session in <index>/chats/")
-    chat.add_argument("--index", type=Path, default=None, help="index folder (default ./.rag, or $RAG_INDEX)")
+                               "history kept per session (in <index>/chats/ for a folder index)")
+    add_index_arguments(chat)
     chat.add_argument("--session", default="default", metavar="NAME",
-                      help="the conversation to continue or start (default 'default'); kept in <index>/chats/NAME.jsonl")
+                      help="the conversation to continue or start (default 'default'); kept in <index>/chats/NAME.jsonl "
+                           "(an index in a database: in the user's cache folder, $RAG_CACHE_DIR/chats/)")
     chat.add_argument("--k", type=positive_int, default=ANSWER_K, help=f"chunks retrieved per question (default {ANSWER_K})")
     chat.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model (it rewrites follow-ups and "
                       "answers); without it answers are extracted offline")
@@ -50,11 +50,10 @@ def _questions(stdin: TextIO, interactive: bool) -> Iterator[str]:
 
 def run_chat(args: argparse.Namespace, stdin: Optional[TextIO] = None) -> int:
     from rag.cli.output import print_answer
-    from rag.index import Index
 
     if args.base_url and not args.model:
         raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
-    index = Index.open(index_path(args))
+    index = open_index(args, warm_up=True)
     llm = None
     if args.model is not None:
         from rag.models import ChatOpenAI

@@ -1,15 +1,19 @@
 """What the command line's handlers share: its own error class, and the index the arguments
-name (a folder, or a shared index in PostgreSQL or Milvus)."""
+name (a folder, or an index kept in PostgreSQL or Milvus)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from rag.errors import RagError
 
-__all__ = ["RagCliError", "index_path", "store_uri", "store_token", "open_index"]
+if TYPE_CHECKING:
+    from rag.index import Index
+
+__all__ = ["RagCliError", "add_index_arguments", "index_path", "store_uri", "store_token", "index_target",
+           "open_index"]
 
 #: Where --store pgvector|milvus finds its URI when --store-uri is not given, in order.
 _URI_VARIABLES = {"pgvector": ("RAG_STORE_URI",), "milvus": ("RAG_STORE_URI", "MILVUS_URI")}
@@ -18,6 +22,19 @@ _WHAT = {"pgvector": "PostgreSQL", "milvus": "Milvus"}
 
 class RagCliError(RagError):
     """A user error found by the command line itself."""
+
+
+def add_index_arguments(sub: argparse.ArgumentParser, *, index_help: str = "index folder (default ./.rag, or "
+                        "$RAG_INDEX)") -> None:
+    """``--index DIR``, ``--store-uri URI`` and ``--collection NAME``: where a command's index is."""
+    sub.add_argument("--index", type=Path, default=None, help=index_help)
+    sub.add_argument("--store-uri", metavar="URI", default=None,
+                     help="an index kept in a database instead of a folder: PostgreSQL + pgvector "
+                          "(postgresql://user@host/db, postgresql://user@/db?host=/socket/dir) or Milvus "
+                          "(http://milvus-host:19530) (default $RAG_STORE_URI, or $MILVUS_URI with --store milvus; "
+                          "PostgreSQL passwords from $PGPASSWORD or ~/.pgpass, Milvus's token from $MILVUS_TOKEN)")
+    sub.add_argument("--collection", metavar="NAME", default=None,
+                     help="the index's name in the database (default rag)")
 
 
 def index_path(args: argparse.Namespace) -> Path:
@@ -49,17 +66,22 @@ def store_uri(args: argparse.Namespace) -> Optional[str]:
     return uri
 
 
-def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Any:
+def index_target(args: argparse.Namespace) -> dict[str, Any]:
+    """Where the arguments' index is, as ``Index.open``'s keywords: ``target`` (a database
+    URI, or the folder) with the ``collection`` and ``token`` that go with a URI."""
+    uri = store_uri(args)
+    if uri is None:
+        return {"target": index_path(args)}
+    return {"target": uri, "collection": args.collection or "rag", "token": store_token(uri)}
+
+
+def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Index:
     """The index the arguments name; ``warm_up``: the command embeds a query next, so a
     folder index loads its local model while it is read."""
     from rag.index import Index
 
-    uri = store_uri(args)
-    if uri is not None:
-        from rag.index.shared import DEFAULT_COLLECTION, SharedIndex
-
-        return SharedIndex.open(uri, collection=args.collection or DEFAULT_COLLECTION, token=store_token(uri))
-    return Index.open(index_path(args), warm_up=warm_up)
+    where = index_target(args)
+    return Index.open(where.pop("target"), warm_up=warm_up, **where)
 
 
 def store_token(uri: str) -> Optional[str]:
@@ -67,6 +89,6 @@ def store_token(uri: str) -> Optional[str]:
     the command line, where ps shows it); None otherwise."""
     import os
 
-    from rag.index.engine import engine_name_for_uri
+    from rag.index.backend import parse_target
 
-    return (os.environ.get("MILVUS_TOKEN") or None) if engine_name_for_uri(uri) == "milvus" else None
+    return (os.environ.get("MILVUS_TOKEN") or None) if parse_target(uri)[0] == "milvus" else None

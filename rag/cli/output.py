@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import IO, Any, Optional, Sequence
+from typing import Union, IO, Any, Optional, Sequence
 
 from rag.documents import Document
 
@@ -24,7 +24,7 @@ def _out(stream: Optional[IO[str]]) -> IO[str]:
     return stream if stream is not None else sys.stdout
 
 
-def print_summary(summary: Any, index: Path, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_summary(summary: Any, index: Union[str, Path], *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
     """An :class:`~rag.index.UpdateSummary`. The command line calls unchanged sources
     "skipped" (text and JSON), as it always has."""
     out = _out(stream)

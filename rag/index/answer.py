@@ -3,7 +3,7 @@ retrieval chain (offline extractive, or a chat model), and the answer with its s
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Optional
 
 from rag.chains import ExtractiveAnswerer, create_retrieval_chain, create_stuff_documents_chain
@@ -13,7 +13,8 @@ from rag.index.passages import locate_quote, merge_sources, position_at, with_co
 from rag.prompts import ChatPromptTemplate, PromptTemplate
 from rag.retrievers import BaseRetriever
 from rag.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough, RunnablePick
-from rag.search_types import INDEX_SEARCH_TYPES
+from rag.index.request import SearchRequest
+from rag.search_types import SearchType
 
 __all__ = ["IndexRetriever", "Answer", "Source", "Citation", "answer_chain", "passages", "SYSTEM_PROMPT"]
 
@@ -27,33 +28,44 @@ _EXCERPT = 160  # characters of each source quoted in an answer's list of source
 
 
 class IndexRetriever(BaseRetriever):
-    """A Runnable from a query to the index's best chunks (``index.search`` with this
-    retriever's ``k``, ``search_type`` and ``filter``). Each result's ``metadata["n"]`` is
-    its 1-based rank, which the citations ``[n]`` of an answer refer to.
+    """A Runnable from a query to the index's best chunks (``index.search_request`` with
+    this retriever's :class:`~rag.index.request.SearchRequest`, filled with each query).
+    Each result's ``metadata["n"]`` is its 1-based rank, which the citations ``[n]`` of an
+    answer refer to.
 
     Works wherever a LangChain retriever does: in chains, in ``create_retriever_tool``,
-    and with ``invoke(query, k=2)`` to override ``k`` for one call.
+    and with ``invoke(query, k=2)`` (or ``filter=``) to override them for one call.
+    Built from ``request`` (its query is ignored), or from the same keywords as
+    :meth:`rag.index.Index.search`.
     """
 
-    def __init__(self, index: Any, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
-                 threshold: Optional[float] = None, fetch_k: Optional[int] = None,
-                 lambda_mult: Optional[float] = None) -> None:
-        from rag.index.config import check_k
+    def __init__(self, index: Any, *, request: Optional[SearchRequest] = None, k: int = 4,
+                 search_type: str = "hybrid", filter: Any = None, threshold: Optional[float] = None,
+                 fetch_k: Optional[int] = None, lambda_mult: Optional[float] = None) -> None:
+        self.index = index
+        self.request = request if request is not None else SearchRequest(
+            "", k, search_type, filter, threshold, fetch_k, lambda_mult)
 
-        self.index, self.k = index, check_k(k)
-        self.search_type = INDEX_SEARCH_TYPES.check(search_type)
-        self.filter, self.threshold = filter, threshold
-        self.fetch_k, self.lambda_mult = fetch_k, lambda_mult
+    @property
+    def k(self) -> int:
+        return self.request.k
+
+    @property
+    def search_type(self) -> SearchType:
+        return self.request.search_type
+
+    @property
+    def filter(self) -> Any:
+        return self.request.filter
 
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        k = kwargs.pop("k", self.k)
-        filter = kwargs.pop("filter", self.filter)
+        k = kwargs.pop("k", self.request.k)
+        filter = kwargs.pop("filter", self.request.filter)
         if kwargs:
             from rag.errors import ValidationError
 
             raise ValidationError(f"unknown search argument(s) {sorted(kwargs)}; expected k or filter")
-        found = self.index.search(query, k=k, search_type=self.search_type, filter=filter, threshold=self.threshold,
-                                  fetch_k=self.fetch_k, lambda_mult=self.lambda_mult)
+        found = self.index.search_request(replace(self.request, query=query, k=k, filter=filter))
         for rank, (document, _) in enumerate(found, start=1):
             document.metadata["n"] = rank
         return [document for document, _ in found]

@@ -81,20 +81,21 @@ def condense_question(question: str, chat_history: Sequence[BaseMessage], *, tur
     return f"{question} ({' '.join(added)})" if added else question
 
 
-def chat_history_path(index_path: Path, session: Any) -> Path:
-    """Where session ``session`` of the index at ``index_path`` is kept; the name must be
+def chat_history_path(chats_folder: Path, session: Any) -> Path:
+    """Where session ``session`` is kept in ``chats_folder`` (an index's
+    :attr:`~rag.index.Index.chats_folder`); the name must be
     a str of letters, digits, ``.``, ``_`` and ``-`` (1-100, not starting with ``.``/``-``)."""
     if not isinstance(session, str):
         raise ValidationError(f"a chat session name must be a str, got {type(session).__name__} {session!r:.60}")
     if not _SESSION_NAME.match(session):
         raise ValidationError(f"chat session name {session!r} is not allowed: use letters, digits, '.', '_' and '-' "
                               "(1 to 100 characters, starting with a letter or digit)")
-    return Path(index_path) / CHATS_FOLDER / f"{session}.jsonl"
+    return Path(chats_folder) / f"{session}.jsonl"
 
 
-def session_names(index_path: Path) -> list[str]:
-    """The sessions kept beside the index at ``index_path``, sorted."""
-    folder = Path(index_path) / CHATS_FOLDER
+def session_names(chats_folder: Path) -> list[str]:
+    """The sessions kept in ``chats_folder``, sorted."""
+    folder = Path(chats_folder)
     return sorted(path.stem for path in folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
@@ -120,7 +121,8 @@ def _model_chain(retriever: IndexRetriever, llm: Any, get_by_ids: Any) -> Runnab
 
 class ChatSession:
     """A conversation named ``session`` over ``index`` (an open :class:`~rag.index.Index`),
-    its history in ``<index>/chats/<session>.jsonl`` unless ``history`` (any chat message
+    its history in ``<session>.jsonl`` in the index's :attr:`~rag.index.Index.chats_folder`
+    (``<index>/chats/`` for a folder index) unless ``history`` (any chat message
     history) is given. ``llm``: a chat model (None: offline, extractive answers); ``k``:
     passages retrieved per question (default 4).
 
@@ -133,11 +135,8 @@ class ChatSession:
                  history: Any = None) -> None:
         from rag.index.config import check_k
 
-        path = getattr(index, "path", None)
         if history is None:
-            if path is None:
-                raise ValidationError("this index has no folder to keep chats in; pass history=... (a chat history)")
-            history = FileChatMessageHistory(chat_history_path(path, session))
+            history = FileChatMessageHistory(chat_history_path(index.chats_folder, session))
         elif not isinstance(session, str):
             raise ValidationError(f"a chat session name must be a str, got {type(session).__name__} {session!r:.60}")
         self.index, self.session, self.llm, self.history = index, session, llm, history

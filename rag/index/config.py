@@ -8,7 +8,7 @@ from typing import Any, Mapping, Optional
 from rag.errors import ValidationError
 from rag.hybrid import HybridConfig
 from rag.index.registry import check_embedding_spec, store_backend
-from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction
+from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction, check_k
 
 __all__ = ["IndexConfig", "SearchType", "SEARCH_TYPES", "BENCH_TYPES", "BENCH_SEARCH_TYPES", "check_k"]
 
@@ -26,12 +26,6 @@ BENCH_TYPES: tuple[str, ...] = BENCH_SEARCH_TYPES.names
 #: Chunks retrieved for an answer (``rag ask``, ``Index.ask``/``chain``, ``rag bench --answers``):
 #: measured on two PostgreSQL-manual QA sets, 6 with context windows beat 4 (benchmarks/README.md).
 ANSWER_K = 6
-
-
-def check_k(k: Any, name: str = "k") -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValidationError(f"{name} must be a positive integer, got {k!r}")
-    return k
 
 
 def _check_chunking(chunk_size: Any, chunk_overlap: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 
 from rag.index.config import IndexConfig
 from rag.index.sources import PreviousRead, Root, folder_selection, unchanged_since
-from rag.index.update import embed_in_batches
+from rag.index.workers import embed_in_batches
 
 __all__ = ["TypeEstimate", "DryRun", "dry_run"]
 

@@ -1,9 +1,9 @@
-"""The seam between a shared index (:class:`rag.index.shared.SharedIndex`) and the database
-engine that holds it.
+"""The seam between an index kept in a database (:class:`rag.index.backend_engine.EngineBackend`)
+and the database engine that holds it.
 
-A shared index keeps everything in the engine: the chunks (a vector store), the record of
-indexed sources, its configuration and the lexical side of hybrid search. Its update,
-search and answer logic is written once, against :class:`IndexEngine`; each engine
+Such an index keeps everything in the engine: the chunks (a vector store), the record of
+indexed sources, its configuration and the lexical side of hybrid search. The backend is
+written once, against :class:`IndexEngine`; each engine
 (PostgreSQL + pgvector: :mod:`rag.index.engine_pgvector`; Milvus:
 :mod:`rag.index.engine_milvus`) says where those four things live and how concurrent
 updates are kept apart. An engine is registered as a store backend with
@@ -12,22 +12,16 @@ updates are kept apart. An engine is registered as a store backend with
 
 from __future__ import annotations
 
-from typing import Any, ContextManager, NamedTuple, Optional, Protocol
+import hashlib
+from pathlib import Path
+from typing import Any, ContextManager, Optional, Protocol
 
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.index.registry import store_backend, store_names
+from rag.index.state import SourceRecord
 
-__all__ = ["SourceRecord", "IndexEngine", "open_engine", "engine_name_for_uri"]
-
-
-class SourceRecord(NamedTuple):
-    """What an index remembers of one source: the root it was found under (as given to
-    ``update``), the hash of its content and chunking, and its chunks' ids in order."""
-
-    root: str
-    content_hash: str
-    chunk_ids: list[str]
+__all__ = ["SourceRecord", "IndexEngine", "open_engine", "engine_name_for_uri", "local_folder"]
 
 
 class IndexEngine(Protocol):
@@ -38,6 +32,10 @@ class IndexEngine(Protocol):
     store_name: str
     #: What ``info()`` reports as the store, e.g. ``"PGVector + PostgreSQL full-text search"``.
     description: str
+    #: Whether the lexical side ranks by BM25 (False: the database's own full-text rank).
+    exact_bm25: bool
+    #: What the index can do beyond the common operations (see :mod:`rag.index.backend`).
+    capabilities: frozenset[str]
 
     @property
     def where(self) -> str:
@@ -67,6 +65,11 @@ class IndexEngine(Protocol):
         """Held for the whole of an update: what it excludes (PostgreSQL: every other
         update of the index; Milvus: nothing) is the engine's to say."""
 
+    def transaction(self) -> ContextManager[None]:
+        """Around one commit's chunk writes and records: all or nothing where the engine
+        can (PostgreSQL: one transaction); Milvus: no transaction (its write stamps order
+        the writes instead)."""
+
     def chunks_changing(self) -> None:
         """Called before each write or delete of chunks: the lexical side learns (or the
         engine remembers) that the chunks are changing, in case the writer dies before
@@ -90,14 +93,26 @@ class IndexEngine(Protocol):
         """Disconnect (the index stays in the engine)."""
 
 
-_MILVUS_SCHEMES = ("http://", "https://", "tcp://", "grpc://")
 _SERVERS = {"milvus": "Milvus", "pgvector": "PostgreSQL"}
 
 
 def engine_name_for_uri(uri: str) -> str:
-    """The engine a URI names: ``milvus`` for ``http(s)://``, ``tcp://`` or ``grpc://``
-    (Milvus's proxy), else ``pgvector`` (``postgresql://...`` and libpq's other forms)."""
-    return "milvus" if str(uri).lower().startswith(_MILVUS_SCHEMES) else "pgvector"
+    """The engine a URI names (see :func:`rag.index.backend.parse_target`): ``milvus`` for
+    ``http(s)://``, ``tcp://`` or ``grpc://`` (Milvus's proxy), else ``pgvector``
+    (``postgresql://...`` and libpq's other forms)."""
+    from rag.index.backend import parse_target
+
+    kind = parse_target(str(uri))[0]
+    return "pgvector" if kind == "folder" else kind
+
+
+def local_folder(kind: str, where: str, collection: str) -> Path:
+    """A folder on this machine for what belongs to the index ``collection`` on the server
+    ``where`` (a URI without credentials): ``kind`` is ``chats``, ``milvus-bm25``..."""
+    from rag.embeddings._model_files import cache_dir
+
+    key = hashlib.sha256(f"{where}\0{collection}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return cache_dir() / kind / f"{collection[:40]}-{key}"
 
 
 def open_engine(uri: str, *, collection: str, store: Optional[str] = None, token: Optional[str] = None) -> IndexEngine:

@@ -50,6 +50,7 @@ from typing import Any, Iterator, Mapping, Optional
 from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
 from rag.hybrid import lexical_ranking
+from rag.index.backend import EXPRESSION_FILTER
 from rag.index.chunk_ids import chunk_ids
 from rag.index.engine import SourceRecord
 from rag.index.engine_milvus_cache import cache_folder, load_postings, save_postings
@@ -86,6 +87,8 @@ class MilvusEngine:
 
     store_name = "milvus"
     description = "Milvus + BM25 rebuilt in each process from the chunks"
+    exact_bm25 = True
+    capabilities = frozenset({EXPRESSION_FILTER})
 
     def __init__(self, uri: str, *, collection: str, token: Optional[str] = None, timeout: float = 5) -> None:
         if not isinstance(collection, str) or not _NAME.match(collection):
@@ -210,14 +213,16 @@ class MilvusEngine:
         for page in self._connection.scan(self._side, ["body"], f'kind == "source"', key="key", level="Strong"):
             for row in page:
                 body = row["body"]
-                found[body["source"]] = SourceRecord(body["root"], body["hash"], chunk_ids(body["source"], body["chunks"]))
+                found[body["source"]] = SourceRecord.from_json(
+                    {**body, "chunks": chunk_ids(body["source"], body["chunks"])})
         return found
 
     def save_record(self, source: str, record: SourceRecord) -> None:
         if list(record.chunk_ids) != chunk_ids(source, len(record.chunk_ids)):
             raise ValidationError(f"the chunks of {source!r:.80} do not have the index's ids (rag.index.chunk_ids)")
-        self._pending.append((_source_key(source), "source", {"source": source, "root": record.root,
-                                                              "hash": record.content_hash, "chunks": len(record.chunk_ids)}))
+        # The chunk ids follow from the source and their count (rag.index.chunk_ids).
+        self._pending.append((_source_key(source), "source", {**record.to_json(), "source": source,
+                                                              "chunks": len(record.chunk_ids)}))
         if len(self._pending) >= _RECORD_BATCH or not self._updating:
             self._flush()
 
@@ -253,6 +258,11 @@ class MilvusEngine:
             self._flush()
         finally:
             self._updating = False
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Milvus 2.3 has no transactions: the write stamps order a commit's writes."""
+        yield
 
     def chunks_changing(self) -> None:
         """Before the first chunk change since the last stamp: a stamp marked ``writing``,

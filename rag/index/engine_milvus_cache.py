@@ -13,7 +13,6 @@ and one that cannot be read, or does not fit together, is rebuilt and replaced.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from pathlib import Path
@@ -34,10 +33,9 @@ _IDS = "ids.json"
 def cache_folder(where: str, collection: str) -> Path:
     """The cache folder of the index ``collection`` on the server ``where`` (a URI
     without credentials)."""
-    from rag.embeddings._model_files import cache_dir
+    from rag.index.engine import local_folder
 
-    key = hashlib.sha256(f"{where}\0{collection}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return cache_dir() / "milvus-bm25" / f"{collection[:40]}-{key}"
+    return local_folder("milvus-bm25", where, collection)
 
 
 def _encode(value: Any) -> bytes:

@@ -27,6 +27,9 @@ __all__ = ["PGVectorEngine"]
 _SOURCES = """CREATE TABLE IF NOT EXISTS rag_index_sources (
     collection text NOT NULL, source text NOT NULL, root text NOT NULL, content_hash text NOT NULL,
     chunk_ids jsonb NOT NULL, PRIMARY KEY (collection, source))"""
+# Title, and a file's stat and read time (what lets an update skip reading it): added to
+# tables made before they were kept.
+_DETAILS = "ALTER TABLE rag_index_sources ADD COLUMN IF NOT EXISTS details jsonb NOT NULL DEFAULT '{}'::jsonb"
 _WORD = re.compile(r"\w+")
 
 
@@ -35,6 +38,8 @@ class PGVectorEngine:
 
     store_name = "pgvector"
     description = "PGVector + PostgreSQL full-text search"
+    exact_bm25 = False
+    capabilities: frozenset[str] = frozenset()
 
     def __init__(self, uri: str, *, collection: str, token: Optional[str] = None) -> None:
         from stores.pgvector import PGVector
@@ -45,6 +50,7 @@ class PGVectorEngine:
         self.uri, self.collection = uri, collection
         self.store: Any = PGVector(None, connection=uri, collection_name=collection)  # until open_store
         self._full_text_ready = False
+        self._table_ready = False
 
     @property
     def where(self) -> str:
@@ -64,21 +70,33 @@ class PGVectorEngine:
         with self.store.connection_lock:
             return self.store.connection.execute(query, params)
 
+    def _ensure_table(self) -> None:
+        if not self._table_ready:
+            with self.store.connection_lock:
+                self.store.connection.execute(_SOURCES)
+                self.store.connection.execute(_DETAILS)
+            self._table_ready = True
+
     def records(self) -> dict[str, SourceRecord]:
+        self._ensure_table()
         with self.store.connection_lock:
-            self.store.connection.execute(_SOURCES)
             rows = self.store.connection.execute(
-                "SELECT source, root, content_hash, chunk_ids FROM rag_index_sources WHERE collection = %s",
+                "SELECT source, root, content_hash, chunk_ids, details FROM rag_index_sources WHERE collection = %s",
                 (self.collection,)).fetchall()
-        return {source: SourceRecord(root, content_hash, list(ids)) for source, root, content_hash, ids in rows}
+        return {source: SourceRecord.from_json({**details, "root": root, "hash": content_hash, "chunks": ids})
+                for source, root, content_hash, ids, details in rows}
 
     def save_record(self, source: str, record: SourceRecord) -> None:
+        self._ensure_table()
+        row = record.to_json()
+        details = {key: row[key] for key in ("title", "stat", "read_at") if key in row}
         with self.store.connection_lock, self.store.connection.transaction():
             self.store.connection.execute(
-                "INSERT INTO rag_index_sources (collection, source, root, content_hash, chunk_ids) VALUES "
-                "(%s, %s, %s, %s, %s) ON CONFLICT (collection, source) DO UPDATE SET root = EXCLUDED.root, "
-                "content_hash = EXCLUDED.content_hash, chunk_ids = EXCLUDED.chunk_ids",
-                (self.collection, source, record.root, record.content_hash, json.dumps(record.chunk_ids)))
+                "INSERT INTO rag_index_sources (collection, source, root, content_hash, chunk_ids, details) VALUES "
+                "(%s, %s, %s, %s, %s, %s) ON CONFLICT (collection, source) DO UPDATE SET root = EXCLUDED.root, "
+                "content_hash = EXCLUDED.content_hash, chunk_ids = EXCLUDED.chunk_ids, details = EXCLUDED.details",
+                (self.collection, source, record.root, record.content_hash, json.dumps(record.chunk_ids),
+                 json.dumps(details)))
 
     def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
         return list(record.chunk_ids)  # updates are serialised: the record names every chunk
@@ -95,6 +113,13 @@ class PGVectorEngine:
             yield
         finally:
             self._execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One transaction around a commit: its chunks and the records naming them are
+        seen by other connections together, or not at all."""
+        with self.store.connection_lock, self.store.connection.transaction():
+            yield
 
     def chunks_changing(self) -> None:
         pass  # the full-text column changes in the chunks' own transaction

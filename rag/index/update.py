@@ -14,19 +14,17 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from rag.documents import Document
-from rag.embeddings.base import embed_texts
 from rag.errors import ValidationError
+from rag.index.backend import IndexBackend
 from rag.index.chunk_ids import chunk_ids
 from rag.index.config import IndexConfig
 from rag.index.segments import Batch
 from rag.index.sources import SAME_SECOND, Root, SourceItem, iter_root, parse_root
 from rag.index.state import IndexState, SourceRecord
+from rag.index.workers import Embedder, InlineEmbedder
 from splitters import RecursiveCharacterTextSplitter
 
-__all__ = ["UpdateSummary", "Updater", "Progress", "apply_batch", "check_rechunking", "parse_roots", "EMBED_BATCH"]
-
-#: Texts per embedding call (the embeddings object batches further inside).
-EMBED_BATCH = 64
+__all__ = ["UpdateSummary", "Updater", "Progress", "apply_batch", "check_rechunking", "parse_roots"]
 
 #: Chunks embedded (and committed) first, to measure the model's rate.
 _FIRST_BATCH = 64
@@ -88,7 +86,7 @@ def parse_roots(sources: Sequence[str], *, crawl: Optional[int], sitemap: bool, 
     return list(roots.values())
 
 
-def check_rechunking(state: IndexState, roots: Sequence[Root], config: IndexConfig) -> None:
+def check_rechunking(state: IndexBackend, roots: Sequence[Root], config: IndexConfig) -> None:
     """New chunk settings re-chunk every source, so an update that changes them must name
     every root the index holds (else some sources would keep chunks of the old size)."""
     if config.chunking == state.config.chunking:
@@ -127,12 +125,12 @@ class Updater:
     not written again; elsewhere (another position, a renamed file) its vector is reused.
     """
 
-    def __init__(self, state: IndexState, config: IndexConfig, commit: Callable[[Batch, bool], None], *,
+    def __init__(self, state: IndexBackend, config: IndexConfig, commit: Callable[[Batch, bool], None], *,
                  glob: Optional[str] = None, excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
                  progress: Optional[Progress] = None,
-                 checkpoint_chunks: int = 512, checkpoint_seconds: float = 5.0, embedder: Any = None) -> None:
-        from rag.index.workers import InlineEmbedder
-
+                 checkpoint_chunks: int = 512, checkpoint_seconds: float = 5.0,
+                 embedder: Optional[Embedder] = None) -> None:
+        #: Where the index lives: read for what it holds; written only through ``commit``.
         self.state, self.config, self.commit = state, config, commit
         #: Where chunks are embedded (:mod:`rag.index.workers`; default: in this process).
         self.embedder = embedder if embedder is not None else InlineEmbedder(state.embeddings)
@@ -184,7 +182,7 @@ class Updater:
                     deleted.setdefault(source, None)
         for source in deleted:
             self._batch.record_removed.append(source)
-            self._batch.removed_chunks.extend(self.state.record[source].chunk_ids)
+            self._batch.removed_chunks.extend(self.state.held_chunk_ids(source, self.state.record[source]))
             self.summary.deleted += 1
         self._flush(final=True)
         self.summary.total_chunks = self.state.chunk_count
@@ -219,7 +217,7 @@ class Updater:
         ids = chunk_ids(item.source, len(chunks))
         title = str(documents[0].metadata.get("title") or "")
         record = SourceRecord(root.key, content_hash, ids, title, item.stat, self.started if item.stat else None)
-        old_ids = previous.chunk_ids if previous is not None else []
+        old_ids = self.state.held_chunk_ids(item.source, previous) if previous is not None else []
         self._queue_chunks(ids, chunks, old_ids)
         self._batch.removed_chunks.extend(sorted(set(old_ids) - set(ids)))
         self._set_record(item.source, record)
@@ -322,34 +320,6 @@ class Updater:
             self.progress("embed", self._embedded + done, 0)
         if done == total:
             self._embedded += total
-
-
-def length_order(texts: Sequence[str]) -> list[int]:
-    """Positions of ``texts``, longest first (by characters, a proxy for tokens): the texts
-    of a checkpoint are cut into model calls in this order, so a model that batches inside
-    a call pads little even across calls."""
-    return sorted(range(len(texts)), key=lambda position: -len(texts[position]))
-
-
-def embed_in_batches(embeddings: Any, texts: list[str], dimension: Optional[int],
-                     progress: Optional[Progress] = None) -> np.ndarray:
-    """``texts`` embedded :data:`EMBED_BATCH` at a time, longest first (:func:`length_order`),
-    into one float32 matrix in the order of ``texts``."""
-    if not texts:
-        return np.empty((0, dimension or 0), dtype=np.float32)
-    order = length_order(texts)
-    vectors: Optional[np.ndarray] = None
-    for start in range(0, len(texts), EMBED_BATCH):
-        rows = order[start:start + EMBED_BATCH]
-        part = embed_texts(embeddings, [texts[row] for row in rows], dimension=dimension)
-        if vectors is None:
-            dimension = part.shape[1]
-            vectors = np.empty((len(texts), dimension), dtype=np.float32)
-        vectors[rows] = part
-        if progress is not None:
-            progress("embed", min(start + EMBED_BATCH, len(texts)), len(texts))
-    assert vectors is not None
-    return vectors
 
 
 def apply_batch(state: IndexState, batch: Batch) -> None:

@@ -1,7 +1,7 @@
 """Embedding fanned out to other processes: local workers or a Dask cluster.
 
 An update has one writer (the process that runs it: it loads, splits, commits and keeps
-the record); only the embedding moves. Batches of :data:`~rag.index.update.EMBED_BATCH`
+the record); only the embedding moves. Batches of :data:`EMBED_BATCH`
 chunk texts go out, float32 vectors come back, and the writer puts them in place by
 position, so a batch computed twice (a lost worker's work retried elsewhere) is still
 committed once. A worker builds the index's embedding model from its spec (``local``,
@@ -29,12 +29,16 @@ from typing import Any, Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
-from rag.embeddings.base import model_id_of
+from rag.embeddings.base import embed_texts, model_id_of
 from rag.errors import ClusterConnectionError, EmbeddingMismatchError, ValidationError, WorkerLostError
 
-__all__ = ["Embedder", "InlineEmbedder", "ProcessEmbedder", "DaskEmbedder", "make_embedder", "embed_batch"]
+__all__ = ["Embedder", "InlineEmbedder", "ProcessEmbedder", "DaskEmbedder", "make_embedder", "embed_batch",
+           "embed_in_batches", "length_order", "EMBED_BATCH"]
 
 Progress = Callable[[str, int, int], None]
+
+#: Texts per embedding call (the embeddings object batches further inside).
+EMBED_BATCH = 64
 
 #: Seconds to reach a cluster's scheduler before giving up.
 CONNECT_TIMEOUT = 5.0
@@ -47,7 +51,6 @@ def embed_batch(spec: str, texts: Sequence[str], threads: Optional[int] = None) 
     """Run in a worker: ``(model id, float32 vectors)`` of ``texts`` with the model ``spec``
     names, built on the first call in this process (``threads``: onnxruntime intra-op
     threads for a local model; None: its default)."""
-    from rag.embeddings.base import embed_texts
     from rag.index.registry import make_embeddings
 
     key = (spec, threads)
@@ -59,6 +62,34 @@ def embed_batch(spec: str, texts: Sequence[str], threads: Optional[int] = None) 
                 model.threads = threads  # read when the model's session is created
             _models[key] = model
     return model_id_of(model), embed_texts(model, list(texts))
+
+
+def length_order(texts: Sequence[str]) -> list[int]:
+    """Positions of ``texts``, longest first (by characters, a proxy for tokens): the texts
+    of a checkpoint are cut into model calls in this order, so a model that batches inside
+    a call pads little even across calls."""
+    return sorted(range(len(texts)), key=lambda position: -len(texts[position]))
+
+
+def embed_in_batches(embeddings: Any, texts: list[str], dimension: Optional[int],
+                     progress: Optional[Progress] = None) -> np.ndarray:
+    """``texts`` embedded :data:`EMBED_BATCH` at a time, longest first (:func:`length_order`),
+    into one float32 matrix in the order of ``texts``."""
+    if not texts:
+        return np.empty((0, dimension or 0), dtype=np.float32)
+    order = length_order(texts)
+    vectors: Optional[np.ndarray] = None
+    for start in range(0, len(texts), EMBED_BATCH):
+        rows = order[start:start + EMBED_BATCH]
+        part = embed_texts(embeddings, [texts[row] for row in rows], dimension=dimension)
+        if vectors is None:
+            dimension = part.shape[1]
+            vectors = np.empty((len(texts), dimension), dtype=np.float32)
+        vectors[rows] = part
+        if progress is not None:
+            progress("embed", min(start + EMBED_BATCH, len(texts)), len(texts))
+    assert vectors is not None
+    return vectors
 
 
 class Embedder(Protocol):
@@ -76,8 +107,6 @@ class InlineEmbedder:
         self.embeddings = embeddings
 
     def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray:
-        from rag.index.update import embed_in_batches
-
         return embed_in_batches(self.embeddings, texts, dimension, progress)
 
     def close(self) -> None:
@@ -97,8 +126,6 @@ class _FanOut:
         return future.result()
 
     def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray:
-        from rag.index.update import EMBED_BATCH, length_order
-
         if not texts:
             return np.empty((0, dimension or 0), dtype=np.float32)
         order = length_order(texts)  # batches of similar lengths: little padding in a worker

@@ -43,7 +43,7 @@ def _corpus(folder: Path, files: int = 40, paragraphs: int = 3) -> Path:
 
 def _index(path: Path, embeddings: CountingEmbeddings, checkpoint_chunks: int = 16) -> Index:
     index = Index.create(path, embeddings="hashing", chunk_size=200, chunk_overlap=0)
-    index._state.embeddings = embeddings  # count what is embedded (same model id as "hashing")
+    index.backend._state.embeddings = embeddings  # count what is embedded (same model id as "hashing")
     index.checkpoint_chunks = checkpoint_chunks
     return index
 
@@ -56,7 +56,7 @@ def test_an_interrupted_build_keeps_its_checkpoints_and_a_rerun_embeds_only_the_
     committed = Index.open(tmp_path / "ix")
     assert 0 < len(committed) < 200 + 16
     rerun = CountingEmbeddings()
-    committed._state.embeddings = rerun
+    committed.backend._state.embeddings = rerun
     summary = committed.update([str(docs)])
     total = len(committed)
     assert summary.unchanged > 0  # the committed files are not embedded again
@@ -74,7 +74,7 @@ def test_editing_one_paragraph_re_embeds_only_the_chunks_whose_text_changed(tmp_
     text = path.read_text().replace("File 1 paragraph 4:", "File 1 paragraph 4 (edited):")
     path.write_text(text)
     counting = CountingEmbeddings()
-    index._state.embeddings = counting
+    index.backend._state.embeddings = counting
     summary = index.update([str(docs)])
     file_chunks = len(index.sources()[str(path.resolve())])
     assert summary.updated == 1 and 1 <= len(counting.texts) < file_chunks
@@ -125,7 +125,7 @@ def test_chunks_no_longer_indexed_leave_the_folder_when_segments_are_compacted(t
         for path in docs.iterdir():
             path.write_text(path.read_text() + " more")
         index.update([str(docs)])
-    stored_rows = sum(part["rows"] for part in index._state.segments)
+    stored_rows = sum(part["rows"] for part in index.backend._state.segments)
     assert stored_rows <= 2 * len(index) + 1000
     assert len(Index.open(tmp_path / "ix")) == len(index)
 
@@ -186,7 +186,7 @@ def test_a_renamed_file_reuses_its_vectors(tmp_path):
     index.update([str(docs)])
     (docs / "doc-001.md").rename(docs / "renamed.md")
     counting = CountingEmbeddings()
-    index._state.embeddings = counting
+    index.backend._state.embeddings = counting
     summary = index.update([str(docs)])
     assert (summary.added, summary.deleted, counting.texts) == (1, 1, [])
 
@@ -205,8 +205,8 @@ def test_reused_vectors_always_belong_to_their_text(tmp_path):
     index.update([str(docs)])
     reference = HashingEmbeddings()
     for source in index.sources():
-        for chunk in index._state.store.get_by_ids(index.sources()[source]):
-            stored = index._state.store.get_vectors_by_ids([chunk.id])[0]
+        for chunk in index.backend._state.store.get_by_ids(index.sources()[source]):
+            stored = index.backend._state.store.get_vectors_by_ids([chunk.id])[0]
             expected = reference.embed_documents([chunk.page_content])[0]
             assert abs(float(stored @ expected) - 1.0) < 1e-5, chunk.page_content[:40]
 
@@ -217,7 +217,7 @@ def test_new_chunk_settings_re_read_files_whose_stat_is_unchanged(tmp_path):
     index.update([str(docs)])
     summary = index.update([str(docs)], chunk_size=80, chunk_overlap=0)
     assert summary.updated == 2
-    assert max(len(chunk.page_content) for chunk in index._state.store.get_by_ids(
+    assert max(len(chunk.page_content) for chunk in index.backend._state.store.get_by_ids(
         [c for ids in index.sources().values() for c in ids])) <= 80
 
 
@@ -230,7 +230,7 @@ def test_an_update_ending_on_a_checkpoint_still_writes_bm25_and_compacts(tmp_pat
         index.checkpoint_chunks = 8
         index.update([str(docs)])
     reopened = Index.open(tmp_path / "ix")
-    assert reopened.info().bm25 and sum(part["rows"] for part in reopened._state.segments) <= 2 * len(reopened) + 1000
+    assert reopened.info().bm25 and sum(part["rows"] for part in reopened.backend._state.segments) <= 2 * len(reopened) + 1000
 
 
 def test_a_file_read_soon_after_its_last_edit_is_not_read_again_on_every_run(tmp_path, monkeypatch):
@@ -308,8 +308,9 @@ def test_a_slow_model_commits_every_few_seconds_of_embedding(tmp_path, monkeypat
     index = _index(tmp_path / "ix", SlowEmbeddings(), checkpoint_chunks=10**6)
     index.checkpoint_seconds = 5.0
     commits = []
-    real_commit = index._commit
-    monkeypatch.setattr(index, "_commit", lambda *args: commits.append(len(args[2].ids)) or real_commit(*args))
+    real_commit = index.backend.commit
+    monkeypatch.setattr(index.backend, "commit",
+                        lambda batch, *args, **kwargs: commits.append(len(batch.ids)) or real_commit(batch, *args, **kwargs))
     index.update([str(docs)])
     assert commits[0] <= 64 + 10  # a first small batch measures the rate
     assert max(commits[1:-1]) <= 5 + 10  # then about five seconds of embedding per checkpoint

@@ -90,10 +90,10 @@ def test_building_an_index_streams_to_disk_without_holding_the_vectors(tmp_path)
     docs = _corpus(tmp_path / "docs", files=12)
     index = _index(tmp_path / "ix")
     summary = index.update([str(docs)])
-    assert summary.added == 12 and not index._state.loaded
+    assert summary.added == 12 and not index.backend._state.loaded
     assert len(json.loads((tmp_path / "ix" / "manifest.json").read_text())["segments"]) > 1
     found = index.search("alpha", k=3)  # read from the segments on first need
-    assert len(found) == 3 and index._state.loaded
+    assert len(found) == 3 and index.backend._state.loaded
 
 
 def test_each_segment_keeps_the_postings_of_its_own_chunks(tmp_path):

@@ -73,7 +73,7 @@ def test_a_callable_filter_takes_a_chunks_metadata_whatever_the_store(corpus, tm
     assert results and all(not doc.metadata["source"].endswith("cats.md") for doc, _ in results)
 
 @pytest.mark.parametrize("kwargs, shown", [
-    ({"k": 0}, "k must be a positive integer"),
+    ({"k": 0}, "k must be a positive int, got 0"),
     ({"search_type": "fuzzy"}, "'fuzzy' is not one of hybrid"),
     ({"search_type": "similarity", "threshold": 0.5}, "threshold applies to search type 'threshold' only"),
     ({"search_type": "threshold"}, "needs threshold"),

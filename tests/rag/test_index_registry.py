@@ -34,7 +34,7 @@ def test_a_registered_backend_builds_saves_and_reopens_an_index(counting_backend
     index.update([str(tmp_path / "a.txt")])
     reopened = Index.open(tmp_path / "ix")
     assert CountingStore.adds >= 1 and reopened.config.store == "counting"
-    assert isinstance(reopened._state.store, CountingStore) and len(reopened) == 1
+    assert isinstance(reopened.backend._state.store, CountingStore) and len(reopened) == 1
 
 
 def test_the_command_line_offers_every_registered_backend(counting_backend):

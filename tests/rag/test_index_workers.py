@@ -38,7 +38,7 @@ def _build(path: Path, docs: Path, **options) -> Index:
 
 def _contents(index: Index) -> tuple[list[str], list[str], np.ndarray]:
     ids = sorted(chunk_id for chunk_ids in index.sources().values() for chunk_id in chunk_ids)
-    store = index._state.store
+    store = index.backend._state.store
     return ids, [d.page_content for d in store.get_by_ids(ids)], store.get_vectors_by_ids(ids)
 
 
@@ -210,7 +210,7 @@ def test_a_local_worker_killed_mid_run_keeps_the_checkpoints_and_a_rerun_finishe
 @given(st.lists(st.text(min_size=0, max_size=80), max_size=150))
 def test_embedding_longest_first_returns_each_vector_at_its_texts_position(texts):
     from rag.embeddings import HashingEmbeddings
-    from rag.index.update import embed_in_batches
+    from rag.index.workers import embed_in_batches
 
     model = HashingEmbeddings(dim=64)
     expected = model.embed_documents_array(texts) if texts else np.empty((0, 64), dtype=np.float32)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationError
-from rag.index.shared import SharedIndex
+from rag.index import Index
 from tests.rag.shared_index_support import ROOT, Engine, names, rag
 
 #: Engine name -> (the extra's module, the URI fixture).
@@ -52,7 +52,7 @@ def collection(engine):
 
 @pytest.fixture
 def index(engine, collection):
-    opened = SharedIndex.open_or_create(engine.uri, collection=collection, embeddings="hashing")
+    opened = Index.open_or_create(engine.uri, collection=collection, embeddings="hashing")
     yield opened
     opened.close()
 
@@ -167,17 +167,17 @@ def test_mmr_scores_are_the_chunks_relevance_as_a_similarity_search_gives_it(ind
 def test_the_config_and_model_live_in_the_engine(index, engine, collection, docs):
     index.update([str(docs)])
     with pytest.raises(EmbeddingMismatchError, match="built with --embeddings hashing, not local"):
-        SharedIndex.open(engine.uri, collection=collection, embeddings="local")
-    with pytest.raises(ValidationError, match=r"chunks by 1000/200 \(--chunk-size/--chunk-overlap\), not 500/200;"):
-        SharedIndex.open_or_create(engine.uri, collection=collection, chunk_size=500)
-    reopened = SharedIndex.open(engine.uri, collection=collection)
+        Index.open(engine.uri, collection=collection, embeddings="local")
+    with pytest.raises(ValidationError, match=r"chunk_size/chunk_overlap 500/200 differ from the index's 1000/200"):
+        Index.open(engine.uri, collection=collection).update([str(docs / "fish.md")], chunk_size=500)
+    reopened = Index.open(engine.uri, collection=collection)
     assert reopened.config == index.config and reopened.config.store == engine.store
     reopened.close()
 
 
 def test_opening_a_missing_shared_index_says_how_to_create_it(engine):
-    with pytest.raises(IndexNotFoundError, match=f"rag index SOURCE --store {engine.store} --store-uri URI --collection nothing"):
-        SharedIndex.open(engine.uri, collection="nothing")
+    with pytest.raises(IndexNotFoundError, match="rag index SOURCE --store-uri URI --collection nothing"):
+        Index.open(engine.uri, collection="nothing")
 
 
 def test_two_rag_index_runs_on_one_shared_index_lose_nothing(engine, collection, tmp_path):
@@ -193,7 +193,7 @@ def test_two_rag_index_runs_on_one_shared_index_lose_nothing(engine, collection,
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for folder in roots]
     outputs = [run.communicate(timeout=300) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]
-    index = SharedIndex.open(engine.uri, collection=collection)
+    index = Index.open(engine.uri, collection=collection)
     assert index.info().sources == 30 and len(index) == 30
     assert {Path(r).name for r in index.info().roots} == {"left", "right"}
     assert {name.split("-")[0] for name in names(index.search("word7x3", k=2, search_type="bm25"))} == {"left", "right"}
@@ -203,8 +203,7 @@ def test_two_rag_index_runs_on_one_shared_index_lose_nothing(engine, collection,
 def test_an_answer_follows_a_retrieved_contents_list_to_its_section(engine, collection, tmp_path):
     from tests.rag.test_answer_contents import CABINET_QUESTION, cabinet_pages
 
-    index = SharedIndex.open_or_create(engine.uri, collection=collection, embeddings="hashing", chunk_size=400,
-                                       chunk_overlap=0)
+    index = Index.create(engine.uri, collection=collection, embeddings="hashing", chunk_size=400, chunk_overlap=0)
     try:
         index.update([str(cabinet_pages(tmp_path / "docs"))])
         assert index.search(CABINET_QUESTION, k=1)[0][0].id.endswith("-00000")  # the contents list
@@ -212,3 +211,72 @@ def test_an_answer_follows_a_retrieved_contents_list_to_its_section(engine, coll
         assert "cabinet-tool" not in index.ask(CABINET_QUESTION, k=1, openings=0, contents=0).answer
     finally:
         index.close()
+
+
+def test_rag_chat_holds_a_conversation_over_an_index_in_a_database(engine, collection, docs):
+    indexed = rag("index", str(docs), "--store-uri", engine.uri, "--collection", collection, "--embeddings", "hashing")
+    assert indexed.returncode == 0, indexed.stderr
+    chatted = subprocess.run([sys.executable, "-m", "rag", "chat", "--store-uri", engine.uri, "--collection", collection,
+                              "--session", "pond"], input="Where do goldfish swim?\nAnd what about owls?\n", cwd=ROOT,
+                             capture_output=True, text=True, timeout=300)
+    assert chatted.returncode == 0, chatted.stderr
+    first, second = chatted.stdout.split("> And what about owls?")
+    assert "ponds" in first and "night" in second
+
+
+def test_rag_index_dry_run_on_a_database_index_lists_only_what_changed_and_writes_nothing(engine, collection, docs):
+    _written_a_minute_ago(docs)
+    assert rag("index", str(docs), "--store-uri", engine.uri, "--collection", collection,
+               "--embeddings", "hashing").returncode == 0
+    (docs / "fish.md").write_text("Goldfish swim in ponds, bowls and garden fountains.")
+    (docs / "newt.md").write_text("Newts live near water.")
+    planned = rag("index", str(docs), "--store-uri", engine.uri, "--collection", collection, "--dry-run", "--json")
+    assert planned.returncode == 0, planned.stderr
+    plan = json.loads(planned.stdout)
+    assert (plan["files"], plan["unchanged"]) == (2, 2), plan
+    info = json.loads(rag("info", "--store-uri", engine.uri, "--collection", collection, "--json").stdout)
+    assert info["sources"] == 3
+
+
+def test_rag_index_embeds_in_worker_processes_for_a_database_index(engine, collection, docs):
+    indexed = rag("index", str(docs), "--store-uri", engine.uri, "--collection", collection, "--embeddings", "hashing",
+                  "--workers", "2", "--json")
+    assert indexed.returncode == 0, indexed.stderr
+    assert json.loads(indexed.stdout)["added"] == 3
+    found = rag("search", "where do goldfish swim", "--store-uri", engine.uri, "--collection", collection, "--json")
+    assert Path(json.loads(found.stdout)[0]["source"]).name == "fish.md"
+
+
+def _written_a_minute_ago(folder):
+    """Files last modified well before the update that reads them: the next update may
+    trust their stat (a file modified in the second of its read is read again)."""
+    import os
+    import time
+
+    for path in folder.iterdir():
+        os.utime(path, (time.time() - 60, time.time() - 60))
+
+
+def test_an_unchanged_file_is_not_read_again_by_the_next_update(index, docs, monkeypatch):
+    import rag.index.sources
+
+    _written_a_minute_ago(docs)
+    index.update([str(docs)])
+
+    def unread(*args, **kwargs):
+        raise AssertionError("an unchanged file was read again")
+
+    monkeypatch.setattr(rag.index.sources.DirectoryLoader, "load_path", unread)
+    summary = index.update([str(docs)])
+    assert (summary.unchanged, summary.failed) == (3, [])
+
+
+def test_a_chunk_text_already_stored_keeps_its_vector_when_its_file_is_renamed(index, docs, monkeypatch):
+    index.update([str(docs)])
+    embedded = []
+    real = index.embeddings.embed_documents
+    monkeypatch.setattr(index.embeddings, "embed_documents", lambda texts: embedded.extend(texts) or real(texts))
+    (docs / "owls.md").rename(docs / "barn-owls.md")
+    summary = index.update([str(docs)])
+    assert (summary.added, summary.deleted, embedded) == (1, 1, [])
+    assert names(index.search("owls hunt at night", k=1, search_type="similarity")) == ["barn-owls.md"]

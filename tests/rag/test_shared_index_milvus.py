@@ -11,7 +11,7 @@ import pytest
 from rag.errors import ValidationError
 
 pytest.importorskip("pymilvus")
-from rag.index.shared import SharedIndex  # noqa: E402
+from rag.index import Index  # noqa: E402
 from tests.rag.shared_index_support import ROOT, Engine, names, rag  # noqa: E402
 
 
@@ -32,7 +32,7 @@ def collection(milvus_uri):
 
 @pytest.fixture
 def index(milvus_uri, collection):
-    opened = SharedIndex.open_or_create(milvus_uri, collection=collection, embeddings="hashing")
+    opened = Index.open_or_create(milvus_uri, collection=collection, embeddings="hashing")
     yield opened
     opened.close()
 
@@ -47,7 +47,7 @@ def test_the_uri_may_come_from_milvus_uri(milvus_uri, collection, tmp_path):
 
 def test_a_collection_name_milvus_cannot_hold_is_refused_by_name(milvus_uri):
     with pytest.raises(ValidationError, match="--collection 'my-docs' cannot name a Milvus collection"):
-        SharedIndex.open_or_create(milvus_uri, collection="my-docs")
+        Index.open_or_create(milvus_uri, collection="my-docs")
 
 
 def test_a_server_that_refuses_the_connection_is_one_line_of_error(milvus_uri):
@@ -79,7 +79,7 @@ def test_hybrid_search_fuses_a_rare_term_that_dense_search_misses(index, tmp_pat
 def test_a_search_sees_another_writers_update_through_the_write_stamp(index, milvus_uri, collection, tmp_path):
     (tmp_path / "owls.md").write_text("Owls hunt at night.")
     index.update([str(tmp_path)])
-    reader = SharedIndex.open(milvus_uri, collection=collection)
+    reader = Index.open(milvus_uri, collection=collection)
     assert names(reader.search("goldfish", search_type="bm25")) == []  # the reader's BM25 is built now
     (tmp_path / "fish.md").write_text("Goldfish swim in ponds.")
     index.update([str(tmp_path)])
@@ -106,7 +106,7 @@ def test_chunks_a_concurrent_run_left_beyond_the_record_go_with_the_sources_next
     index.update([str(tmp_path)])
     # What a concurrent run that read a longer version of the page, and lost the race for
     # the record, leaves behind: chunks 1 and 2 of the page, named by no record.
-    index.store.add_texts(["Owls nest in barns.", "Owls swallow prey whole."], [{"source": str(page)}] * 2,
+    index.backend.store.add_texts(["Owls nest in barns.", "Owls swallow prey whole."], [{"source": str(page)}] * 2,
                           ids=chunk_ids(str(page), 3)[1:])
     page.write_text("Owls hunt at dusk.")
     index.update([str(tmp_path)])
@@ -117,7 +117,7 @@ def scanning_forbidden(index, monkeypatch):
     def scan(*args, **kwargs):
         raise AssertionError("read the chunk texts from Milvus")
 
-    monkeypatch.setattr(index.store, "scan", scan)
+    monkeypatch.setattr(index.backend.store, "scan", scan)
 
 
 def test_a_new_process_reads_bm25_from_the_local_cache_while_the_stamp_is_unchanged(index, milvus_uri, collection,
@@ -125,10 +125,10 @@ def test_a_new_process_reads_bm25_from_the_local_cache_while_the_stamp_is_unchan
     (tmp_path / "owls.md").write_text("Owls hunt at night.")
     (tmp_path / "fish.md").write_text("Goldfish swim in ponds.")
     index.update([str(tmp_path)])
-    first = SharedIndex.open(milvus_uri, collection=collection)
+    first = Index.open(milvus_uri, collection=collection)
     built = names(first.search("goldfish owls", search_type="bm25"))
     first.close()
-    second = SharedIndex.open(milvus_uri, collection=collection)
+    second = Index.open(milvus_uri, collection=collection)
     scanning_forbidden(second, monkeypatch)
     assert names(second.search("goldfish owls", search_type="bm25")) == built
     assert sorted(built) == ["fish.md", "owls.md"]
@@ -138,12 +138,12 @@ def test_a_new_process_reads_bm25_from_the_local_cache_while_the_stamp_is_unchan
 def test_the_cache_of_an_older_stamp_is_not_used(index, milvus_uri, collection, tmp_path):
     (tmp_path / "owls.md").write_text("Owls hunt at night.")
     index.update([str(tmp_path)])
-    first = SharedIndex.open(milvus_uri, collection=collection)
+    first = Index.open(milvus_uri, collection=collection)
     assert names(first.search("goldfish", search_type="bm25")) == []
     first.close()
     (tmp_path / "fish.md").write_text("Goldfish swim in ponds.")
     index.update([str(tmp_path)])
-    second = SharedIndex.open(milvus_uri, collection=collection)
+    second = Index.open(milvus_uri, collection=collection)
     assert names(second.search("goldfish", search_type="bm25")) == ["fish.md"]
     second.close()
 
@@ -151,12 +151,12 @@ def test_the_cache_of_an_older_stamp_is_not_used(index, milvus_uri, collection, 
 def test_a_damaged_cache_is_rebuilt_from_milvus(index, milvus_uri, collection, tmp_path, own_cache):
     (tmp_path / "owls.md").write_text("Owls hunt at night.")
     index.update([str(tmp_path)])
-    first = SharedIndex.open(milvus_uri, collection=collection)
+    first = Index.open(milvus_uri, collection=collection)
     first.search("owls", search_type="bm25")
     first.close()
     [kept] = own_cache.glob("milvus-bm25/*/tf.npy")
     kept.write_bytes(b"not an array")
-    second = SharedIndex.open(milvus_uri, collection=collection)
+    second = Index.open(milvus_uri, collection=collection)
     assert names(second.search("owls", search_type="bm25")) == ["owls.md"]
     second.close()
 
@@ -176,7 +176,7 @@ def test_a_side_collection_another_process_made_but_has_not_indexed_yet_is_index
         FieldSchema("vector", DataType.FLOAT_VECTOR, dim=2)]), using="half-made")
     connections.disconnect("half-made")
     (tmp_path / "owls.md").write_text("Owls hunt at night.")
-    index = SharedIndex.open_or_create(milvus_uri, collection=collection, embeddings="hashing")
+    index = Index.open_or_create(milvus_uri, collection=collection, embeddings="hashing")
     assert index.update([str(tmp_path)]).added == 1
     assert names(index.search("owls", search_type="bm25")) == ["owls.md"]
     index.close()
@@ -187,19 +187,19 @@ def test_a_writer_that_dies_between_its_chunks_and_its_stamp_leaves_no_cached_bm
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "owls.md").write_text("Owls hunt at night.")
     index.update([str(tmp_path / "old")])
-    first = SharedIndex.open(milvus_uri, collection=collection)
+    first = Index.open(milvus_uri, collection=collection)
     assert names(first.search("goldfish owls", search_type="bm25")) == ["owls.md"]  # cached at this stamp
     first.close()
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "fish.md").write_text("Goldfish swim in ponds.")
     killed = subprocess.run([sys.executable, "-c", (  # dies after writing the chunks, before the stamp and record
-        "import os, sys\nfrom rag.index.shared import SharedIndex\n"
-        "index = SharedIndex.open(sys.argv[1], collection=sys.argv[2])\n"
-        "index.engine._flush = lambda: os._exit(9)\nindex.update([sys.argv[3]])\n"),
+        "import os, sys\nfrom rag.index import Index\n"
+        "index = Index.open(sys.argv[1], collection=sys.argv[2])\n"
+        "index.backend.engine._flush = lambda: os._exit(9)\nindex.update([sys.argv[3]])\n"),
         milvus_uri, collection, str(tmp_path / "new")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert killed.returncode == 9, killed.stderr
-    later = SharedIndex.open(milvus_uri, collection=collection)
-    later.engine._row("stamp", "Strong")  # past the time tick in which another process's stamp may not show yet
+    later = Index.open(milvus_uri, collection=collection)
+    later.backend.engine._row("stamp", "Strong")  # past the time tick in which another process's stamp may not show yet
     assert sorted(names(later.search("goldfish owls", search_type="bm25"))) == ["fish.md", "owls.md"]
     later.close()
 
@@ -209,10 +209,10 @@ def test_the_process_that_created_the_index_marks_its_later_updates_stamps_too(m
         (tmp_path / name).mkdir()
         (tmp_path / name / f"{name}.md").write_text(text)
     writer = subprocess.Popen([sys.executable, "-c", (  # creates the index, then dies in its second update
-        "import os, sys\nfrom rag.index.shared import SharedIndex\n"
-        "index = SharedIndex.open_or_create(sys.argv[1], collection=sys.argv[2], embeddings='hashing')\n"
+        "import os, sys\nfrom rag.index import Index\n"
+        "index = Index.open_or_create(sys.argv[1], collection=sys.argv[2], embeddings='hashing')\n"
         "index.update([sys.argv[3]])\nprint('ready', flush=True)\nsys.stdin.readline()\n"
-        "index.engine._flush = lambda: os._exit(9)\nindex.update([sys.argv[4]])\n"),
+        "index.backend.engine._flush = lambda: os._exit(9)\nindex.update([sys.argv[4]])\n"),
         milvus_uri, collection, str(tmp_path / "old"), str(tmp_path / "new")], cwd=ROOT, stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert writer.stdout.readline() == "ready\n", writer.stderr.read()
@@ -221,12 +221,12 @@ def test_the_process_that_created_the_index_marks_its_later_updates_stamps_too(m
     settled = MilvusEngine(milvus_uri, collection=collection)
     settled._row("config", "Strong")  # past the time tick in which another process's writes may not show yet
     settled.close()
-    reader = SharedIndex.open(milvus_uri, collection=collection)
+    reader = Index.open(milvus_uri, collection=collection)
     assert names(reader.search("goldfish owls", search_type="bm25")) == ["old.md"]  # cached at this stamp
     reader.close()
     writer.communicate("go\n", timeout=120)
     assert writer.returncode == 9
-    later = SharedIndex.open(milvus_uri, collection=collection)
-    later.engine._row("stamp", "Strong")
+    later = Index.open(milvus_uri, collection=collection)
+    later.backend.engine._row("stamp", "Strong")
     assert sorted(names(later.search("goldfish owls", search_type="bm25"))) == ["new.md", "old.md"]
     later.close()

@@ -9,14 +9,14 @@ import pytest
 from rag.errors import ValidationError
 
 pytest.importorskip("psycopg")
-from rag.index.shared import SharedIndex  # noqa: E402
+from rag.index import Index  # noqa: E402
 
 
 @pytest.fixture
 def index(postgres_uri, tmp_path):
-    opened = SharedIndex.open_or_create(postgres_uri, collection=f"index-{uuid.uuid4().hex[:10]}", embeddings="hashing")
+    opened = Index.open_or_create(postgres_uri, collection=f"index-{uuid.uuid4().hex[:10]}", embeddings="hashing")
     yield opened
-    opened.store.delete_collection()
+    opened.backend.store.delete_collection()
     opened.close()
 
 
@@ -49,7 +49,7 @@ def test_an_update_cut_short_after_a_source_shrank_leaves_no_orphan_chunks(index
         raise ConnectionError("connection lost while deleting the old chunks")
 
     with monkeypatch.context() as patched:
-        patched.setattr(index.store, "delete", lost_connection)
+        patched.setattr(index.backend.store, "delete", lost_connection)
         with pytest.raises(ConnectionError):
             index.update([str(folder)])
     index.update([str(folder)])  # the next run finishes what the cut-short one began

@@ -1,0 +1,230 @@
+"""An index kept in a folder: segments, BM25 postings and an atomic manifest
+(:mod:`rag.index.state`, :mod:`rag.index.segments`).
+
+A checkpoint appends one segment and swaps the manifest; updates from several processes
+are serialised by a lock file beside the folder; readers never lock (saves are atomic).
+This process's view is one :class:`~rag.index.state.IndexState`, replaced whole when
+another process saved a newer version, and put back to the last save when a commit fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Optional
+
+from rag.documents import Document
+from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
+from rag.hybrid import HybridConfig, lexical_ranking
+from rag.index.backend import SAVE_LOCAL, BackendFacts, Exclusive, OnWait
+from rag.index.config import IndexConfig
+from rag.index.folders import check_kind, check_spec_matches
+from rag.index.registry import default_embedding_spec
+from rag.index.segments import Batch
+from rag.index.state import IndexState, SourceRecord, saved_version, write_lock
+from rag.persistence import index_folder_exists
+
+__all__ = ["FolderBackend"]
+
+
+class FolderBackend:
+    """The :class:`~rag.index.backend.IndexBackend` of an index folder (see the module docstring)."""
+
+    name = "folder"
+    capabilities = frozenset({SAVE_LOCAL})
+
+    def __init__(self, path: Path, state: IndexState) -> None:
+        """Use :meth:`open` or :meth:`create`."""
+        self.path = Path(path)
+        self._state = state
+        self._broken: Optional[StorageError] = None
+
+    # ------------------------------------------------------------------ opening
+
+    @staticmethod
+    def exists(path: Path) -> bool:
+        """True when ``path`` holds a saved index (or an interrupted save's previous one)."""
+        return index_folder_exists(path)
+
+    @classmethod
+    def open(cls, path: Path, *, embeddings: Optional[str] = None, warm_up: bool = False,
+             lazy: bool = False) -> "FolderBackend":
+        """The index saved at ``path`` (``embeddings``, when given, must be its spec).
+        ``lazy``: vectors and texts are read when first needed (for an update, which then
+        holds the write lock); ``warm_up``: load a local model while the files are read."""
+        if not cls.exists(path):
+            raise IndexNotFoundError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
+        check_kind(path)
+        if embeddings is not None:
+            check_spec_matches(path, embeddings)
+        return cls(path, IndexState.load(path, lazy=lazy, warm=warm_up))
+
+    @classmethod
+    def create(cls, path: Path, *, embeddings: Optional[str], store: Optional[str], chunk_size: int,
+               chunk_overlap: int, hybrid: Optional[HybridConfig]) -> "FolderBackend":
+        """A new, empty index for ``path``, written by its first commit. Refuses a folder
+        that already is an index, or holds other files."""
+        if cls.exists(path):
+            raise ValidationError(f"{path} already holds an index; open it with Index.open({str(path)!r})")
+        # A first commit cut short leaves only segments/ or bm25/ behind: ours to reuse.
+        if path.exists() and (not path.is_dir() or any(p.name not in ("segments", "bm25") for p in path.iterdir())):
+            raise StorageError(f"{path} is a folder with other files in it, not an index folder (no manifest.json); "
+                               "choose a new or empty folder for the index")
+        config = IndexConfig(embeddings or default_embedding_spec(), store or "faiss", chunk_size, chunk_overlap,
+                             hybrid if hybrid is not None else HybridConfig())
+        return cls(path, IndexState.empty(config, path=path))
+
+    # ------------------------------------------------------------------ facts
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    @property
+    def config(self) -> IndexConfig:
+        return self._current().config
+
+    @property
+    def embeddings(self) -> Any:
+        return self._current().embeddings
+
+    @property
+    def store(self) -> Any:
+        return self._current().store
+
+    @property
+    def record(self) -> Mapping[str, SourceRecord]:
+        return self._current().record
+
+    @property
+    def dimension(self) -> Optional[int]:
+        return self._current().dimension
+
+    @property
+    def chunk_count(self) -> int:
+        return self._current().chunk_count
+
+    @property
+    def chats_folder(self) -> Path:
+        return self.path / "chats"
+
+    def facts(self) -> BackendFacts:
+        state = self._current()
+        size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file()) if self.path.is_dir() else 0
+        return BackendFacts(state.store_name, size, state.saved_at, state.chunk_count > 0)
+
+    def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
+        return list(record.chunk_ids)  # one writer at a time: the record names every chunk
+
+    def lexical_search(self, query: str, k: int, filter: Any, predicate: Any) -> list[tuple[Document, float]]:
+        return lexical_ranking(self._current().lexical(), query, k, predicate)
+
+    # ------------------------------------------------------------------ reading
+
+    def before_read(self) -> None:
+        """Bring the store into memory before a search. A state that has not read it yet (a
+        build here streams its checkpoints; an update opens lazily) reads the segments of
+        the version it holds, unless another process has saved since: its compaction may
+        have dropped those segments, so the newest save is read instead."""
+        state = self._current()
+        if state.loaded or state.version is None:
+            return
+        if saved_version(self.path) == state.version:
+            try:
+                state.store  # noqa: B018 -- read now, outside the index's read lock
+                return
+            except CorruptIndexError:
+                if saved_version(self.path) != state.version:
+                    self._state = IndexState.load(self.path, embeddings=state.embeddings)
+                    return
+                raise  # really damaged, not replaced under us
+        # Another process saved: assignment is atomic, and searches that hold the older
+        # state keep reading it (its store is in memory or its files still named).
+        self._state = IndexState.load(self.path, embeddings=state.embeddings)
+
+    def refresh(self, exclusive: Exclusive) -> bool:
+        state = self._current()
+        version = saved_version(self.path)
+        if version is None or version == state.version:
+            return False
+        if state.version is None:
+            # Created here but saved first by another process: adopt that index if it is
+            # built with the same embeddings, never overwrite it.
+            check_spec_matches(self.path, state.config.embeddings)
+        fresh = IndexState.load(self.path, embeddings=state.embeddings)
+        with exclusive():
+            self._state = fresh
+        return True
+
+    # ------------------------------------------------------------------ writing
+
+    @contextmanager
+    def writing(self, on_wait: OnWait) -> Iterator[None]:
+        with write_lock(self.path, on_wait):
+            self._current()
+            yield
+
+    def commit(self, batch: Batch, config: IndexConfig, *, final: bool, exclusive: Exclusive) -> None:
+        from rag.index.update import apply_batch
+
+        state = self._current()
+        committed_config = state.config
+        settled = not state.compaction_due() if final else True
+        if not batch and config == committed_config and state.version is not None and settled:
+            return  # nothing changed: no write at all
+        with exclusive():
+            try:
+                apply_batch(state, batch)
+                state.config = config
+                state.commit(self.path, batch, final=final)
+            except BaseException:
+                # Searches must never see changes that were not saved: back to the last save.
+                self._restore(state, committed_config)
+                raise
+
+    def _restore(self, state: IndexState, config: IndexConfig) -> None:
+        """Back to the last save after a failed commit; if even that cannot be read, this
+        backend refuses further use rather than serve changes that were never saved."""
+        try:
+            if state.version is None:
+                self._state = IndexState.empty(config, state.embeddings, path=self.path)
+            else:
+                self._state = IndexState.load(self.path, embeddings=state.embeddings)
+        except BaseException as exc:
+            self._broken = StorageError(
+                f"the index at {self.path} could not be read back after a failed update ({type(exc).__name__}: {exc}); "
+                f"open it again with Index.open({str(self.path)!r})")
+
+    def save_local(self, folder: Path) -> None:
+        """Copy the saved index to ``folder`` (a new folder, or an empty one): files to a
+        temporary folder beside it, then one rename, so a crash leaves no half copy."""
+        folder = Path(folder)
+        if folder.resolve() == self.path.resolve():
+            raise ValidationError(f"save_local needs another folder than the index's own ({folder})")
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise ValidationError(f"save_local needs a new or empty folder, and {folder} is not empty")
+        with write_lock(self.path):  # no commit swaps files while they are copied
+            if self._current().version is None:
+                raise ValidationError(f"the index at {self.path} has not been saved yet: update it first")
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+            try:
+                shutil.copytree(self.path, staging, dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns("chats", ".manifest.json.*"))
+                if folder.exists():
+                    folder.rmdir()
+                os.replace(staging, folder)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+
+    def close(self) -> None:
+        pass  # nothing is held open between calls
+
+    def _current(self) -> IndexState:
+        if self._broken is not None:
+            raise self._broken
+        return self._state
