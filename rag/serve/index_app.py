@@ -2,7 +2,9 @@
 
 :func:`index_app` builds a Starlette app over an open :class:`~rag.index.Index`:
 
-- ``POST /search`` ``{"query", "k"?, "search_type"?}`` -> ranked chunks with scores;
+- ``POST /search`` ``{"query", "k"?, "search_type"?, "filter"?, "threshold"?, "fetch_k"?,
+  "lambda_mult"?}`` (a :class:`~rag.index.request.SearchRequest`) -> ranked chunks with
+  scores (see :func:`search_request`);
 - ``/retriever/*`` and ``/ask/*``: the index's retriever and ask chain through
   :func:`rag.serve.add_routes` (LangServe's endpoints: invoke, batch, stream, ...);
 - ``POST /playground/ask``: one question as Server-Sent Events for the page (``sources``,
@@ -17,20 +19,28 @@ behind the same API key and body cap. Unknown paths get a JSON 404.
 
 from __future__ import annotations
 
+import asyncio
 import json
-import logging
-from dataclasses import asdict
+import re
 from pathlib import Path
 from typing import Any, AsyncIterator, Optional, Sequence
 
 from rag._optional import require
 from rag.callbacks.tracer import BaseTracer, TraceRun
-from rag.errors import RagError
-from rag.index.answer import Answer, Source
+from rag.errors import ValidationError
+from rag.index.request import REQUEST_FIELDS, SearchRequest
+from rag.serve.index_http import (
+    BadRequest,
+    field,
+    read_json_object,
+    source_json,
+    sources_json,
+    stream_answer,
+    text_field,
+)
 from rag.serve.routes import add_routes
 from rag.serve.security import DEFAULT_MAX_BODY_BYTES, Guard
 from rag.serve.sse import EventStreamResponse, format_event
-from rag.serve.validation import loads_json
 
 require("starlette", feature="rag serve", extra="serve")
 
@@ -41,76 +51,58 @@ from starlette.requests import Request  # noqa: E402
 from starlette.responses import FileResponse, JSONResponse, Response  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
-__all__ = ["index_app", "source_json", "PLAYGROUND"]
-
-logger = logging.getLogger("rag.serve")
+# source_json: public here before the helpers shared with the OpenAI API had their module.
+__all__ = ["index_app", "search_request", "source_json", "PLAYGROUND"]
 
 #: The playground's files (HTML, JS, CSS), served as they are: no build step.
 PLAYGROUND = Path(__file__).with_name("playground")
 _STATIC = {"/": ("index.html", "text/html"), "/playground.js": ("playground.js", "text/javascript"),
            "/playground.css": ("playground.css", "text/css")}
-_SEARCH_TYPES = ("hybrid", "similarity", "mmr", "bm25")
-
-
-class BadRequest(Exception):
-    """A request the client must fix: ``status`` 400 (not JSON) or 422 (a field), naming ``field``."""
-
-    def __init__(self, status: int, message: str, field: Optional[str] = None) -> None:
-        super().__init__(message)
-        self.status, self.field = status, field
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": "invalid_request_error", "message": str(self), "field": self.field}
-
-
-async def read_json_object(request: Request) -> dict[str, Any]:
-    """The body as a JSON object, or :class:`BadRequest` (400 malformed, 422 not an object)."""
-    raw = await request.body()
-    try:
-        body = loads_json(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadRequest(400, f"the body is not valid JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise BadRequest(422, f"the body must be a JSON object, got {type(body).__name__}")
-    return body
-
-
-def field(body: dict[str, Any], name: str, kind: type, default: Any = None, *, required: bool = False) -> Any:
-    """``body[name]`` checked to be a ``kind`` (422 naming the field otherwise)."""
-    if name not in body or body[name] is None:
-        if required:
-            raise BadRequest(422, f"'{name}' is required", name)
-        return default
-    value = body[name]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise BadRequest(422, f"'{name}' must be {kind.__name__}, got {type(value).__name__}", name)
-    return value
-
-
-def text_field(body: dict[str, Any], name: str) -> str:
-    value = field(body, name, str, required=True)
-    if not value.strip():
-        raise BadRequest(422, f"'{name}' must be a non-empty text", name)
-    return value
 
 
 def k_field(body: dict[str, Any], default: int) -> int:
+    """``body["k"]``, the passages of an answer: 1 to 100 (``default`` when absent)."""
     k = field(body, "k", int, default)
     if not 1 <= k <= 100:
         raise BadRequest(422, f"'k' must be between 1 and 100, got {k}", "k")
     return k
 
 
-def source_json(source: Source, document: Any) -> dict[str, Any]:
-    """A numbered passage for clients: the :class:`~rag.index.answer.Source` fields (``n``,
-    ``title``, ``source``, ``id``, ``excerpt``, ``section``, ``anchor``, ``start``/``end``
-    character offsets in the document or null, ``cited``, ``chunk_ids``), its full ``text``
-    and ``start_index`` (= ``start``, the splitter's name for it)."""
-    return {**asdict(source), "text": document.page_content, "start_index": source.start}
+def _field_refused(message: str) -> Optional[str]:
+    """The request field a :class:`SearchRequest` refusal is about. Its messages begin with
+    the field (``k must be ...``, ``fetch_k applies to ...``), or with ``search type`` when
+    the type is refused; a threshold search without one ``needs threshold=X``."""
+    needed = re.search(r"needs (\w+)=", message)
+    if needed:
+        return needed.group(1)
+    if message.startswith("search type"):
+        return "search_type"
+    first = message.split(" ", 1)[0]
+    return first if first in REQUEST_FIELDS else None
 
 
-def sources_json(answer: Answer) -> list[dict[str, Any]]:
-    return [source_json(source, document) for source, document in zip(answer.sources, answer.context)]
+def search_request(body: dict[str, Any], *, default_k: int) -> SearchRequest:
+    """The body of ``POST /search`` as a :class:`~rag.index.request.SearchRequest`, or a
+    422 :class:`BadRequest` naming the field to fix.
+
+    The body takes the request's fields (:data:`~rag.index.request.REQUEST_FIELDS`):
+    ``query`` (required, non-empty), ``k`` (default: the server's ``k``), ``search_type``
+    (one of :data:`~rag.search_types.INDEX_SEARCH_TYPES`, default ``hybrid``),
+    ``filter`` (a JSON object in the stores' filter language), ``threshold``,
+    ``fetch_k`` and ``lambda_mult``; null is the same as absent. Any other field is
+    refused (a misspelt ``lamda_mult`` would otherwise be ignored), and the request's
+    own checks (search types, limits, which fields go with which type) are the rules.
+    """
+    unknown = sorted(set(body) - set(REQUEST_FIELDS))
+    if unknown:
+        raise BadRequest(422, f"unknown field {unknown[0]!r}; POST /search takes {', '.join(REQUEST_FIELDS)}",
+                         unknown[0])
+    given = {name: body[name] for name in REQUEST_FIELDS if body.get(name) is not None}
+    given.update(query=text_field(body, "query"), filter=field(body, "filter", dict))
+    try:
+        return SearchRequest(**{"k": default_k, **given})
+    except ValidationError as exc:
+        raise BadRequest(422, str(exc), _field_refused(str(exc))) from None
 
 
 class _LastTrace(BaseTracer):
@@ -134,29 +126,36 @@ def _error(status: int, kind: str, message: str) -> JSONResponse:
     return JSONResponse({"type": kind, "message": message}, status_code=status)
 
 
+def _result_json(rank: int, document: Any, score: float) -> dict[str, Any]:
+    return {"rank": rank, "score": float(score), "source": document.metadata.get("source"), "id": document.id,
+            "title": document.metadata.get("title") or "", "page_content": document.page_content,
+            "start_index": document.metadata.get("start_index")}
+
+
 class _IndexRoutes:
     def __init__(self, index: Any, llm: Any, k: int) -> None:
         self.index, self.llm, self.k = index, llm, k
 
     async def search(self, request: Request) -> Response:
-        import asyncio
-
+        """``POST /search``: ``{"query", "search_type", "score_name", "results": [{"rank",
+        "score", "source", "id", "title", "page_content", "start_index"}]}``, best first;
+        ``score_name`` says what the scores measure (``rrf``, ``bm25`` or ``relevance``)."""
         try:
-            body = await read_json_object(request)
-            query = text_field(body, "query")
-            k = k_field(body, self.k)
-            search_type = field(body, "search_type", str, "hybrid")
-            if search_type not in _SEARCH_TYPES:
-                raise BadRequest(422, f"'search_type' must be one of {list(_SEARCH_TYPES)}, got {search_type!r}",
-                                 "search_type")
+            search = search_request(await read_json_object(request), default_k=self.k)
+            found = await asyncio.to_thread(
+                self.index.search, search.query, k=search.k, search_type=search.search_type.value,
+                filter=search.filter, threshold=search.threshold, fetch_k=search.fetch_k,
+                lambda_mult=search.lambda_mult)
         except BadRequest as exc:
             return JSONResponse(exc.to_json(), status_code=exc.status)
-        found = await asyncio.to_thread(self.index.search, query, k=k, search_type=search_type)
-        return JSONResponse({"query": query, "search_type": search_type, "results": [
-            {"rank": rank, "score": float(score), "source": doc.metadata.get("source"), "id": doc.id,
-             "title": doc.metadata.get("title") or "", "page_content": doc.page_content,
-             "start_index": doc.metadata.get("start_index")}
-            for rank, (doc, score) in enumerate(found, start=1)]})
+        except ValidationError as exc:
+            # The request was checked when it was built: what the store refuses is its filter.
+            return JSONResponse(BadRequest(422, str(exc), _field_refused(str(exc)) or "filter").to_json(),
+                                status_code=422)
+        return JSONResponse({"query": search.query, "search_type": search.search_type.value,
+                             "score_name": search.score_name,
+                             "results": [_result_json(rank, document, score)
+                                         for rank, (document, score) in enumerate(found, start=1)]})
 
     async def playground_ask(self, request: Request) -> Response:
         try:
@@ -169,20 +168,15 @@ class _IndexRoutes:
 
     async def _ask_events(self, question: str, k: int) -> AsyncIterator[bytes]:
         tracer = _LastTrace()
-        result: dict[str, Any] = {"input": question, "context": [], "answer": ""}
-        try:
-            chain = self.index.chain(k=k, llm=self.llm)
-            async for chunk in chain.astream({"input": question}, {"callbacks": [tracer], "run_name": "ask"}):
-                if "context" in chunk:
-                    result["context"] = chunk["context"]
-                    yield format_event("sources", json.dumps(sources_json(Answer.from_result(result))))
-                if chunk.get("answer"):
-                    yield format_event("token", json.dumps(chunk["answer"]))
-        except Exception as exc:  # shown in the page; the server log keeps the traceback
-            if not isinstance(exc, RagError):
-                logger.exception("playground ask failed")
-            yield format_event("error", json.dumps({"type": type(exc).__name__, "message": str(exc)}))
-            return
+        async for kind, value in stream_answer(self.index, question, k=k, llm=self.llm, what="playground ask",
+                                               config={"callbacks": [tracer], "run_name": "ask"}):
+            if kind == "sources":
+                yield format_event("sources", json.dumps(sources_json(value)))
+            elif kind == "token":
+                yield format_event("token", json.dumps(value))
+            elif kind == "error":  # shown in the page; the server log keeps the traceback
+                yield format_event("error", json.dumps({"type": type(value).__name__, "message": str(value)}))
+                return
         if tracer.root is not None:
             yield format_event("trace", json.dumps(_trace_tree(tracer.root)))
         yield format_event("end")

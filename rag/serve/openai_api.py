@@ -18,7 +18,9 @@ from typing import Any, AsyncIterator, Optional
 
 from rag.errors import RagError
 from rag.index.answer import Answer
-from rag.serve.index_app import BadRequest, field, read_json_object, sources_json
+from rag.message_roles import OPENAI_ROLES, openai_role_named
+from rag.messages import HumanMessage
+from rag.serve.index_http import BadRequest, field, read_json_object, sources_json, stream_answer
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, run_until_disconnect
 
 from starlette.requests import Request
@@ -28,10 +30,8 @@ __all__ = ["OpenAIRoutes", "sources_block"]
 
 logger = logging.getLogger("rag.serve")
 
-# "function" is OpenAI's legacy tool-result role: older clients still send it in a history.
 # Token counts are not tracked (the offline answerer has no tokens): zeros, in OpenAI's shape.
 _NO_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-_ROLES = ("system", "user", "assistant", "tool", "function", "developer")
 
 
 def _openai_error(status: int, message: str, param: Optional[str] = None, kind: str = "invalid_request_error") -> Response:
@@ -54,17 +54,19 @@ def _content_text(content: Any, where: str) -> str:
 
 
 def question_of(body: dict[str, Any]) -> str:
-    """The last user message's text: the question asked of the index."""
+    """The last user message's text: the question asked of the index. Every message's role
+    must be one of OpenAI's (:data:`rag.message_roles.OPENAI_ROLES`)."""
     messages = field(body, "messages", list, required=True)
     question = None
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
         if not isinstance(message, dict):
             raise BadRequest(422, f"'{where}' must be an object with 'role' and 'content'", where)
-        if message.get("role") not in _ROLES:
-            raise BadRequest(422, f"'{where}.role' must be one of {list(_ROLES)}, got {message.get('role')!r}",
+        role = openai_role_named(message.get("role"))
+        if role is None:
+            raise BadRequest(422, f"'{where}.role' must be one of {list(OPENAI_ROLES)}, got {message.get('role')!r}",
                              f"{where}.role")
-        if message["role"] == "user":
+        if role.message_class is HumanMessage:
             question = _content_text(message.get("content"), where)
     if question is None or not question.strip():
         raise BadRequest(422, "'messages' must hold a user message with the question", "messages")
@@ -149,30 +151,30 @@ class OpenAIRoutes:
         return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
 
     async def _chunks(self, completion_id: str, question: str, include_usage: bool = False) -> AsyncIterator[bytes]:
-        result: dict[str, Any] = {"input": question, "context": [], "answer": ""}
         yield self._chunk(completion_id, {"role": "assistant", "content": ""})
-        try:
-            async for piece in self.index.chain(k=self.k, llm=self.llm).astream({"input": question}):
-                if "context" in piece:
-                    result["context"] = piece["context"]
-                if piece.get("answer"):
-                    result["answer"] += piece["answer"]
-                    yield self._chunk(completion_id, {"content": piece["answer"]})
-        except Exception as exc:
-            if not isinstance(exc, RagError):
-                logger.exception("streamed chat completion failed")
-            error = {"error": {"message": f"{type(exc).__name__}: {exc}", "type": "server_error", "param": None,
-                               "code": None}}
-            yield b"data: " + json.dumps(error).encode() + b"\n\n"
-            return
-        answer = Answer.from_result(result)
+        async for kind, value in stream_answer(self.index, question, k=self.k, llm=self.llm,
+                                               what="streamed chat completion"):
+            if kind == "token":
+                yield self._chunk(completion_id, {"content": value})
+            elif kind == "answer":
+                for chunk in self._closing_chunks(completion_id, value, include_usage):
+                    yield chunk
+            elif kind == "error":
+                error = {"error": {"message": f"{type(value).__name__}: {value}", "type": "server_error",
+                                   "param": None, "code": None}}
+                yield b"data: " + json.dumps(error).encode() + b"\n\n"
+
+    def _closing_chunks(self, completion_id: str, answer: Answer, include_usage: bool) -> list[bytes]:
+        """The sources block and field, the usage if asked for, and ``[DONE]``."""
+        chunks = []
         block = sources_block(answer)
         if block:
-            yield self._chunk(completion_id, {"content": block})
-        yield self._chunk(completion_id, {}, "stop", sources=sources_json(answer))
+            chunks.append(self._chunk(completion_id, {"content": block}))
+        chunks.append(self._chunk(completion_id, {}, "stop", sources=sources_json(answer)))
         if include_usage:
             # OpenAI's stream_options.include_usage: one more chunk, no choices, the usage.
             usage = {"id": completion_id, "object": "chat.completion.chunk", "created": int(time.time()),
                      "model": self.model, "choices": [], "usage": _NO_USAGE}
-            yield b"data: " + json.dumps(usage).encode() + b"\n\n"
-        yield b"data: [DONE]\n\n"
+            chunks.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
+        chunks.append(b"data: [DONE]\n\n")
+        return chunks
