@@ -214,14 +214,18 @@ def test_an_answer_follows_a_retrieved_contents_list_to_its_section(engine, coll
 
 
 def test_rag_chat_holds_a_conversation_over_an_index_in_a_database(engine, collection, docs):
+    import os
+
     indexed = rag("index", str(docs), "--store-uri", engine.uri, "--collection", collection, "--embeddings", "hashing")
     assert indexed.returncode == 0, indexed.stderr
     chatted = subprocess.run([sys.executable, "-m", "rag", "chat", "--store-uri", engine.uri, "--collection", collection,
-                              "--session", "pond"], input="Where do goldfish swim?\nAnd what about owls?\n", cwd=ROOT,
+                              "--session", "pond"], input="Where do goldfish swim?\nWhen do owls hunt?\n", cwd=ROOT,
                              capture_output=True, text=True, timeout=300)
     assert chatted.returncode == 0, chatted.stderr
-    first, second = chatted.stdout.split("> And what about owls?")
+    first, second = chatted.stdout.split("> When do owls hunt?")
     assert "ponds" in first and "night" in second
+    kept = list((Path(os.environ["RAG_CACHE_DIR"]) / "chats").glob("*/pond.jsonl"))
+    assert len(kept) == 1 and len(kept[0].read_text().splitlines()) == 4  # two questions, two answers
 
 
 def test_rag_index_dry_run_on_a_database_index_lists_only_what_changed_and_writes_nothing(engine, collection, docs):
