@@ -249,15 +249,12 @@ def _run_index(args: argparse.Namespace) -> int:
 
 def _run_search(args: argparse.Namespace) -> int:
     from rag.cli.output import print_results
-    from rag.index.request import score_name
+    from rag.index.request import SearchRequest
 
-    if args.threshold is not None and args.search_type != "threshold":
-        raise RagCliError("--threshold applies to --type threshold only")
-    if args.search_type == "threshold" and args.threshold is None:
-        raise RagCliError("--type threshold needs --threshold X, a number between 0 and 1")
-    index = open_index(args, warm_up=args.search_type != "bm25")  # bm25 embeds no query
-    results = index.search(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
-    print_results(results, as_json=args.json, score_name=score_name(args.search_type))
+    request = SearchRequest(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
+    index = open_index(args, warm_up=request.search_type != "bm25")  # bm25 embeds no query
+    results = index.search_request(request)
+    print_results(results, as_json=args.json, score_name=request.score_name)
     return 0
 
 

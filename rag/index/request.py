@@ -82,7 +82,7 @@ class SearchRequest:
             raise ValidationError(f"threshold applies to search type 'threshold' only, not {search_type.value!r}")
         if thresholded:
             if self.threshold is None:
-                raise ValidationError("search type 'threshold' needs threshold=X, a number between 0 and 1")
+                raise ValidationError("search type 'threshold' needs threshold=X (--threshold X), a number between 0 and 1")
             object.__setattr__(self, "threshold", check_fraction(self.threshold, "threshold"))
         if self.fetch_k is not None:
             if "fetch_k" not in SEARCH_KWARGS_OF[search_type]:
