@@ -1,15 +1,16 @@
 """The index as a library: the application core that the ``rag`` command, the server and
 agents share.
 
-An index is a folder holding a vector store, a BM25 index and the record of what was
-indexed, saved atomically together. Open or create one, update it incrementally from
+An index holds a vector store, a lexical index and the record of what was indexed, kept in
+a folder (saved atomically together) or in a database (PostgreSQL + pgvector, Milvus)
+named by its URI; every operation is the same on each. Open or create one, update it incrementally from
 files, folders, web pages or BEIR corpora, search it (hybrid, similarity, MMR, threshold,
 BM25), get a retriever for chains and tools, and answer questions with numbered sources,
 offline or with a chat model. It returns data and never prints::
 
     from rag.index import Index
 
-    index = Index.open_or_create("my-index")          # local MiniLM model when installed
+    index = Index.open_or_create("my-index")          # a folder; or "postgresql://me@db/kb"
     summary = index.update(["docs/"])                 # added / updated / unchanged / deleted / failed
     for chunk, score in index.search("how do I rotate keys?", k=5):
         print(score, chunk.metadata["source"])
@@ -29,11 +30,12 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "rag.index.config": ["SEARCH_TYPES", "IndexConfig", "SearchType"],
     "rag.index.core": ["Index"],
     "rag.index.info": ["IndexInfo"],
+    "rag.index.request": ["SearchRequest"],
     "rag.index.registry": ["EmbeddingModel", "StoreBackend", "default_embedding_spec", "make_embeddings",
                            "register_embeddings", "register_store", "store_backend", "store_names"],
     "rag.index.state": ["default_index_path"],
     "rag.index.update": ["UpdateSummary"],
-}, submodules=["answer", "dryrun", "update"])  # named by rag.index.core's type hints
+}, submodules=["answer", "chat", "dryrun", "update"])  # named by rag.index.core's type hints
 
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "Answer",
     "Source",
     "IndexRetriever",
+    "SearchRequest",
     "ChatSession",
     "condense_question",
     "SearchType",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from rag.documents import Document
 from rag.errors import UnsupportedOperationError, ValidationError
@@ -17,18 +17,12 @@ from rag.index.info import IndexInfo
 from rag.index.locks import ReadWriteLock
 from rag.index.request import SearchRequest
 from rag.index.segments import Batch
-
-if TYPE_CHECKING:
-    from rag.embeddings.base import Embeddings
-    from rag.index.answer import Answer, IndexRetriever
-    from rag.index.chat import ChatSession
-    from rag.index.dryrun import DryRun
-    from rag.index.update import Progress, UpdateSummary
-    from rag.runnables import Runnable
+import rag.index
 
 # The updater (loaders, BeautifulSoup, splitters), the answerer (chains) and the dry run
 # are imported by the methods that use them: opening and searching an index (``rag
-# search``, a server answering searches) never loads them.
+# search``, a server answering searches) never loads them. Type hints name their classes
+# by module (rag.index.answer.Answer), which rag.index imports on first attribute access.
 
 __all__ = ["Index", "IndexInfo"]
 
@@ -190,7 +184,7 @@ class Index:
         return self.backend.config
 
     @property
-    def embeddings(self) -> Embeddings:
+    def embeddings(self) -> rag.embeddings.Embeddings:
         """The embeddings object the index searches with (the model it was built with)."""
         return self.backend.embeddings
 
@@ -253,7 +247,7 @@ class Index:
             return run_search(self.backend, request)
 
     def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None
-                     ) -> IndexRetriever:
+                     ) -> rag.index.answer.IndexRetriever:
         """A retriever Runnable over this index, as LangChain's ``as_retriever``:
         ``search_kwargs`` may hold ``k`` and ``filter``, ``score_threshold`` (threshold /
         ``similarity_score_threshold``), ``fetch_k`` (similarity, threshold, mmr) and
@@ -270,7 +264,7 @@ class Index:
             return self.backend.store.get_by_ids(list(ids))
 
     def chain(self, *, k: int = ANSWER_K, llm: Any = None, search_type: str = "hybrid", filter: Any = None,
-              window: int = 1, openings: int = 2, contents: int = 1) -> Runnable:
+              window: int = 1, openings: int = 2, contents: int = 1) -> rag.runnables.Runnable:
         """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``:
         the best ``k`` chunks (default 6), each widened by the ``window`` chunks around it
         in its document (default 1), the ``openings`` best documents by their opening
@@ -286,7 +280,7 @@ class Index:
                             openings=openings, contents=contents)
 
     def ask(self, question: str, *, k: int = ANSWER_K, llm: Any = None, config: Optional[dict[str, Any]] = None,
-            window: int = 1, openings: int = 2, contents: int = 1) -> Answer:
+            window: int = 1, openings: int = 2, contents: int = 1) -> rag.index.answer.Answer:
         """Answer ``question`` from the best ``k`` chunks and their context, with its
         numbered sources (see :meth:`chain`; ``config``: a run config, e.g.
         ``{"callbacks": [...]}``)."""
@@ -295,7 +289,7 @@ class Index:
         return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings, contents=contents).invoke(
             {"input": question}, config))
 
-    def chat(self, session: str = "default", *, llm: Any = None, k: int = ANSWER_K) -> ChatSession:
+    def chat(self, session: str = "default", *, llm: Any = None, k: int = ANSWER_K) -> rag.index.chat.ChatSession:
         """A :class:`~rag.index.chat.ChatSession`: a conversation kept in
         :attr:`chats_folder` as ``<session>.jsonl`` (surviving updates), follow-ups understood."""
         from rag.index.chat import ChatSession
@@ -307,9 +301,9 @@ class Index:
     def update(
         self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
         glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False, chunk_size: Optional[int] = None,
-        chunk_overlap: Optional[int] = None, progress: Optional[Progress] = None, on_wait: OnWait = None,
+        chunk_overlap: Optional[int] = None, progress: Optional[rag.index.update.Progress] = None, on_wait: OnWait = None,
         workers: Optional[int] = None, cluster: Optional[str] = None,
-    ) -> UpdateSummary:
+    ) -> rag.index.update.UpdateSummary:
         """Bring the index up to date with ``sources`` (files, folders, http(s) URLs) and save.
 
         Unchanged sources are skipped (a file whose size, mtime and inode are as when it
@@ -357,7 +351,7 @@ class Index:
         return summary
 
     def _run_update(self, roots: list[Any], config: IndexConfig, glob: Optional[str], exclude: Sequence[str],
-                    progress: Optional[Progress], embedder: Any) -> UpdateSummary:
+                    progress: Optional[rag.index.update.Progress], embedder: Any) -> rag.index.update.UpdateSummary:
         """Plan and embed (the Updater), then hand each checkpoint to the backend, which
         applies and persists it while this process's searches wait."""
         from rag.index.update import Updater, check_rechunking
@@ -374,7 +368,7 @@ class Index:
 
     def dry_run(self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
                 glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
-                chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> DryRun:
+                chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> rag.index.dryrun.DryRun:
         """What :meth:`update` with these arguments would read: files, bytes, estimated
         chunks and embedding time per file type, and what it would leave out. Reads no
         document beyond a small sample (to time the model); writes nothing. New
