@@ -13,17 +13,12 @@ from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
 from rag.persistence import Manifest, read_index_folder, write_index_folder
 from rag.retrievers import BaseRetriever
+from rag.search_types import check_k
 
 __all__ = ["BM25Retriever"]
 
 Stopwords = Union[str, Iterable[str], None]
 _MODEL_ID = "bm25-v1"  # recorded in the manifest; bump when analysis or scoring changes
-
-
-def _check_k(k: Any, name: str = "k") -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValidationError(f"{name} must be a positive int, got {k!r}")
-    return k
 
 
 def _stopword_set(stopwords: Stopwords) -> frozenset[str]:
@@ -76,7 +71,7 @@ class BM25Retriever(BaseRetriever):
             raise ValidationError(f"preprocess_func must be callable, got {preprocess_func!r}")
         self.index = index
         self.docs = list(docs)
-        self.k = _check_k(k)
+        self.k = check_k(k)
         self.analyzer = analyzer if analyzer is not None else Analyzer()
         self.preprocess_func = preprocess_func
         self.tags = tags
@@ -147,7 +142,7 @@ class BM25Retriever(BaseRetriever):
         """``(document, BM25 score)`` pairs, best first; ``k`` defaults to ``self.k``.
         ``predicate``: only documents whose metadata satisfies it are ranked, so ``k``
         come back whenever ``k`` match (no over-fetch-and-drop)."""
-        k = _check_k(self.k if k is None else k)
+        k = check_k(self.k if k is None else k)
         if predicate is None:
             positions, scores = self.index.top_k(self._terms(self._check_query(query)), k)
             return [(self.docs[p].copy(), float(s)) for p, s in zip(positions.tolist(), scores.tolist())]
@@ -164,7 +159,7 @@ class BM25Retriever(BaseRetriever):
     def search_positions(self, queries: Sequence[str], k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """For each query, (positions in ``docs``, scores) of its best ``k``: no copies, for
         evaluations that look up their own ids."""
-        k = _check_k(k)
+        k = check_k(k)
         analysed = [list(self.preprocess_func(q)) for q in queries] if self.preprocess_func else self.analyzer.analyze_many(queries)
         results = [self.index.top_k(terms, k) for terms in analysed]
         return [r[0] for r in results], [r[1] for r in results]
