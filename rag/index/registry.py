@@ -49,7 +49,7 @@ class StoreBackend:
     description: str = ""
     #: ``"module:Class"`` of the :class:`rag.index.engine.IndexEngine` for a store that
     #: keeps the whole index in a database server: an index on it is a
-    #: :class:`rag.index.shared.SharedIndex` opened by URI, never a folder.
+    #: :class:`rag.index.Index` opened by URI (``Index.open("postgresql://...")``), never a folder.
     index_engine: Optional[str] = None
 
     @property
@@ -65,7 +65,7 @@ class StoreBackend:
         if self.shared:
             raise ValidationError(
                 f"store {self.name!r} keeps the whole index in a database: open it by URI with "
-                f"rag.index.shared.SharedIndex.open_or_create(URI) (rag index SOURCE --store {self.name} --store-uri URI)")
+                f"Index.open_or_create(URI) (rag index SOURCE --store-uri URI)")
         return self.cls()(embeddings, **dict(self.options))
 
     def load(self, folder: Any, embeddings: Any, config: dict[str, Any], prefix: str) -> Any:
