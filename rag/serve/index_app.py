@@ -142,10 +142,7 @@ class _IndexRoutes:
         ``score_name`` says what the scores measure (``rrf``, ``bm25`` or ``relevance``)."""
         try:
             search = search_request(await read_json_object(request), default_k=self.k)
-            found = await asyncio.to_thread(
-                self.index.search, search.query, k=search.k, search_type=search.search_type.value,
-                filter=search.filter, threshold=search.threshold, fetch_k=search.fetch_k,
-                lambda_mult=search.lambda_mult)
+            found = await asyncio.to_thread(self.index.search_request, search)
         except BadRequest as exc:
             return JSONResponse(exc.to_json(), status_code=exc.status)
         except ValidationError as exc:

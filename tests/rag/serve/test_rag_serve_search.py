@@ -17,21 +17,22 @@ from rag.search_types import INDEX_SEARCH_TYPES  # noqa: E402
 from rag.serve import serve_in_thread  # noqa: E402
 from rag.serve.index_app import index_app  # noqa: E402
 
+from rag.index.request import SearchRequest  # noqa: E402
 from tests.rag.serve.index_server import build_index  # noqa: E402
 
 SERVER_K = 3  # not SearchRequest's default (4): a request without k must take the server's
 
 
 class RecordingIndex:
-    """The real index, with each ``search`` call's arguments kept."""
+    """The real index, with each request it is asked to search kept."""
 
     def __init__(self, index: Any) -> None:
         self.index = index
-        self.calls: list[tuple[tuple, dict]] = []
+        self.calls: list[SearchRequest] = []
 
-    def search(self, *args: Any, **kwargs: Any) -> Any:
-        self.calls.append((args, kwargs))
-        return self.index.search(*args, **kwargs)
+    def search_request(self, request: SearchRequest) -> Any:
+        self.calls.append(request)
+        return self.index.search_request(request)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.index, name)
@@ -59,19 +60,19 @@ def refused(reply: httpx.Response) -> tuple[int, str]:
 def test_the_index_is_searched_with_every_field_of_the_request(url, index):
     reply = search(url, query="cats", k=1, search_type="mmr", fetch_k=5, lambda_mult=0.3, filter={"title": "Cats"})
     assert reply.status_code == 200
-    assert index.calls[-1] == (("cats",), {"k": 1, "search_type": "mmr", "filter": {"title": "Cats"},
-                                           "threshold": None, "fetch_k": 5, "lambda_mult": 0.3})
+    assert index.calls[-1] == SearchRequest("cats", k=1, search_type="mmr", filter={"title": "Cats"}, fetch_k=5,
+                                            lambda_mult=0.3)
 
 
 def test_a_request_without_k_takes_the_servers_k(url, index):
     assert search(url, query="cats").status_code == 200
-    assert index.calls[-1][1]["k"] == SERVER_K
+    assert index.calls[-1].k == SERVER_K
 
 
 def test_null_fields_are_the_same_as_absent_ones(url, index):
     reply = search(url, query="cats", k=None, search_type=None, filter=None, threshold=None)
     assert reply.status_code == 200 and reply.json()["search_type"] == "hybrid"
-    assert index.calls[-1][1]["k"] == SERVER_K
+    assert index.calls[-1].k == SERVER_K
 
 
 @pytest.mark.parametrize("search_type", INDEX_SEARCH_TYPES.names)
