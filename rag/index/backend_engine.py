@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
 
 from rag.documents import Document
 from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationError
@@ -28,6 +28,11 @@ from rag.index.registry import check_embedding_spec, default_embedding_spec, mak
 from rag.index.segments import Batch
 from rag.index.state import SourceRecord
 
+if TYPE_CHECKING:
+    from rag.embeddings.base import Embeddings
+    from rag.index.lexical import Predicate
+    from stores.base import VectorStore
+
 __all__ = ["EngineBackend", "DEFAULT_COLLECTION"]
 
 #: The collection an index takes in its database when none is named.
@@ -37,7 +42,8 @@ DEFAULT_COLLECTION = "rag"
 class EngineBackend:
     """The :class:`~rag.index.backend.IndexBackend` of an index in a database (see the module docstring)."""
 
-    def __init__(self, engine: IndexEngine, store: Any, config: IndexConfig, collection: str, *, saved: bool) -> None:
+    def __init__(self, engine: IndexEngine, store: VectorStore, config: IndexConfig, collection: str, *,
+                 saved: bool) -> None:
         """Use :meth:`open`."""
         self.engine, self._store, self._config, self.collection = engine, store, config, collection
         self.name = engine.store_name
@@ -84,11 +90,11 @@ class EngineBackend:
         return self._config
 
     @property
-    def embeddings(self) -> Any:
+    def embeddings(self) -> Embeddings:
         return self._store.embeddings
 
     @property
-    def store(self) -> Any:
+    def store(self) -> VectorStore:
         return self._store
 
     @property
@@ -115,7 +121,8 @@ class EngineBackend:
     def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
         return self.engine.held_chunk_ids(source, record)
 
-    def lexical_search(self, query: str, k: int, filter: Any, predicate: Any) -> list[tuple[Document, float]]:
+    def lexical_search(self, query: str, k: int, filter: Any, predicate: Optional[Predicate]
+                       ) -> list[tuple[Document, float]]:
         return self.engine.lexical_search(query, k, filter)
 
     def before_read(self) -> None:
@@ -142,12 +149,7 @@ class EngineBackend:
         if changes:
             self.engine.chunks_changing()
         with exclusive(), self.engine.transaction():
-            if batch.removed_chunks:
-                self._store.delete(batch.removed_chunks)
-            if batch.ids:
-                documents = [Document(text, metadata, chunk_id)
-                             for chunk_id, text, metadata in zip(batch.ids, batch.texts, batch.metadatas)]
-                self._store.add_vectors(batch.vectors, documents, ids=batch.ids)
+            batch.apply_chunks(self._store)
             if changes:
                 self.engine.chunks_changed()
             for source, row in batch.record_set.items():

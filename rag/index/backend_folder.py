@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
@@ -26,6 +26,11 @@ from rag.index.registry import default_embedding_spec
 from rag.index.segments import Batch
 from rag.index.state import IndexState, SourceRecord, saved_version, write_lock
 from rag.persistence import index_folder_exists
+
+if TYPE_CHECKING:
+    from rag.embeddings.base import Embeddings
+    from rag.index.lexical import Predicate
+    from stores.base import VectorStore
 
 __all__ = ["FolderBackend"]
 
@@ -88,11 +93,11 @@ class FolderBackend:
         return self._current().config
 
     @property
-    def embeddings(self) -> Any:
+    def embeddings(self) -> Embeddings:
         return self._current().embeddings
 
     @property
-    def store(self) -> Any:
+    def store(self) -> VectorStore:
         return self._current().store
 
     @property
@@ -119,7 +124,8 @@ class FolderBackend:
     def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
         return list(record.chunk_ids)  # one writer at a time: the record names every chunk
 
-    def lexical_search(self, query: str, k: int, filter: Any, predicate: Any) -> list[tuple[Document, float]]:
+    def lexical_search(self, query: str, k: int, filter: Any, predicate: Optional[Predicate]
+                       ) -> list[tuple[Document, float]]:
         return lexical_ranking(self._current().lexical(), query, k, predicate)
 
     # ------------------------------------------------------------------ reading
@@ -168,8 +174,6 @@ class FolderBackend:
             yield
 
     def commit(self, batch: Batch, config: IndexConfig, *, final: bool, exclusive: Exclusive) -> None:
-        from rag.index.update import apply_batch
-
         state = self._current()
         committed_config = state.config
         settled = not state.compaction_due() if final else True
@@ -177,7 +181,7 @@ class FolderBackend:
             return  # nothing changed: no write at all
         with exclusive():
             try:
-                apply_batch(state, batch)
+                _apply(state, batch)
                 state.config = config
                 state.commit(self.path, batch, final=final)
             except BaseException:
@@ -228,3 +232,16 @@ class FolderBackend:
         if self._broken is not None:
             raise self._broken
         return self._state
+
+
+def _apply(state: IndexState, batch: Batch) -> None:
+    """Change ``state`` in memory as ``batch`` says: the record, and the store when it is in
+    memory (else it is read from the segments, this batch's included, when first needed;
+    the BM25 postings follow at the commit). Run under the index's write lock, with no
+    search running."""
+    if state.loaded:
+        batch.apply_chunks(state.store)
+    for source in batch.record_removed:
+        state.record.pop(source, None)
+    for source, row in batch.record_set.items():
+        state.record[source] = SourceRecord.from_json(row)

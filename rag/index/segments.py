@@ -29,6 +29,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
+from rag.documents import Document
 from rag.errors import CorruptIndexError
 from rag.persistence import FORMAT
 from rag.persistence import atomic
@@ -57,6 +58,18 @@ class Batch:
 
     def __bool__(self) -> bool:
         return bool(self.ids or self.removed_chunks or self.record_set or self.record_removed)
+
+    def apply_chunks(self, store: Any) -> None:
+        """Make ``store`` (a :class:`~stores.base.VectorStore`) hold this batch's chunks:
+        the removed ones deleted first, then the added or replaced ones written with their
+        vectors (never embedded again)."""
+        if self.removed_chunks:
+            store.delete(self.removed_chunks)
+        if self.ids:
+            assert self.vectors is not None  # a batch's chunks come with their vectors
+            documents = [Document(text, metadata, chunk_id)
+                         for chunk_id, text, metadata in zip(self.ids, self.texts, self.metadatas)]
+            store.add_vectors(self.vectors, documents, ids=self.ids)
 
 
 def _npy(array: np.ndarray) -> bytes:

@@ -9,22 +9,22 @@ import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.index.backend import IndexBackend
-from rag.index.chunk_ids import chunk_ids
+from rag.index.chunk_ids import chunk_ids, stored_id
 from rag.index.config import IndexConfig
 from rag.index.segments import Batch
-from rag.index.sources import SAME_SECOND, Root, SourceItem, iter_root, parse_root
+from rag.index.sources import SAME_SECOND, LastRead, Root, SourceItem, iter_root, parse_root
 from rag.index.state import IndexState, SourceRecord
 from rag.index.workers import Embedder, InlineEmbedder
 from splitters import RecursiveCharacterTextSplitter
 
-__all__ = ["UpdateSummary", "Updater", "Progress", "apply_batch", "check_rechunking", "parse_roots"]
+__all__ = ["UpdateSummary", "Updater", "Progress", "check_rechunking", "parse_roots"]
 
 #: Chunks embedded (and committed) first, to measure the model's rate.
 _FIRST_BATCH = 64
@@ -71,7 +71,7 @@ def _content_hash(documents: Sequence[Document], chunking: dict[str, Any]) -> st
     return digest.hexdigest()
 
 
-def parse_roots(sources: Sequence[str], *, crawl: Optional[int], sitemap: bool, beir: bool) -> list[Root]:
+def parse_roots(sources: Sequence[Union[str, Path]], *, crawl: Optional[int], sitemap: bool, beir: bool) -> list[Root]:
     """Every source classified before anything is loaded (a bad one fails the whole call)."""
     if isinstance(sources, (str, Path)):
         raise ValidationError(f"sources must be a list of files, folders or URLs, got the single value {sources!r}")
@@ -188,7 +188,7 @@ class Updater:
         self.summary.total_chunks = self.state.chunk_count
         return self.summary
 
-    def _previous_read(self, source: str) -> Any:
+    def _previous_read(self, source: str) -> Optional[LastRead]:
         record = self.state.record.get(source)
         if record is None or self._rechunk:
             return None  # new chunk settings: every file must be read (its hash includes them)
@@ -274,8 +274,9 @@ class Updater:
         if not ids:
             return {}
         present = self.state.store.get_by_ids(sorted(ids))
-        vectors = self.state.store.get_vectors_by_ids([d.id for d in present])
-        return {d.id: (d.page_content, vectors[row]) for row, d in enumerate(present)}
+        present_ids = [stored_id(d) for d in present]
+        vectors = self.state.store.get_vectors_by_ids(present_ids)
+        return {chunk_id: (d.page_content, vectors[row]) for row, (chunk_id, d) in enumerate(zip(present_ids, present))}
 
     def _stored_texts(self) -> dict[str, str]:
         """Chunk text -> id of a stored chunk with that text (any source: a renamed or
@@ -285,7 +286,7 @@ class Updater:
             ids = [chunk_id for record in self.state.record.values() for chunk_id in record.chunk_ids]
             # An empty index has no texts: reading its (empty) store would make every
             # commit of this update go to memory too, instead of streaming to disk.
-            self._by_text = {d.page_content: d.id for d in self.state.store.get_by_ids(ids)} if ids else {}
+            self._by_text = {d.page_content: stored_id(d) for d in self.state.store.get_by_ids(ids)} if ids else {}
         return self._by_text
 
     def _set_record(self, source: str, record: SourceRecord) -> None:
@@ -320,21 +321,3 @@ class Updater:
             self.progress("embed", self._embedded + done, 0)
         if done == total:
             self._embedded += total
-
-
-def apply_batch(state: IndexState, batch: Batch) -> None:
-    """Change ``state`` in memory as ``batch`` says: the record, and the store when it is in
-    memory (else it is read from the segments, this batch's included, when first needed;
-    the BM25 postings follow at the commit). Run under the index's write lock, with no
-    search running."""
-    if state.loaded:
-        if batch.removed_chunks:
-            state.store.delete(batch.removed_chunks)
-        if batch.ids:
-            documents = [Document(text, metadata, chunk_id)
-                         for chunk_id, text, metadata in zip(batch.ids, batch.texts, batch.metadatas)]
-            state.store.add_vectors(batch.vectors, documents, ids=batch.ids)
-    for source in batch.record_removed:
-        state.record.pop(source, None)
-    for source, row in batch.record_set.items():
-        state.record[source] = SourceRecord.from_json(row)
