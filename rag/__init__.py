@@ -21,9 +21,9 @@ from rag.errors import (
     ValidationError,
 )
 
-# rag.retrievers (and rag.embeddings, rag.runnables) on first attribute access: type hints name
+# rag.retrievers (and rag.embeddings, rag.persistence, rag.runnables) on first attribute access: type hints name
 # rag.retrievers.VectorStoreRetriever without importing it (and the Runnable machinery).
-__getattr__, __dir__ = lazy_exports(__name__, {}, submodules=["embeddings", "retrievers", "runnables"])
+__getattr__, __dir__ = lazy_exports(__name__, {}, submodules=["embeddings", "persistence", "retrievers", "runnables"])
 
 __all__ = [
     "Document",

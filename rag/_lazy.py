@@ -6,15 +6,17 @@ In ``rag/embeddings/__init__.py``::
         "rag.embeddings.openai": ["OpenAIEmbeddings", "EmbeddingServiceError"]})
 
 makes ``from rag.embeddings import OpenAIEmbeddings`` import the HTTP client, and only then.
+:func:`lazy_module` does the same for a whole package that a module's type hints name.
 """
 
 from __future__ import annotations
 
 import sys
 from importlib import import_module
+from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "lazy_module"]
 
 
 def lazy_exports(
@@ -47,3 +49,28 @@ def lazy_exports(
         return sorted(set(vars(sys.modules[package])) | set(home) | own)
 
     return __getattr__, __dir__
+
+
+class _LazyModule(ModuleType):
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(import_module(self.__name__), attribute)
+
+
+def lazy_module(name: str) -> ModuleType:
+    """A stand-in for the module ``name`` that imports it on first attribute access.
+
+    For type hints that name a class by its module in a module that must not import it
+    at start-up (``rag.index.registry`` is read by ``rag --help``; ``stores`` brings the
+    store machinery)::
+
+        if TYPE_CHECKING:
+            import stores.base
+        else:
+            stores = lazy_module("stores")
+
+        def create(self) -> stores.base.VectorStore: ...
+
+    A type checker reads the import; ``typing.get_type_hints(create)`` imports ``stores``
+    when it resolves the hint, and not before.
+    """
+    return _LazyModule(name)

@@ -2,7 +2,17 @@
 and a runner that benchmarks retrieval configurations (used by ``rag bench`` and
 ``benchmarks/quality.py``)."""
 
+from typing import TYPE_CHECKING
+
 from rag._lazy import lazy_exports
+
+if TYPE_CHECKING:  # what a type checker sees (the __getattr__ below would give it Any)
+    from rag.evaluation.beir import BeirDataset, load_beir
+    from rag.evaluation.configurations import CONFIGURATIONS, build_systems
+    from rag.evaluation.metrics import (average_precision_at_k, ndcg_at_k, precision_at_k, recall_at_k,
+                                        reciprocal_rank_at_k)
+    from rag.evaluation.runner import BenchmarkResult, RetrievalMetrics, evaluate_run, per_query_metrics, run_benchmark
+    from rag.evaluation.systems import BM25System, CorpusVectors, DenseSystem, HybridSystem, RetrievalSystem
 
 # Names are imported on first use (PEP 562): ``rag.index`` and the CLI need the BEIR reader
 # and the metrics, not the retrieval systems, which bring the embeddings and HTTP clients.

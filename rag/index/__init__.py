@@ -17,7 +17,23 @@ offline or with a chat model. It returns data and never prints::
     answer = index.ask("How do I rotate keys?")       # answer.answer, answer.sources
 """
 
+from typing import TYPE_CHECKING
+
 from rag._lazy import lazy_exports
+
+if TYPE_CHECKING:  # what a type checker sees (the __getattr__ below would give it Any)
+    from rag.hybrid import HybridConfig
+    from rag.index.answer import Answer, IndexRetriever, Source
+    from rag.index.bench import BENCH_TYPES, bench_dataset, bench_index
+    from rag.index.chat import ChatSession, condense_question
+    from rag.index.config import SEARCH_TYPES, IndexConfig, SearchType
+    from rag.index.core import Index
+    from rag.index.info import IndexInfo
+    from rag.index.registry import (EmbeddingModel, StoreBackend, default_embedding_spec, make_embeddings,
+                                    register_embeddings, register_store, store_backend, store_names)
+    from rag.index.request import SearchRequest
+    from rag.index.state import default_index_path
+    from rag.index.update import UpdateSummary
 
 # Names are imported on first use (PEP 562): ``rag search`` needs the index's core, not the
 # updater (loaders, BeautifulSoup, splitters), the answerer (chains) or the benchmark, and

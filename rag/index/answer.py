@@ -4,15 +4,17 @@ retrieval chain (offline extractive, or a chat model), and the answer with its s
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from rag.chains import ExtractiveAnswerer, create_retrieval_chain, create_stuff_documents_chain
 from rag.chains.citations import cited_numbers, cited_units, drop_invalid_citations
 from rag.documents import Document
+from rag.embeddings.base import Embeddings
+from rag.index.core import Index
 from rag.index.passages import locate_quote, merge_sources, position_at, with_context
 from rag.prompts import ChatPromptTemplate, PromptTemplate
 from rag.retrievers import BaseRetriever
-from rag.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough, RunnablePick
+from rag.runnables import Runnable, RunnableLambda, RunnableParallel, RunnablePassthrough, RunnablePick
 from rag.index.request import SearchRequest
 from rag.search_types import SearchType
 
@@ -39,9 +41,10 @@ class IndexRetriever(BaseRetriever):
     :meth:`rag.index.Index.search`.
     """
 
-    def __init__(self, index: Any, *, request: Optional[SearchRequest] = None, k: int = 4,
-                 search_type: str = "hybrid", filter: Any = None, threshold: Optional[float] = None,
-                 fetch_k: Optional[int] = None, lambda_mult: Optional[float] = None) -> None:
+    def __init__(self, index: Index, *, request: Optional[SearchRequest] = None, k: int = 4,
+                 search_type: Union[SearchType, str] = "hybrid", filter: Any = None,
+                 threshold: Optional[float] = None, fetch_k: Optional[int] = None,
+                 lambda_mult: Optional[float] = None) -> None:
         self.index = index
         self.request = request if request is not None else SearchRequest(
             "", k, search_type, filter, threshold, fetch_k, lambda_mult)
@@ -201,14 +204,14 @@ class Answer:
 
 
 def passages(retriever: IndexRetriever, *, get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None,
-             window: int = 1, openings: int = 2, contents: int = 1) -> Any:
+             window: int = 1, openings: int = 2, contents: int = 1) -> Runnable[str, list[Document]]:
     """A Runnable from a query to the numbered passages an answer reads: ``retriever``'s
     chunks, widened with ``get_by_ids`` as :func:`rag.index.passages.with_context` says
     (``window`` around each, the ``openings`` best documents' opening chunks, the section
     the ``contents`` best contents lists name for the query; nothing added without
     ``get_by_ids`` or when all three are 0), merged by
     :func:`rag.index.passages.merge_sources`."""
-    steps = retriever
+    steps: Runnable[str, list[Document]] = retriever
     if get_by_ids is not None and (window or openings or contents):
         from stores.filters import compile_filter
 
@@ -221,9 +224,9 @@ def passages(retriever: IndexRetriever, *, get_by_ids: Optional[Callable[[list[s
     return steps | RunnableLambda(merge_sources, name="merge_sources")
 
 
-def answer_chain(retriever: IndexRetriever, embeddings: Any, llm: Any = None, *,
+def answer_chain(retriever: IndexRetriever, embeddings: Embeddings, llm: Optional[Runnable] = None, *,
                  get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None, window: int = 1,
-                 openings: int = 2, contents: int = 1) -> Any:
+                 openings: int = 2, contents: int = 1) -> Runnable[dict[str, Any], dict[str, Any]]:
     """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``.
 
     With ``get_by_ids`` (the index's), each retrieved chunk is widened by the ``window``

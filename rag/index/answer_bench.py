@@ -6,10 +6,14 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from rag.evaluation.answers import AnswerScore, AnswerTotals, QAItem, load_qa, score_answer, summarize_scores
 from rag.index.config import ANSWER_K, check_k
+
+if TYPE_CHECKING:
+    from rag.index.core import Index
+    from rag.runnables import Runnable
 
 __all__ = ["AnswerBenchResult", "bench_answers"]
 
@@ -36,8 +40,8 @@ class AnswerBenchResult:
         }
 
 
-def bench_answers(index: Any, qa: Union[str, os.PathLike, list[QAItem]], *, k: int = ANSWER_K,
-                  llm: Any = None) -> AnswerBenchResult:
+def bench_answers(index: Index, qa: Union[str, os.PathLike, list[QAItem]], *, k: int = ANSWER_K,
+                  llm: Optional[Runnable] = None) -> AnswerBenchResult:
     """Ask each question of ``qa`` (a QA.tsv path, or items) of ``index`` as ``rag ask``
     does (``k`` chunks, default 6, with their context), offline or with ``llm``, and check
     each answer."""

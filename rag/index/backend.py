@@ -28,6 +28,7 @@ from rag.errors import ValidationError
 if TYPE_CHECKING:
     from rag.embeddings.base import Embeddings
     from rag.index.config import IndexConfig
+    from rag.index.lexical import Predicate
     from rag.index.segments import Batch
     from rag.index.state import SourceRecord
     from stores.base import VectorStore
@@ -113,7 +114,8 @@ class IndexBackend(Protocol):
     def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
         """The ids of the stored chunks of ``source``: what a change of it replaces or deletes."""
 
-    def lexical_search(self, query: str, k: int, filter: Any, predicate: Any) -> list[tuple[Document, float]]:
+    def lexical_search(self, query: str, k: int, filter: Any, predicate: Optional[Predicate]
+                       ) -> list[tuple[Document, float]]:
         """The ``k`` best lexical matches, ``(chunk, score)``; ``filter`` in the stores' dict
         language (or a predicate), ``predicate`` the same compiled over metadata."""
 
@@ -143,7 +145,7 @@ class IndexBackend(Protocol):
         """Release connections; the index stays where it is."""
 
 
-def parse_target(target: Any) -> tuple[str, Union[Path, str]]:
+def parse_target(target: Target) -> tuple[str, Union[Path, str]]:
     """``("folder", Path)`` or ``(store backend name, URI)`` for an index target.
 
     A URI names its backend by scheme: ``postgresql://`` / ``postgres://`` (PostgreSQL +

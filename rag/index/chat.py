@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 from rag.chains import CONTEXTUALIZE_PROMPT, ExtractiveAnswerer, create_history_aware_retriever, create_retrieval_chain
 from rag.chains import create_stuff_documents_chain
+from rag.documents import Document
+from rag.embeddings.base import Embeddings
 from rag.errors import ValidationError
 from rag.index.answer import SYSTEM_PROMPT, Answer, IndexRetriever, passages
 from rag.index.config import ANSWER_K
-from rag.memory import FileChatMessageHistory, RunnableWithMessageHistory
+from rag.index.core import Index
+from rag.memory import BaseChatMessageHistory, FileChatMessageHistory, RunnableWithMessageHistory
 from rag.messages import BaseMessage
 from rag.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate
-from rag.runnables import Runnable, RunnableLambda, RunnablePassthrough, RunnablePick
+from rag.runnables import Runnable, RunnableConfig, RunnableLambda, RunnablePassthrough, RunnablePick
 
 __all__ = ["ChatSession", "condense_question", "chat_history_path", "session_names", "CHATS_FOLDER"]
 
@@ -81,7 +84,7 @@ def condense_question(question: str, chat_history: Sequence[BaseMessage], *, tur
     return f"{question} ({' '.join(added)})" if added else question
 
 
-def chat_history_path(chats_folder: Path, session: Any) -> Path:
+def chat_history_path(chats_folder: Path, session: str) -> Path:
     """Where session ``session`` is kept in ``chats_folder`` (an index's
     :attr:`~rag.index.Index.chats_folder`); the name must be
     a str of letters, digits, ``.``, ``_`` and ``-`` (1-100, not starting with ``.``/``-``)."""
@@ -99,17 +102,20 @@ def session_names(chats_folder: Path) -> list[str]:
     return sorted(path.stem for path in folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
-def _offline_chain(retriever: IndexRetriever, embeddings: Any, get_by_ids: Any) -> Runnable:
+GetByIds = Callable[[list[str]], list[Document]]
+
+
+def _offline_chain(retriever: IndexRetriever, embeddings: Embeddings, get_by_ids: Optional[GetByIds]) -> Runnable:
     sources = RunnablePick("standalone") | passages(retriever, get_by_ids=get_by_ids)
-    condense = RunnableLambda(lambda value: condense_question(value["input"], value.get("chat_history") or []),
-                              name="condense_question")
+    condense: Runnable[dict[str, Any], str] = RunnableLambda(
+        lambda value: condense_question(value["input"], value.get("chat_history") or []), name="condense_question")
     # The extractive answerer scores sentences against the question: give it the condensed one.
     answerer = RunnableLambda(lambda value: {**value, "input": value["standalone"]}, name="standalone_question") \
         | ExtractiveAnswerer(embeddings=embeddings)
     return RunnablePassthrough.assign(standalone=condense) | create_retrieval_chain(sources, answerer)
 
 
-def _model_chain(retriever: IndexRetriever, llm: Any, get_by_ids: Any) -> Runnable:
+def _model_chain(retriever: IndexRetriever, llm: Runnable, get_by_ids: Optional[GetByIds]) -> Runnable:
     sources = passages(retriever, get_by_ids=get_by_ids)
     rewrite = ChatPromptTemplate.from_messages([("system", CONTEXTUALIZE_PROMPT), MessagesPlaceholder("chat_history"),
                                                 ("human", "{input}")])
@@ -131,8 +137,8 @@ class ChatSession:
     nothing (see :class:`~rag.memory.RunnableWithMessageHistory`).
     """
 
-    def __init__(self, index: Any, session: str = "default", *, llm: Any = None, k: int = ANSWER_K,
-                 history: Any = None) -> None:
+    def __init__(self, index: Index, session: str = "default", *, llm: Optional[Runnable] = None, k: int = ANSWER_K,
+                 history: Optional[BaseChatMessageHistory] = None) -> None:
         from rag.index.config import check_k
 
         if history is None:
@@ -153,21 +159,21 @@ class ChatSession:
         """The conversation so far, oldest first."""
         return self.history.messages
 
-    def _config(self, config: Optional[dict[str, Any]]) -> dict[str, Any]:
+    def _config(self, config: Optional[RunnableConfig]) -> RunnableConfig:
         return {**(config or {}), "configurable": {**((config or {}).get("configurable") or {}),
                                                    "session_id": self.session}}
 
     @staticmethod
-    def _check(question: Any) -> str:
+    def _check(question: object) -> str:
         if not isinstance(question, str) or not question.strip():
             raise ValidationError(f"a question must be a non-empty str, got {question!r:.60}")
         return question
 
-    def ask(self, question: str, *, config: Optional[dict[str, Any]] = None) -> Answer:
+    def ask(self, question: str, *, config: Optional[RunnableConfig] = None) -> Answer:
         """Answer ``question`` in the light of the conversation, and store the turn."""
         return Answer.from_result(self.chain.invoke({"input": self._check(question)}, self._config(config)))
 
-    def stream(self, question: str, *, config: Optional[dict[str, Any]] = None) -> Iterator[Any]:
+    def stream(self, question: str, *, config: Optional[RunnableConfig] = None) -> Iterator[Union[str, Answer]]:
         """Pieces of the answer text (str) as they come, then the whole :class:`Answer`;
         the turn is stored once the answer is complete."""
         result: dict[str, Any] = {}

@@ -12,7 +12,10 @@ import hashlib
 import re
 from typing import Optional
 
-__all__ = ["chunk_ids", "chunk_position", "around"]
+from rag.documents import Document
+from rag.errors import CorruptIndexError
+
+__all__ = ["chunk_ids", "chunk_position", "around", "stored_id"]
 
 _ID = re.compile(r"^([0-9a-f]{16})-(\d{5,})$")
 
@@ -38,3 +41,11 @@ def around(stem: str, n: int, window: int) -> list[str]:
     """The ids of chunks ``n - window`` to ``n + window`` of a document (from chunk 0;
     ids past its last chunk name nothing and are skipped by a store's ``get_by_ids``)."""
     return [f"{stem}-{i:05d}" for i in range(max(0, n - window), n + window + 1)]
+
+
+def stored_id(chunk: Document) -> str:
+    """The id of a chunk read back from an index's store, which gives every chunk one
+    (``Document.id`` is optional only for documents not stored yet)."""
+    if chunk.id is None:
+        raise CorruptIndexError(f"the index's store returned a chunk without an id: {chunk.page_content[:60]!r}")
+    return chunk.id

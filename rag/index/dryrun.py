@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from rag.embeddings.base import Embeddings
 from rag.index.config import IndexConfig
 from rag.index.sources import PreviousRead, Root, folder_selection, unchanged_since
 from rag.index.workers import embed_in_batches
@@ -66,7 +67,7 @@ class DryRun:
         }
 
 
-def dry_run(roots: Sequence[Root], config: IndexConfig, embeddings: Any, *, glob: Optional[str] = None,
+def dry_run(roots: Sequence[Root], config: IndexConfig, embeddings: Embeddings, *, glob: Optional[str] = None,
             excludes: Sequence[str] = (), index_folder: Optional[Path] = None,
             previous: PreviousRead = lambda source: None) -> DryRun:
     """Select the files of ``roots`` as an update would and estimate the work: chunks from
@@ -110,7 +111,7 @@ def dry_run(roots: Sequence[Root], config: IndexConfig, embeddings: Any, *, glob
     return report
 
 
-def _measure_rate(files: Sequence[Path], config: IndexConfig, embeddings: Any) -> float:
+def _measure_rate(files: Sequence[Path], config: IndexConfig, embeddings: Embeddings) -> float:
     """Chunks per second of ``embeddings`` on up to :data:`_SAMPLE_CHUNKS` chunks of the
     first readable files (the model loads before the clock starts)."""
     texts: list[str] = []

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, ContextManager, Optional, Protocol
+from typing import TYPE_CHECKING, Any, ContextManager, Optional, Protocol
 
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.index.registry import store_backend, store_names
 from rag.index.state import SourceRecord
+
+if TYPE_CHECKING:
+    from rag.embeddings.base import Embeddings
+    from stores.base import VectorStore
 
 __all__ = ["SourceRecord", "IndexEngine", "open_engine", "engine_name_for_uri", "local_folder"]
 
@@ -44,7 +48,7 @@ class IndexEngine(Protocol):
     def read_config(self) -> Optional[dict[str, Any]]:
         """The saved configuration (:meth:`IndexConfig.to_json`), None when there is no index."""
 
-    def open_store(self, embeddings: Any) -> Any:
+    def open_store(self, embeddings: Embeddings) -> VectorStore:
         """The vector store holding the chunks, over ``embeddings`` (checked against the
         model the collection was built with)."""
 

@@ -45,7 +45,7 @@ import re
 import uuid
 import warnings
 from contextlib import contextmanager, suppress
-from typing import Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, TypeGuard
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
@@ -56,6 +56,10 @@ from rag.index.engine import SourceRecord
 from rag.index.engine_milvus_cache import cache_folder, load_postings, save_postings
 from rag.index.lexical import LexicalSettings, SegmentedBM25
 from stores._milvus_conn import MilvusConnection
+
+if TYPE_CHECKING:
+    from rag.embeddings.base import Embeddings
+    from stores.milvus import Milvus
 
 with warnings.catch_warnings():  # pymilvus 2.3 imports pkg_resources, which warns on import
     warnings.simplefilter("ignore", UserWarning)
@@ -76,7 +80,7 @@ def _source_key(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _settled(stamp: Any) -> bool:
+def _settled(stamp: Optional[dict[str, Any]]) -> TypeGuard[dict[str, Any]]:
     """Whether BM25 built at ``stamp`` may be kept on disk: a stamp of a finished write,
     not one marked ``writing`` (chunks changing, or their writer died)."""
     return isinstance(stamp, dict) and not stamp.get("writing")
@@ -100,7 +104,7 @@ class MilvusEngine:
         self._side: Optional[Collection] = None
         self._side_loading: Optional[Collection] = None
         self._side_new = False
-        self.store: Any = None
+        self.store: Optional[Milvus] = None  # until open_store
         # Within an update, records wait here (up to _RECORD_BATCH) for the stamp that
         # follows their chunks: a stamp and a batch of records are two requests, not one
         # or two per source.
@@ -108,13 +112,19 @@ class MilvusEngine:
         self._changed = self._updating = False
         self._marked = False  # a stamp "writing" is out since the last settled stamp
         self._bm25: Optional[SegmentedBM25] = None
-        self._bm25_stamp: Any = None
+        self._bm25_stamp: Optional[dict[str, Any]] = None
         self._cache = cache_folder(self._connection.where, collection)
         self._open_side()
 
     @property
     def where(self) -> str:
         return f"{self._connection.where} (collection {self.collection})"
+
+    @property
+    def _chunks(self) -> Milvus:
+        """The chunks' store, once opened (the backend opens it before any other use)."""
+        assert self.store is not None, "open_store() first"
+        return self.store
 
     # ------------------------------------------------------------------ the side collection
 
@@ -195,7 +205,7 @@ class MilvusEngine:
     def read_config(self) -> Optional[dict[str, Any]]:
         return self._row(_CONFIG, "Session")  # a config is written once, by the first update
 
-    def open_store(self, embeddings: Any) -> Any:
+    def open_store(self, embeddings: Embeddings) -> Milvus:
         from stores.milvus import Milvus
 
         self.store = Milvus(embeddings, collection_name=self.collection, uri=self.uri, token=self.token)
@@ -231,7 +241,7 @@ class MilvusEngine:
         concurrent run on the same source left beyond the record are found here, and go
         with the source's next change."""
         stem = chunk_ids(source, 1)[0].rpartition("-")[0]  # 16 hex digits
-        found = {row["id"] for page in self.store.scan((), f'id like "{stem}-%"', level="Session") for row in page}
+        found = {row["id"] for page in self._chunks.scan((), f'id like "{stem}-%"', level="Session") for row in page}
         return sorted(found.union(record.chunk_ids))
 
     def forget_record(self, source: str) -> None:
@@ -313,21 +323,21 @@ class MilvusEngine:
             self._rebuild()
             return lexical_ranking(self._bm25, query, k, predicate)
 
-    def _load(self, stamp: Any) -> None:
+    def _load(self, stamp: Optional[dict[str, Any]]) -> None:
         """BM25 at ``stamp``: from the local cache when it holds that stamp's, else rebuilt."""
         kept = load_postings(self._cache, stamp) if _settled(stamp) else None
         if kept is None:
             self._rebuild()
             return
-        bm25 = SegmentedBM25(LexicalSettings.default(), self.store.get_by_ids)
+        bm25 = SegmentedBM25(LexicalSettings.default(), self._chunks.get_by_ids)
         bm25.append(*kept, settle=False)
         self._bm25, self._bm25_stamp = bm25, stamp
 
     def _rebuild(self) -> None:
         stamp = self._row(_STAMP, "Strong")  # before the chunks: what they hold is at least this new
         settings = LexicalSettings.default()
-        bm25 = SegmentedBM25(settings, self.store.get_by_ids)
-        for page in self.store.scan(("text",), level="Strong"):
+        bm25 = SegmentedBM25(settings, self._chunks.get_by_ids)
+        for page in self._chunks.scan(("text",), level="Strong"):
             # A page at a time: only its terms are held, never every chunk's text.
             bm25.append([row["id"] for row in page], settings.postings([row["text"] for row in page]), settle=False)
         bm25.consolidate()

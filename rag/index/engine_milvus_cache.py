@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import numpy as np
 
@@ -46,7 +46,7 @@ def _encode(value: Any) -> bytes:
     return json.dumps(value).encode("utf-8")
 
 
-def save_postings(folder: Path, stamp: Any, ids: list[str], postings: Postings) -> bool:
+def save_postings(folder: Path, stamp: Mapping[str, Any], ids: list[str], postings: Postings) -> bool:
     """Keep ``ids`` and ``postings`` under ``stamp`` in ``folder`` (replacing what it held);
     False when the folder cannot be written."""
     from rag.persistence.atomic import write_folder
@@ -62,7 +62,7 @@ def save_postings(folder: Path, stamp: Any, ids: list[str], postings: Postings) 
     return True
 
 
-def load_postings(folder: Path, stamp: Any) -> Optional[tuple[list[str], Postings]]:
+def load_postings(folder: Path, stamp: Mapping[str, Any]) -> Optional[tuple[list[str], Postings]]:
     """``(ids, postings)`` kept in ``folder`` under ``stamp``; None when there are none,
     they were built at another stamp, or they cannot be read or do not fit together."""
     from rag.persistence.atomic import close_payloads, read_folder

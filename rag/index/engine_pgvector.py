@@ -16,11 +16,17 @@ from __future__ import annotations
 import json
 import re
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.index.engine import SourceRecord
+
+if TYPE_CHECKING:  # the pgvector extra, imported when an engine is made
+    import psycopg
+
+    from rag.embeddings.base import Embeddings
+    from stores.pgvector import PGVector
 
 __all__ = ["PGVectorEngine"]
 
@@ -48,7 +54,7 @@ class PGVectorEngine:
             raise ValidationError("a token is for Milvus; PostgreSQL takes its password from the URI, "
                                   "$PGPASSWORD or ~/.pgpass")
         self.uri, self.collection = uri, collection
-        self.store: Any = PGVector(None, connection=uri, collection_name=collection)  # until open_store
+        self.store: PGVector = PGVector(None, connection=uri, collection_name=collection)  # until open_store
         self._full_text_ready = False
         self._table_ready = False
 
@@ -59,14 +65,14 @@ class PGVectorEngine:
     def read_config(self) -> Optional[dict[str, Any]]:
         return self.store.collection_config().get("index")
 
-    def open_store(self, embeddings: Any) -> Any:
+    def open_store(self, embeddings: Embeddings) -> PGVector:
         from stores.pgvector import PGVector
 
         self.store.close()
         self.store = PGVector(embeddings, connection=self.uri, collection_name=self.collection)
         return self.store
 
-    def _execute(self, query: str, params: Any = ()) -> Any:
+    def _execute(self, query: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         with self.store.connection_lock:
             return self.store.connection.execute(query, params)
 
@@ -142,7 +148,7 @@ class PGVectorEngine:
             return 0
         row = self._execute("SELECT coalesce(pg_total_relation_size(to_regclass(%s)), 0)",
                             (self.store.table_name,)).fetchone()
-        return int(row[0])
+        return int(row[0]) if row is not None else 0  # SELECT of an expression: always one row
 
     def close(self) -> None:
         self.store.close()

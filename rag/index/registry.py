@@ -12,10 +12,21 @@ from __future__ import annotations
 import importlib
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
+import rag
+from rag._lazy import lazy_module
 from rag._optional import installed, require_installed
 from rag.errors import MissingDependencyError, ValidationError
+
+# Hints name the embeddings and the stores by module: reading the registry (``rag --help``)
+# imports neither; ``typing.get_type_hints`` imports them when it resolves the hints.
+if TYPE_CHECKING:
+    import rag.embeddings
+    import rag.persistence
+    import stores.base
+else:
+    stores = lazy_module("stores")
 
 __all__ = [
     "StoreBackend", "EmbeddingModel", "register_store", "register_embeddings", "store_backend",
@@ -56,11 +67,12 @@ class StoreBackend:
     def shared(self) -> bool:
         return self.index_engine is not None
 
-    def cls(self) -> Any:
+    def cls(self) -> type[stores.base.VectorStore]:
         require_installed(self.modules, feature=f"the {self.name!r} store", extra=self.extra)
-        return _resolve(self.store_class)
+        store_class: type[stores.base.VectorStore] = _resolve(self.store_class)
+        return store_class
 
-    def create(self, embeddings: Any) -> Any:
+    def create(self, embeddings: rag.embeddings.Embeddings) -> stores.base.VectorStore:
         """A new, empty store of this kind over ``embeddings``."""
         if self.shared:
             raise ValidationError(
@@ -68,9 +80,16 @@ class StoreBackend:
                 f"Index.open_or_create(URI) (rag index SOURCE --store-uri URI)")
         return self.cls()(embeddings, **dict(self.options))
 
-    def load(self, folder: Any, embeddings: Any, config: dict[str, Any], prefix: str) -> Any:
+    def load(self, folder: rag.persistence.IndexFolder, embeddings: rag.embeddings.Embeddings, config: dict[str, Any],
+             prefix: str) -> stores.base.VectorStore:
         """The store saved in ``folder``'s sections under ``prefix``."""
-        return self.cls().from_sections(folder, embeddings, config, prefix=prefix)
+        from stores._persisting import Persistence
+
+        store_class = self.cls()
+        if not issubclass(store_class, Persistence):
+            raise ValidationError(f"store {self.name!r} ({self.store_class}) cannot be read from a folder: it has "
+                                  "no from_sections")
+        return store_class.from_sections(folder, embeddings, config, prefix=prefix)
 
 
 @dataclass(frozen=True)
@@ -91,7 +110,7 @@ class EmbeddingModel:
     def available(self) -> bool:
         return installed(self.modules)
 
-    def create(self, model: Optional[str] = None, **options: Any) -> Any:
+    def create(self, model: Optional[str] = None, **options: Any) -> rag.embeddings.Embeddings:
         require_installed(self.modules, feature=f"--embeddings {self.name}", extra=self.extra)
         factory = _resolve(self.factory)
         options = {**self.options, **options}
@@ -144,13 +163,13 @@ def embedding_model(spec: str) -> EmbeddingModel:
     return check_embedding_spec(spec)[0]
 
 
-def make_embeddings(spec: str, **options: Any) -> Any:
+def make_embeddings(spec: str, **options: Any) -> rag.embeddings.Embeddings:
     """The embeddings object ``spec`` names (a server's client only when named)."""
     model, argument = check_embedding_spec(spec)
     return model.create(argument, **options)
 
 
-def warm_up(embeddings: Any, spec: str) -> None:
+def warm_up(embeddings: rag.embeddings.Embeddings, spec: str) -> None:
     """Load the model of ``embeddings`` (made from ``spec``) in a worker thread, now, when
     ``spec`` names a model that runs here: a process about to search then reads its index
     while the model loads (mostly native code, on the other core) instead of one after the
@@ -175,7 +194,7 @@ def warm_up(embeddings: Any, spec: str) -> None:
     threading.Thread(target=load, name="rag-model-warm-up").start()
 
 
-def evaluation_store_factories() -> dict[str, Any]:
+def evaluation_store_factories() -> dict[str, Callable[[rag.embeddings.Embeddings], stores.base.VectorStore]]:
     """Store factories for :func:`rag.evaluation.build_systems`: the registered ``faiss``
     and ``memory`` backends, exactly as an index builds them."""
     return {name: store_backend(name).create for name in ("faiss", "memory")}

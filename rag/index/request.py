@@ -17,7 +17,7 @@ rag.errors.ValidationError: search_kwargs for search type mmr got unknown key(s)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Union
 
 from rag.errors import ValidationError
 from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction, check_k
@@ -69,6 +69,15 @@ class SearchRequest:
     fetch_k: Optional[int] = None
     lambda_mult: Optional[float] = None
 
+    def __init__(self, query: str, k: int = 4, search_type: Union[SearchType, str] = SearchType.HYBRID,
+                 filter: Any = None, threshold: Optional[float] = None, fetch_k: Optional[int] = None,
+                 lambda_mult: Optional[float] = None) -> None:
+        # Written out rather than generated: a search type may be given by name
+        # (``"mmr"``), while the field always holds the checked SearchType member.
+        for name, value in zip(REQUEST_FIELDS, (query, k, search_type, filter, threshold, fetch_k, lambda_mult)):
+            object.__setattr__(self, name, value)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
         if not isinstance(self.query, str):
             raise ValidationError(f"query must be a string, got {type(self.query).__name__}: {self.query!r:.60}")
@@ -101,8 +110,8 @@ class SearchRequest:
         return score_name(self.search_type)
 
     @classmethod
-    def from_search_kwargs(cls, query: str, search_type: Any, search_kwargs: Optional[Mapping[str, Any]]
-                           ) -> "SearchRequest":
+    def from_search_kwargs(cls, query: str, search_type: Union[SearchType, str],
+                           search_kwargs: Optional[Mapping[str, Any]]) -> "SearchRequest":
         """A request from LangChain's ``as_retriever(search_type, search_kwargs)`` shape.
         An unknown key (a typo such as ``lamda_mult``) is refused, naming the keys that
         the search type accepts (LangChain drops it silently)."""
@@ -123,7 +132,7 @@ class SearchRequest:
                              self.lambda_mult)
 
 
-def score_name(search_type: Any) -> str:
+def score_name(search_type: Union[SearchType, str]) -> str:
     """What the score of a search type measures: ``rrf``, ``bm25`` or ``relevance``."""
     return {SearchType.HYBRID: "rrf", SearchType.BM25: "bm25"}.get(INDEX_SEARCH_TYPES.check(search_type), "relevance")
 

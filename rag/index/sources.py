@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 from urllib.parse import urlsplit
 
-from loaders import DirectoryLoader, RecursiveUrlLoader, SitemapLoader, WebBaseLoader
+from loaders import BaseLoader, DirectoryLoader, RecursiveUrlLoader, SitemapLoader, WebBaseLoader
 from loaders.selection import Selection, select_files
 from rag.documents import Document
 from rag.errors import ValidationError
@@ -83,8 +83,10 @@ class SourceItem:
     skipped: Optional[str] = None
 
 
-#: A source's previous read: ``(stat, read_at)`` or None (see :class:`SourceRecord`).
-PreviousRead = Callable[[str], Optional[tuple[Optional[tuple[int, int, int]], Optional[float]]]]
+#: A file's last read: ``(stat, read_at)`` (see :attr:`SourceRecord.last_read`).
+LastRead = tuple[Optional[tuple[int, int, int]], Optional[float]]
+#: A source's previous read, or None (never read, or it must be read again).
+PreviousRead = Callable[[str], Optional[LastRead]]
 
 #: A file modified this many seconds or less before the update that read it is read again
 #: (mtime granularity: an edit in the same second as that read must not be missed).
@@ -96,14 +98,14 @@ def _stat(path: Path) -> tuple[int, int, int]:
     return info.st_size, info.st_mtime_ns, info.st_ino
 
 
-def _unchanged(stat: tuple[int, int, int], previous: Any) -> bool:
+def _unchanged(stat: tuple[int, int, int], previous: Optional[LastRead]) -> bool:
     if previous is None or previous[0] is None or previous[1] is None:
         return False
     old_stat, read_at = tuple(previous[0]), previous[1]
     return old_stat == stat and stat[1] < (read_at - SAME_SECOND) * 1e9
 
 
-def unchanged_since(path: Path, previous: Any) -> Optional[int]:
+def unchanged_since(path: Path, previous: Optional[LastRead]) -> Optional[int]:
     """The size of ``path`` when an update would not read it again (unchanged since its
     ``previous`` read), else None (also when it cannot be stat'ed: the update reports it)."""
     try:
@@ -196,6 +198,7 @@ def _group(documents: list[Document], loaded: Loaded) -> Loaded:
 
 
 def _load_web(root: Root) -> Loaded:
+    loader: BaseLoader
     if root.kind == "page":
         loader = WebBaseLoader(root.key, continue_on_failure=True)
     elif root.kind == "crawl":

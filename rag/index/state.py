@@ -18,19 +18,23 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import numpy as np
 
 from rag.documents import Document
-from rag.embeddings.base import model_id_of
+from rag.embeddings.base import Embeddings, model_id_of
 from rag.errors import CorruptIndexError, RagError
+from rag.index.chunk_ids import stored_id
 from rag.index.config import IndexConfig
 from rag.index.lexical import LEXICAL_FILES, LexicalSettings, SegmentedBM25, postings_files, postings_from_files
 from rag.index.registry import make_embeddings, store_backend, warm_up
 from rag.index.segments import FORMAT_VERSION, Batch, Replay, SegmentFolder, manifest_version, read_manifest
 from rag.persistence import FORMAT, read_index_folder
 from rag.persistence.format import check_model
+
+if TYPE_CHECKING:
+    from stores.base import VectorStore
 
 __all__ = ["KIND", "SourceRecord", "IndexState", "write_lock", "saved_version", "default_index_path"]
 
@@ -58,7 +62,8 @@ class SourceRecord:
         return self.stat, self.read_at
 
     def to_json(self) -> dict[str, Any]:
-        row = {"root": self.root, "hash": self.content_hash, "chunks": self.chunk_ids, "title": self.title}
+        row: dict[str, Any] = {"root": self.root, "hash": self.content_hash, "chunks": self.chunk_ids,
+                               "title": self.title}
         if self.stat is not None:
             row.update(stat=list(self.stat), read_at=self.read_at)
         return row
@@ -86,8 +91,8 @@ class IndexState:
     to (None: never saved)."""
 
     config: IndexConfig
-    embeddings: Any
-    _store: Any  # None until first needed (see ``store``)
+    embeddings: Embeddings
+    _store: Optional[VectorStore]  # None until first needed (see ``store``)
     record: dict[str, SourceRecord] = field(default_factory=dict)
     version: Optional[str] = None
     saved_at: Optional[str] = None
@@ -106,7 +111,7 @@ class IndexState:
         return self._store is not None
 
     @property
-    def store(self) -> Any:
+    def store(self) -> VectorStore:
         """The vector store, read from the current segments on first use."""
         if self._store is None:
             with self._load_lock:
@@ -124,7 +129,7 @@ class IndexState:
                     ids = [chunk_id for record in self.record.values() for chunk_id in record.chunk_ids]
                     documents = store.get_by_ids(ids)
                     lexical = SegmentedBM25(self.lexical_settings, store.get_by_ids)
-                    lexical.append([d.id for d in documents],
+                    lexical.append([stored_id(d) for d in documents],
                                    self.lexical_settings.postings([d.page_content for d in documents]))
                     self._lexical = lexical
         return self._lexical
@@ -145,7 +150,8 @@ class IndexState:
         return store_backend(self.config.store).store_class.rpartition(":")[2]
 
     @classmethod
-    def empty(cls, config: IndexConfig, embeddings: Any = None, path: Optional[Path] = None) -> "IndexState":
+    def empty(cls, config: IndexConfig, embeddings: Optional[Embeddings] = None,
+              path: Optional[Path] = None) -> "IndexState":
         embeddings = embeddings if embeddings is not None else make_embeddings(config.embeddings)
         # Created and dropped: a backend that cannot hold a folder index (or whose extra is
         # missing) is refused now, not at the first commit; the store itself is read from
@@ -154,7 +160,8 @@ class IndexState:
         return cls(config, embeddings, None, path=Path(path) if path is not None else None)
 
     @classmethod
-    def load(cls, path: Path, embeddings: Any = None, *, lazy: bool = False, warm: bool = False) -> "IndexState":
+    def load(cls, path: Path, embeddings: Optional[Embeddings] = None, *, lazy: bool = False,
+             warm: bool = False) -> "IndexState":
         """Read the index at ``path`` (checks every file, and that ``embeddings``, when
         given, is the model the index was built with). ``lazy``: read the record now and
         the vectors, texts and postings on first use; only for a caller that holds the
@@ -175,7 +182,8 @@ class IndexState:
         raise CorruptIndexError(f"{path} kept changing while it was read (commits in progress); try again")
 
     @classmethod
-    def _settings(cls, path: Path, data: dict[str, Any], embeddings: Any) -> tuple[IndexConfig, Any]:
+    def _settings(cls, path: Path, data: dict[str, Any], embeddings: Optional[Embeddings]
+                  ) -> tuple[IndexConfig, Embeddings]:
         if data.get("store_class") != KIND:
             raise CorruptIndexError(f"{path} holds a {data.get('store_class')} index, not a {KIND}")
         config_data = data.get("config") or {}
@@ -188,7 +196,7 @@ class IndexState:
         return config, embeddings if embeddings is not None else make_embeddings(config.embeddings)
 
     @classmethod
-    def _load_segments(cls, path: Path, data: dict[str, Any], embeddings: Any, lazy: bool = False,
+    def _load_segments(cls, path: Path, data: dict[str, Any], embeddings: Optional[Embeddings], lazy: bool = False,
                        warm: bool = False) -> "IndexState":
         config, embeddings = cls._settings(path, data, embeddings)
         if warm and not lazy:
@@ -216,7 +224,7 @@ class IndexState:
             state._store, state._lexical = state._read_segments(replay)
         return state
 
-    def _read_segments(self, replay: Optional[Replay] = None) -> tuple[Any, SegmentedBM25]:
+    def _read_segments(self, replay: Optional[Replay] = None) -> tuple[VectorStore, SegmentedBM25]:
         """A store and BM25 postings holding the live rows of the current segments
         (``replay``: those segments already replayed), read one segment at a time (no
         index-sized copy of the vectors on the way)."""
@@ -224,12 +232,13 @@ class IndexState:
         lexical = SegmentedBM25(self.lexical_settings, store.get_by_ids)
         if not self.segments:
             return store, lexical
+        assert self.path is not None  # segments are read from the folder that holds them
         folder = SegmentFolder(self.path)
         try:
             replay = replay if replay is not None else folder.replay(self.segments)
             for number, entry in enumerate(self.segments):
                 chunks, live = replay.chunks[number], replay.live[number]
-                replay.chunks[number] = None  # the store keeps what it needs; let the rest go
+                replay.chunks[number] = {}  # the store keeps what it needs; let the rest go
                 if all(name in entry["files"] for name in LEXICAL_FILES):
                     postings = postings_from_files(lambda name: folder.segment_file(entry, name), entry["rows"],
                                                    f"{self.path}: segment {entry['name']}")
@@ -252,7 +261,7 @@ class IndexState:
         return store, lexical
 
     @classmethod
-    def _load_snapshot(cls, path: Path, embeddings: Any) -> "IndexState":
+    def _load_snapshot(cls, path: Path, embeddings: Optional[Embeddings]) -> "IndexState":
         """A format-1 folder: one snapshot written by ``write_index_folder``."""
         folder = read_index_folder(path, store_class=KIND)
         data = folder.manifest.config
@@ -321,9 +330,10 @@ class IndexState:
     def _everything(self) -> Batch:
         ids = [chunk_id for record in self.record.values() for chunk_id in record.chunk_ids]
         documents = self.store.get_by_ids(ids)
-        return Batch(ids=[d.id for d in documents], texts=[d.page_content for d in documents],
+        stored = [stored_id(d) for d in documents]
+        return Batch(ids=stored, texts=[d.page_content for d in documents],
                      metadatas=[d.metadata for d in documents],
-                     vectors=self.store.get_vectors_by_ids([d.id for d in documents]),
+                     vectors=self.store.get_vectors_by_ids(stored),
                      record_set={source: rec.to_json() for source, rec in self.record.items()})
 
     @staticmethod

@@ -25,11 +25,11 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Any, Callable, Optional, Protocol, Sequence
+from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
-from rag.embeddings.base import embed_texts, model_id_of
+from rag.embeddings.base import Embeddings, embed_texts, model_id_of
 from rag.errors import ClusterConnectionError, EmbeddingMismatchError, ValidationError, WorkerLostError
 
 __all__ = ["Embedder", "InlineEmbedder", "ProcessEmbedder", "DaskEmbedder", "make_embedder", "embed_batch",
@@ -43,7 +43,7 @@ EMBED_BATCH = 64
 #: Seconds to reach a cluster's scheduler before giving up.
 CONNECT_TIMEOUT = 5.0
 
-_models: dict[tuple[str, Optional[int]], Any] = {}
+_models: dict[tuple[str, Optional[int]], Embeddings] = {}
 _models_lock = threading.Lock()
 
 
@@ -71,7 +71,7 @@ def length_order(texts: Sequence[str]) -> list[int]:
     return sorted(range(len(texts)), key=lambda position: -len(texts[position]))
 
 
-def embed_in_batches(embeddings: Any, texts: list[str], dimension: Optional[int],
+def embed_in_batches(embeddings: Embeddings, texts: list[str], dimension: Optional[int],
                      progress: Optional[Progress] = None) -> np.ndarray:
     """``texts`` embedded :data:`EMBED_BATCH` at a time, longest first (:func:`length_order`),
     into one float32 matrix in the order of ``texts``."""
@@ -103,7 +103,7 @@ class Embedder(Protocol):
 class InlineEmbedder:
     """The embeddings object in this process (the default)."""
 
-    def __init__(self, embeddings: Any) -> None:
+    def __init__(self, embeddings: Embeddings) -> None:
         self.embeddings = embeddings
 
     def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray:
@@ -113,16 +113,22 @@ class InlineEmbedder:
         pass
 
 
+class _Pending(Protocol):
+    """A batch sent out: a pool's :class:`~concurrent.futures.Future` or a Dask future."""
+
+    def result(self) -> tuple[str, np.ndarray]: ...
+
+
 class _FanOut:
     """Sends every batch at once, then collects the vectors in order."""
 
     def __init__(self, spec: str, model_id: str, threads: Optional[int]) -> None:
         self.spec, self.model_id, self.threads = spec, model_id, threads
 
-    def _submit(self, texts: list[str]) -> Any:
+    def _submit(self, texts: list[str]) -> _Pending:
         raise NotImplementedError
 
-    def _result(self, future: Any) -> tuple[str, np.ndarray]:
+    def _result(self, future: _Pending) -> tuple[str, np.ndarray]:
         return future.result()
 
     def embed(self, texts: list[str], dimension: Optional[int], progress: Optional[Progress]) -> np.ndarray:
@@ -148,7 +154,7 @@ class _FanOut:
             done += len(batch)
             if progress is not None:
                 progress("embed", done, len(texts))
-        vectors = np.empty((len(texts), dimension), dtype=np.float32)
+        vectors = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)  # one dimension, checked above
         for rows, part in zip(positions, parts):
             vectors[rows] = part
         return vectors
@@ -161,13 +167,13 @@ class ProcessEmbedder(_FanOut):
         super().__init__(spec, model_id, max(1, (os.cpu_count() or 1) // workers))
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
 
-    def _submit(self, texts: list[str]) -> Future:
+    def _submit(self, texts: list[str]) -> Future[tuple[str, np.ndarray]]:
         try:
             return self.pool.submit(embed_batch, self.spec, texts, self.threads)
         except BrokenProcessPool as exc:
             raise _lost_worker() from exc
 
-    def _result(self, future: Any) -> tuple[str, np.ndarray]:
+    def _result(self, future: _Pending) -> tuple[str, np.ndarray]:
         try:
             return future.result()
         except BrokenProcessPool as exc:  # a worker killed (by a signal, or out of memory)
@@ -216,7 +222,7 @@ class DaskEmbedder(_FanOut):
             raise ClusterConnectionError(f"the Dask scheduler at {address} has no workers (none joined within "
                                          f"{timeout:g} s); start some with: dask worker {address}") from exc
 
-    def _submit(self, texts: list[str]) -> Any:
+    def _submit(self, texts: list[str]) -> _Pending:
         # pure=False: two batches with equal texts are still two tasks (each position needs its vectors).
         return self.client.submit(embed_batch, self.spec, texts, None, pure=False, retries=2)
 
@@ -224,7 +230,7 @@ class DaskEmbedder(_FanOut):
         self.client.close()
 
 
-def make_embedder(embeddings: Any, spec: str, *, workers: Optional[int] = None,
+def make_embedder(embeddings: Embeddings, spec: str, *, workers: Optional[int] = None,
                   cluster: Optional[str] = None) -> Embedder:
     """The embedder an update uses: ``workers`` local processes, the Dask cluster at
     ``cluster`` (``tcp://HOST:PORT``), or ``embeddings`` in this process. Connects (and

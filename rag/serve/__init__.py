@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 
 from rag._lazy import lazy_exports
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what a type checker sees (the __getattr__ below would give it Any)
+    from rag.serve.background import serve_in_thread
     from rag.serve.errors import RemoteConnectionError, RemoteInputError, RemoteRunnableError, RemoteServerError
     from rag.serve.remote import RemoteRunnable
+    from rag.serve.routes import add_routes
 
 __all__ = [
     "add_routes",
