@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from rag.documents import Document
 from rag.errors import UnsupportedOperationError, ValidationError
@@ -17,7 +17,18 @@ from rag.index.info import IndexInfo
 from rag.index.locks import ReadWriteLock
 from rag.index.request import SearchRequest
 from rag.index.segments import Batch
+from rag.search_types import SearchType
 import rag.index
+
+if TYPE_CHECKING:  # for the type checker: at run time rag and rag.index import these on first access
+    import rag.embeddings
+    import rag.index.answer
+    import rag.index.chat
+    import rag.index.dryrun
+    import rag.index.sources
+    import rag.index.update
+    import rag.index.workers
+    import rag.runnables
 
 # The updater (loaders, BeautifulSoup, splitters), the answerer (chains) and the dry run
 # are imported by the methods that use them: opening and searching an index (``rag
@@ -219,7 +230,7 @@ class Index:
 
     # ------------------------------------------------------------------ searching
 
-    def search(self, query: str, *, k: int = 4, search_type: str = "hybrid", filter: Any = None,
+    def search(self, query: str, *, k: int = 4, search_type: Union[SearchType, str] = "hybrid", filter: Any = None,
                threshold: Optional[float] = None, fetch_k: Optional[int] = None,
                lambda_mult: Optional[float] = None) -> list[tuple[Document, float]]:
         """``(chunk, score)`` pairs, best first, at most ``k`` (>= 1, default 4).
@@ -246,8 +257,8 @@ class Index:
         with self._rw.reading():
             return run_search(self.backend, request)
 
-    def as_retriever(self, search_type: str = "hybrid", search_kwargs: Optional[dict[str, Any]] = None
-                     ) -> rag.index.answer.IndexRetriever:
+    def as_retriever(self, search_type: Union[SearchType, str] = "hybrid",
+                     search_kwargs: Optional[dict[str, Any]] = None) -> rag.index.answer.IndexRetriever:
         """A retriever Runnable over this index, as LangChain's ``as_retriever``:
         ``search_kwargs`` may hold ``k`` and ``filter``, ``score_threshold`` (threshold /
         ``similarity_score_threshold``), ``fetch_k`` (similarity, threshold, mmr) and
@@ -263,8 +274,10 @@ class Index:
         with self._rw.reading():
             return self.backend.store.get_by_ids(list(ids))
 
-    def chain(self, *, k: int = ANSWER_K, llm: Any = None, search_type: str = "hybrid", filter: Any = None,
-              window: int = 1, openings: int = 2, contents: int = 1) -> rag.runnables.Runnable:
+    def chain(self, *, k: int = ANSWER_K, llm: Optional[rag.runnables.Runnable] = None,
+              search_type: Union[SearchType, str] = "hybrid", filter: Any = None,
+              window: int = 1, openings: int = 2, contents: int = 1
+              ) -> rag.runnables.Runnable[dict[str, Any], dict[str, Any]]:
         """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``:
         the best ``k`` chunks (default 6), each widened by the ``window`` chunks around it
         in its document (default 1), the ``openings`` best documents by their opening
@@ -279,7 +292,8 @@ class Index:
         return answer_chain(retriever, self.embeddings, llm, get_by_ids=self.get_by_ids, window=window,
                             openings=openings, contents=contents)
 
-    def ask(self, question: str, *, k: int = ANSWER_K, llm: Any = None, config: Optional[dict[str, Any]] = None,
+    def ask(self, question: str, *, k: int = ANSWER_K, llm: Optional[rag.runnables.Runnable] = None,
+            config: Optional[rag.runnables.RunnableConfig] = None,
             window: int = 1, openings: int = 2, contents: int = 1) -> rag.index.answer.Answer:
         """Answer ``question`` from the best ``k`` chunks and their context, with its
         numbered sources (see :meth:`chain`; ``config``: a run config, e.g.
@@ -289,7 +303,8 @@ class Index:
         return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings, contents=contents).invoke(
             {"input": question}, config))
 
-    def chat(self, session: str = "default", *, llm: Any = None, k: int = ANSWER_K) -> rag.index.chat.ChatSession:
+    def chat(self, session: str = "default", *, llm: Optional[rag.runnables.Runnable] = None,
+             k: int = ANSWER_K) -> rag.index.chat.ChatSession:
         """A :class:`~rag.index.chat.ChatSession`: a conversation kept in
         :attr:`chats_folder` as ``<session>.jsonl`` (surviving updates), follow-ups understood."""
         from rag.index.chat import ChatSession
@@ -350,8 +365,9 @@ class Index:
         summary.seconds = time.perf_counter() - began
         return summary
 
-    def _run_update(self, roots: list[Any], config: IndexConfig, glob: Optional[str], exclude: Sequence[str],
-                    progress: Optional[rag.index.update.Progress], embedder: Any) -> rag.index.update.UpdateSummary:
+    def _run_update(self, roots: list[rag.index.sources.Root], config: IndexConfig, glob: Optional[str],
+                    exclude: Sequence[str], progress: Optional[rag.index.update.Progress],
+                    embedder: rag.index.workers.Embedder) -> rag.index.update.UpdateSummary:
         """Plan and embed (the Updater), then hand each checkpoint to the backend, which
         applies and persists it while this process's searches wait."""
         from rag.index.update import Updater, check_rechunking

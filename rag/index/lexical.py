@@ -25,6 +25,7 @@ from rag.bm25.index import BM25Params, Postings, top_k_scores
 from rag.bm25.scoring import term_scores
 from rag.documents import Document
 from rag.errors import CorruptIndexError
+from rag.index.chunk_ids import stored_id
 
 __all__ = ["LEXICAL_FILES", "LexicalSettings", "SegmentedBM25", "postings_files", "postings_from_files"]
 
@@ -246,7 +247,7 @@ class SegmentedBM25:
 
     def _documents(self, rows: list[int]) -> dict[str, Document]:
         ids = [self._ids[row] for row in rows]
-        found = {document.id: document for document in self.lookup(ids)}
+        found = {stored_id(document): document for document in self.lookup(ids)}
         missing = [chunk_id for chunk_id in ids if chunk_id not in found]
         if missing:
             raise CorruptIndexError(f"BM25 postings name chunks the store does not hold: {missing[:3]}")

@@ -148,7 +148,7 @@ def with_context(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], l
     known: set[str] = set()
     for chunk in chunks:
         position = chunk_position(chunk.id)
-        if position is None:
+        if position is None or chunk.id is None:  # (an index's chunk id is never None: for the type checker)
             plan.append((chunk, [], []))
             continue
         stem, n = position
@@ -188,7 +188,7 @@ def _sections(chunks: Sequence[Document], get_by_ids: Callable[[list[str]], list
             break
         entry = toc_entry(terms, chunk.page_content, analyze, own_titles(chunk)) if chunk_position(chunk.id) else None
         start = section_start(entry, chunk, get_by_ids) if entry else None
-        if start is not None and (keep is None or keep(start.metadata)):
+        if start is not None and chunk.id is not None and (keep is None or keep(start.metadata)):
             stem, n = chunk_position(start.id)  # type: ignore[misc]  # section_start returns index chunks
             found[chunk.id] = [f"{stem}-{i:05d}" for i in range(n, n + window + 1)]
     return found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 from rag.documents import Document
 from rag.hybrid import fuse
@@ -10,10 +10,13 @@ from rag.index.backend import EXPRESSION_FILTER, IndexBackend
 from rag.index.request import SearchRequest, score_name
 from rag.search_types import SearchType
 
+if TYPE_CHECKING:
+    from rag.index.lexical import Predicate
+
 __all__ = ["run_search", "score_name"]
 
 
-def _compile(filter: Any) -> Any:
+def _compile(filter: Any) -> Optional[Predicate]:
     # The stores' filter language, compiled once for the lexical side (and checked even
     # when the index is empty).
     from stores.filters import compile_filter
@@ -70,5 +73,5 @@ def run_search(backend: IndexBackend, request: SearchRequest) -> list[tuple[Docu
     return fuse(dense, lexical, config.hybrid, k)
 
 
-def _on_metadata(predicate: Any) -> Any:
+def _on_metadata(predicate: Predicate) -> Callable[[Document], bool]:
     return lambda document: predicate(document.metadata)

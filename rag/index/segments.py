@@ -25,7 +25,7 @@ import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from rag.documents import Document
 from rag.errors import CorruptIndexError
 from rag.persistence import FORMAT
 from rag.persistence import atomic
+
+if TYPE_CHECKING:
+    from stores.base import VectorStore
 
 __all__ = ["FORMAT_VERSION", "MANIFEST", "Batch", "Replay", "SegmentFolder", "read_manifest", "manifest_version"]
 
@@ -59,7 +62,7 @@ class Batch:
     def __bool__(self) -> bool:
         return bool(self.ids or self.removed_chunks or self.record_set or self.record_removed)
 
-    def apply_chunks(self, store: Any) -> None:
+    def apply_chunks(self, store: VectorStore) -> None:
         """Make ``store`` (a :class:`~stores.base.VectorStore`) hold this batch's chunks:
         the removed ones deleted first, then the added or replaced ones written with their
         vectors (never embedded again)."""
