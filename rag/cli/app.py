@@ -21,7 +21,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
 
 from rag.errors import RagError
 from rag.evaluation.configurations import CONFIGURATIONS
@@ -33,13 +33,22 @@ from rag.cli.common import RagCliError, add_index_arguments, index_target, open_
 from rag.cli.serve import run_serve
 from rag.process_defaults import apply_process_defaults
 
+if TYPE_CHECKING:
+    from rag.index.update import UpdateSummary
+    from rag.runnables import RunnableConfig
+
 __all__ = ["main", "build_parser"]
 
 
-def _number_type(convert: Callable[[str], Any], accept: Callable[[Any], bool], expected: str) -> Callable[[str], Any]:
+_Number = TypeVar("_Number", int, float)
+
+
+def _number_type(convert: Callable[[str], _Number], accept: Callable[[_Number], bool], expected: str
+                 ) -> Callable[[str], _Number]:
     """An argparse type: ``convert`` the text, then check it; the message names ``expected``."""
 
-    def parse(text: str) -> Any:
+    def parse(text: str) -> _Number:
+        value: Optional[_Number]
         try:
             value = convert(text)
         except ValueError:
@@ -204,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _exit_status(summary: Any, strict: bool) -> int:
+def _exit_status(summary: UpdateSummary, strict: bool) -> int:
     nothing_read = summary.added + summary.updated + summary.unchanged == 0
     if summary.failed and (nothing_read or strict):
         print(f"rag: error: {len(summary.failed)} source(s) failed" + (" and none could be read" if nothing_read else
@@ -221,7 +230,8 @@ def _run_index(args: argparse.Namespace) -> int:
     if args.chunk_size is not None and args.chunk_overlap is not None and args.chunk_overlap >= args.chunk_size:
         raise RagCliError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than --chunk-size ({args.chunk_size})")
     where = index_target(args)
-    index = Index.open_or_create(where.pop("target"), embeddings=args.embeddings, store=args.store, **where)
+    index = Index.open_or_create(where.target, embeddings=args.embeddings, store=args.store,
+                                 collection=where.collection, token=where.token)
     with index:
         if args.dry_run:
             from rag.cli.output import print_dry_run
@@ -277,7 +287,7 @@ def _run_ask(args: argparse.Namespace) -> int:
         from rag.models import ChatOpenAI
 
         llm = ChatOpenAI(model=args.model, base_url=args.base_url)
-    config = None
+    config: Optional[RunnableConfig] = None
     if args.trace is not None:
         from rag.callbacks import FileTracer
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Iterator, Optional, TextIO
+from typing import Callable, Iterator, Optional, TextIO
 
 from rag.cli.common import RagCliError, add_index_arguments, open_index
 from rag.index.config import ANSWER_K
@@ -17,7 +17,7 @@ from rag.index.config import ANSWER_K
 __all__ = ["add_chat_parser", "run_chat"]
 
 
-def add_chat_parser(commands: argparse._SubParsersAction, positive_int: type) -> None:
+def add_chat_parser(commands: argparse._SubParsersAction, positive_int: Callable[[str], int]) -> None:
     chat = commands.add_parser("chat", help="a conversation over the index: follow-up questions, numbered sources, "
                                "history kept per session (in <index>/chats/ for a folder index)")
     add_index_arguments(chat)
@@ -79,6 +79,7 @@ def run_chat(args: argparse.Namespace, stdin: Optional[TextIO] = None) -> int:
                 answer = piece
         if streamed:
             sys.stdout.write("\n")
+        assert answer is not None  # a session's stream ends with the whole Answer
         print_answer(answer, streamed=streamed)
         print()
     return 0

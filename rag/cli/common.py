@@ -4,16 +4,17 @@ name (a folder, or an index kept in PostgreSQL or Milvus)."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from rag.errors import RagError
 
 if TYPE_CHECKING:
     from rag.index import Index
 
-__all__ = ["RagCliError", "add_index_arguments", "index_path", "store_uri", "store_token", "index_target",
-           "open_index"]
+__all__ = ["RagCliError", "add_index_arguments", "index_path", "store_uri", "store_token", "IndexTarget",
+           "index_target", "open_index"]
 
 #: Where --store pgvector|milvus finds its URI when --store-uri is not given, in order.
 _URI_VARIABLES = {"pgvector": ("RAG_STORE_URI",), "milvus": ("RAG_STORE_URI", "MILVUS_URI")}
@@ -49,14 +50,14 @@ def store_uri(args: argparse.Namespace) -> Optional[str]:
     --store, $RAG_STORE_URI unless --index is given); None for a folder index."""
     import os
 
-    store = getattr(args, "store", None)
-    variables = _URI_VARIABLES.get(store, ())
+    store: Optional[str] = getattr(args, "store", None)
+    variables = _URI_VARIABLES.get(store, ()) if store is not None else ()
     uri = args.store_uri or next((os.environ[v] for v in variables if os.environ.get(v)), None)
     if uri is None and args.index is None and not hasattr(args, "store"):
         # search, ask, info, chat name no --store: $RAG_STORE_URI, as `rag index` reads it,
         # is their shared index unless --index names a folder (the engine is in the URI).
         uri = os.environ.get("RAG_STORE_URI") or None
-    if uri is None and variables:
+    if uri is None and store is not None and variables:
         raise RagCliError(f"--store {store} keeps the index in {_WHAT[store]}: give --store-uri URI (or "
                           f"{' or '.join('$' + v for v in variables)})")
     if uri is None and args.collection is not None:
@@ -66,13 +67,23 @@ def store_uri(args: argparse.Namespace) -> Optional[str]:
     return uri
 
 
-def index_target(args: argparse.Namespace) -> dict[str, Any]:
-    """Where the arguments' index is, as ``Index.open``'s keywords: ``target`` (a database
-    URI, or the folder) with the ``collection`` and ``token`` that go with a URI."""
+@dataclass(frozen=True)
+class IndexTarget:
+    """Where the arguments' index is, as ``Index.open``'s arguments: ``target`` (a database
+    URI, or the folder) with the ``collection`` and ``token`` that go with a URI (for a
+    folder, ``Index.open``'s defaults, which it ignores)."""
+
+    target: Union[str, Path]
+    collection: str = "rag"
+    token: Optional[str] = None
+
+
+def index_target(args: argparse.Namespace) -> IndexTarget:
+    """The :class:`IndexTarget` the arguments name."""
     uri = store_uri(args)
     if uri is None:
-        return {"target": index_path(args)}
-    return {"target": uri, "collection": args.collection or "rag", "token": store_token(uri)}
+        return IndexTarget(index_path(args))
+    return IndexTarget(uri, args.collection or "rag", store_token(uri))
 
 
 def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Index:
@@ -81,7 +92,7 @@ def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Index:
     from rag.index import Index
 
     where = index_target(args)
-    return Index.open(where.pop("target"), warm_up=warm_up, **where)
+    return Index.open(where.target, warm_up=warm_up, collection=where.collection, token=where.token)
 
 
 def store_token(uri: str) -> Optional[str]:

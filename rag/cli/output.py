@@ -6,9 +6,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Union, IO, Any, Optional, Sequence
+from typing import TYPE_CHECKING, IO, Optional, Sequence, Union
 
 from rag.documents import Document
+
+if TYPE_CHECKING:
+    from rag.evaluation.runner import BenchmarkResult
+    from rag.index.answer import Answer, Source
+    from rag.index.answer_bench import AnswerBenchResult
+    from rag.index.dryrun import DryRun
+    from rag.index.info import IndexInfo
+    from rag.index.update import UpdateSummary
 
 __all__ = ["print_summary", "print_dry_run", "print_results", "print_info", "print_answer", "print_bench", "print_answer_bench",
            "snippet"]
@@ -24,7 +32,7 @@ def _out(stream: Optional[IO[str]]) -> IO[str]:
     return stream if stream is not None else sys.stdout
 
 
-def print_summary(summary: Any, index: Union[str, Path], *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_summary(summary: UpdateSummary, index: Union[str, Path], *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
     """An :class:`~rag.index.UpdateSummary`. The command line calls unchanged sources
     "skipped" (text and JSON), as it always has."""
     out = _out(stream)
@@ -57,7 +65,7 @@ def _print_reasons(heading: str, rows: Sequence[tuple[str, str]], out: IO[str], 
         print(f"  ... and {len(rows) - limit} more (--json lists all)", file=out)
 
 
-def print_dry_run(plan: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_dry_run(plan: DryRun, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
     """A :class:`~rag.index.dryrun.DryRun`: per type, then totals and what is left out."""
     out = _out(stream)
     if as_json:
@@ -102,7 +110,7 @@ def print_results(
         print(f"   {snippet(document.page_content)}", file=out)
 
 
-def _source_line(source: Any) -> str:
+def _source_line(source: Source) -> str:
     """``[n] title — path#anchor (§ section)``, or the character range for indexes built
     without section metadata."""
     title = f"{source.title} — " if source.title else ""
@@ -114,7 +122,7 @@ def _source_line(source: Any) -> str:
     return f"  [{source.n}] {title}{source.location}" + (f" ({', '.join(where)})" if where else "")
 
 
-def print_answer(answer: Any, *, as_json: bool = False, streamed: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_answer(answer: Answer, *, as_json: bool = False, streamed: bool = False, stream: Optional[IO[str]] = None) -> None:
     """An :class:`~rag.index.Answer`: the answer (unless it was ``streamed`` already), then
     the sources it cites, the others retrieved, and any citation removed; or the whole as
     JSON."""
@@ -150,7 +158,7 @@ def _human_bytes(count: int) -> str:
     return f"{count} B"
 
 
-def print_info(info: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_info(info: IndexInfo, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
     """An :class:`~rag.index.IndexInfo`."""
     out = _out(stream)
     facts = info.to_json()
@@ -169,7 +177,7 @@ def print_info(info: Any, *, as_json: bool = False, stream: Optional[IO[str]] = 
         print(f"Root       {root}", file=out)
 
 
-def print_bench(results: Sequence[Any], *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_bench(results: Sequence[BenchmarkResult], *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
     """:class:`~rag.evaluation.BenchmarkResult` rows as a Markdown table or JSON."""
     out = _out(stream)
     if as_json:
@@ -191,7 +199,7 @@ def _mark(value: bool) -> str:
     return "yes" if value else "no"
 
 
-def print_answer_bench(result: Any, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
+def print_answer_bench(result: AnswerBenchResult, *, as_json: bool = False, stream: Optional[IO[str]] = None) -> None:
     """An :class:`~rag.index.answer_bench.AnswerBenchResult`: one row per question, then
     the overall figures; or the whole as JSON."""
     out = _out(stream)
