@@ -11,16 +11,17 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from rag._optional import require
 from rag.errors import UsageError
+from rag.serve._asgi import ASGIApp
 
 __all__ = ["serve_in_thread", "serve_forever"]
 
 
 @contextmanager
-def serve_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning",
+def serve_in_thread(app: ASGIApp, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning",
                     startup_timeout: float = 10.0) -> Iterator[str]:
     """Serve ``app`` on ``host`` (default 127.0.0.1, this machine only) and ``port``
     (default 0: a free one) while the block runs; yields the base URL. The server stops
@@ -44,7 +45,7 @@ def serve_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, log_lev
         thread.join(timeout=10)
 
 
-def serve_forever(app: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
+def serve_forever(app: ASGIApp, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
                   on_ready: Callable[[int], None] = lambda port: None) -> None:
     """Serve ``app`` in this thread until interrupted (Ctrl-C stops it cleanly).
     ``on_ready(port)`` is called once the socket is bound (``port`` 0 picks a free one)."""

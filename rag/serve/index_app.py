@@ -23,12 +23,15 @@ import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Any, AsyncIterator, Optional, Sequence
+from typing import Any, AsyncGenerator, Optional, Sequence, Union
 
 from rag._optional import require
 from rag.callbacks.tracer import BaseTracer, TraceRun
+from rag.documents import Document
 from rag.errors import ValidationError
+from rag.index.core import Index
 from rag.index.request import REQUEST_FIELDS, SearchRequest
+from rag.runnables import Runnable
 from rag.serve.index_http import (
     BadRequest,
     field,
@@ -126,14 +129,14 @@ def _error(status: int, kind: str, message: str) -> JSONResponse:
     return JSONResponse({"type": kind, "message": message}, status_code=status)
 
 
-def _result_json(rank: int, document: Any, score: float) -> dict[str, Any]:
+def _result_json(rank: int, document: Document, score: float) -> dict[str, Any]:
     return {"rank": rank, "score": float(score), "source": document.metadata.get("source"), "id": document.id,
             "title": document.metadata.get("title") or "", "page_content": document.page_content,
             "start_index": document.metadata.get("start_index")}
 
 
 class _IndexRoutes:
-    def __init__(self, index: Any, llm: Any, k: int) -> None:
+    def __init__(self, index: Index, llm: Optional[Runnable], k: int) -> None:
         self.index, self.llm, self.k = index, llm, k
 
     async def search(self, request: Request) -> Response:
@@ -154,7 +157,7 @@ class _IndexRoutes:
                              "results": [_result_json(rank, document, score)
                                          for rank, (document, score) in enumerate(found, start=1)]})
 
-    async def playground_ask(self, request: Request) -> Response:
+    async def playground_ask(self, request: Request) -> Union[Response, EventStreamResponse]:
         try:
             body = await read_json_object(request)
             question = text_field(body, "question")
@@ -163,17 +166,18 @@ class _IndexRoutes:
             return JSONResponse(exc.to_json(), status_code=exc.status)
         return EventStreamResponse(self._ask_events(question, k))
 
-    async def _ask_events(self, question: str, k: int) -> AsyncIterator[bytes]:
+    async def _ask_events(self, question: str, k: int) -> AsyncGenerator[bytes, None]:
         tracer = _LastTrace()
-        async for kind, value in stream_answer(self.index, question, k=k, llm=self.llm, what="playground ask",
-                                               config={"callbacks": [tracer], "run_name": "ask"}):
-            if kind == "sources":
-                yield format_event("sources", json.dumps(sources_json(value)))
-            elif kind == "token":
-                yield format_event("token", json.dumps(value))
-            elif kind == "error":  # shown in the page; the server log keeps the traceback
-                yield format_event("error", json.dumps({"type": type(value).__name__, "message": str(value)}))
-                return
+        async for piece in stream_answer(self.index, question, k=k, llm=self.llm, what="playground ask",
+                                         config={"callbacks": [tracer], "run_name": "ask"}):
+            match piece:
+                case ("sources", answer):
+                    yield format_event("sources", json.dumps(sources_json(answer)))
+                case ("token", text):
+                    yield format_event("token", json.dumps(text))
+                case ("error", error):  # shown in the page; the server log keeps the traceback
+                    yield format_event("error", json.dumps({"type": type(error).__name__, "message": str(error)}))
+                    return
         if tracer.root is not None:
             yield format_event("trace", json.dumps(_trace_tree(tracer.root)))
         yield format_event("end")
@@ -185,7 +189,9 @@ async def _static(request: Request) -> Response:
     return FileResponse(PLAYGROUND / name, media_type=media_type, headers={"cache-control": "no-store"})
 
 
-async def _not_found(request: Request, exc: HTTPException) -> Response:
+async def _not_found(request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, HTTPException):  # registered for HTTPException only (Starlette types handlers for any)
+        raise exc
     if exc.status_code == 404:
         return _error(404, "not_found", f"no route {request.url.path}; see GET / for the playground, "
                                         "POST /search, /ask/invoke, /v1/chat/completions")
@@ -194,7 +200,7 @@ async def _not_found(request: Request, exc: HTTPException) -> Response:
     return _error(exc.status_code, "http_error", str(exc.detail))
 
 
-def index_app(index: Any, *, llm: Any = None, model_name: Optional[str] = None, k: int = 4,
+def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optional[str] = None, k: int = 4,
               api_key: Optional[str] = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
               cors_origins: Sequence[str] = ()) -> Starlette:
     """The app serving ``index`` (an open :class:`~rag.index.Index` or shared index).

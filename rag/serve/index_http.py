@@ -13,8 +13,11 @@ from dataclasses import asdict
 from typing import Any, AsyncIterator, Literal, Optional, Union
 
 from rag._optional import require
+from rag.documents import Document
 from rag.errors import RagError
 from rag.index.answer import Answer, Source
+from rag.index.core import Index
+from rag.runnables import Runnable, RunnableConfig
 from rag.serve.validation import loads_json
 
 require("starlette", feature="rag serve", extra="serve")
@@ -73,7 +76,7 @@ def text_field(body: dict[str, Any], name: str) -> str:
     return value
 
 
-def source_json(source: Source, document: Any) -> dict[str, Any]:
+def source_json(source: Source, document: Document) -> dict[str, Any]:
     """A numbered passage for clients: the :class:`~rag.index.answer.Source` fields (``n``,
     ``title``, ``source``, ``id``, ``excerpt``, ``section``, ``anchor``, ``start``/``end``
     character offsets in the document or null, ``cited``, ``chunk_ids``), its full ``text``
@@ -88,12 +91,14 @@ def sources_json(answer: Answer) -> list[dict[str, Any]]:
 
 #: A piece of :func:`stream_answer`: ``("sources", Answer)`` when the passages arrive (the
 #: answer text still empty), ``("token", str)`` per piece of the answer, then
-#: ``("answer", Answer)`` at the end, or ``("error", Exception)`` instead.
-AnswerPiece = tuple[Literal["sources", "token", "answer", "error"], Union[Answer, str, Exception]]
+#: ``("answer", Answer)`` at the end, or ``("error", Exception)`` instead. Match on the
+#: pair (``case ("token", text):``) and a type checker knows the value's type.
+AnswerPiece = Union[tuple[Literal["sources"], Answer], tuple[Literal["token"], str], tuple[Literal["answer"], Answer],
+                    tuple[Literal["error"], Exception]]
 
 
-async def stream_answer(index: Any, question: str, *, k: int, llm: Any, config: Optional[dict[str, Any]] = None,
-                        what: str = "answer") -> AsyncIterator[AnswerPiece]:
+async def stream_answer(index: Index, question: str, *, k: int, llm: Optional[Runnable],
+                        config: Optional[RunnableConfig] = None, what: str = "answer") -> AsyncIterator[AnswerPiece]:
     """``index``'s ask chain (``k`` passages, ``llm`` or offline) streamed for
     ``question``, as :data:`AnswerPiece` values. A failure ends the stream with an
     ``error`` piece, for the client to be told in its own shape; one that is not a

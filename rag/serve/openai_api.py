@@ -14,12 +14,14 @@ import json
 import logging
 import time
 import uuid
-from typing import Any, AsyncIterator, Optional
+from typing import Any, AsyncGenerator, Optional, Union
 
 from rag.errors import RagError
 from rag.index.answer import Answer
+from rag.index.core import Index
 from rag.message_roles import OPENAI_ROLES, openai_role_named
 from rag.messages import HumanMessage
+from rag.runnables import Runnable
 from rag.serve.index_http import BadRequest, field, read_json_object, sources_json, stream_answer
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, run_until_disconnect
 
@@ -84,7 +86,7 @@ def sources_block(answer: Answer) -> str:
 class OpenAIRoutes:
     """The two endpoints, answering with ``index``'s chain (``llm`` or offline, ``k`` passages)."""
 
-    def __init__(self, index: Any, llm: Any, model: str, k: int) -> None:
+    def __init__(self, index: Index, llm: Optional[Runnable], model: str, k: int) -> None:
         self.index, self.llm, self.model, self.k = index, llm, model, k
         self.created = int(time.time())
 
@@ -112,7 +114,7 @@ class OpenAIRoutes:
         include_usage = field(options, "include_usage", bool, False)
         return question_of(body), stream, include_usage
 
-    async def chat_completions(self, request: Request) -> Response:
+    async def chat_completions(self, request: Request) -> Union[Response, EventStreamResponse]:
         try:
             body = await read_json_object(request)
             question, stream, include_usage = self._parse(body)
@@ -150,19 +152,21 @@ class OpenAIRoutes:
         # OpenAI's stream has data lines only (no event names); its clients ignore named events.
         return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
 
-    async def _chunks(self, completion_id: str, question: str, include_usage: bool = False) -> AsyncIterator[bytes]:
+    async def _chunks(self, completion_id: str, question: str, include_usage: bool = False
+                      ) -> AsyncGenerator[bytes, None]:
         yield self._chunk(completion_id, {"role": "assistant", "content": ""})
-        async for kind, value in stream_answer(self.index, question, k=self.k, llm=self.llm,
-                                               what="streamed chat completion"):
-            if kind == "token":
-                yield self._chunk(completion_id, {"content": value})
-            elif kind == "answer":
-                for chunk in self._closing_chunks(completion_id, value, include_usage):
-                    yield chunk
-            elif kind == "error":
-                error = {"error": {"message": f"{type(value).__name__}: {value}", "type": "server_error",
-                                   "param": None, "code": None}}
-                yield b"data: " + json.dumps(error).encode() + b"\n\n"
+        async for piece in stream_answer(self.index, question, k=self.k, llm=self.llm,
+                                         what="streamed chat completion"):
+            match piece:
+                case ("token", text):
+                    yield self._chunk(completion_id, {"content": text})
+                case ("answer", answer):
+                    for chunk in self._closing_chunks(completion_id, answer, include_usage):
+                        yield chunk
+                case ("error", exc):
+                    error = {"error": {"message": f"{type(exc).__name__}: {exc}", "type": "server_error",
+                                       "param": None, "code": None}}
+                    yield b"data: " + json.dumps(error).encode() + b"\n\n"
 
     def _closing_chunks(self, completion_id: str, answer: Answer, include_usage: bool) -> list[bytes]:
         """The sources block and field, the usage if asked for, and ``[DONE]``."""

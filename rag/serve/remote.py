@@ -179,12 +179,13 @@ class RemoteRunnable(Runnable[Any, Any]):
         return self._call_traced(lambda value, cfg: self._post("invoke", self._payload(value, cfg)), input, config)
 
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
-        async def body(value: Any, cfg: Any) -> Any:
+        async def body(value: Any, cfg: RunnableConfig) -> Any:
             return await self._apost("invoke", self._payload(value, cfg))
 
         return await self._acall_traced(body, input, config)
 
-    def _batch_payload(self, inputs: Sequence[Any], config: Any) -> dict[str, Any]:
+    def _batch_payload(self, inputs: Sequence[Any], config: Union[RunnableConfig, Sequence[RunnableConfig], None]
+                       ) -> dict[str, Any]:
         configs = per_input_configs(config, len(inputs))
         wire = [wire_config(c) for c in configs]
         return {"inputs": codec.encode(list(inputs)), "config": wire[0] if isinstance(config, (dict, type(None)))
@@ -224,7 +225,7 @@ class RemoteRunnable(Runnable[Any, Any]):
                                                 input, config):
             yield chunk
 
-    async def astream_events(self, input: Any, config: Optional[RunnableConfig] = None, *,  # type: ignore[override]
+    async def astream_events(self, input: Any, config: Optional[RunnableConfig] = None, *,
                              version: str = "v2", include_names: Optional[Sequence[str]] = None,
                              include_types: Optional[Sequence[str]] = None,
                              include_tags: Optional[Sequence[str]] = None,

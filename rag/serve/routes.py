@@ -14,17 +14,18 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Optional, Sequence
+from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional, Sequence, TypeVar, Union, cast
 
 from rag import codec
 from rag._optional import require
 from rag.errors import ValidationError
-from rag.runnables import Runnable
+from rag.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, format_event, run_until_disconnect
 from rag.serve.validation import CONFIG_KEYS, RequestError, check_body, check_config, check_schema, loads_json
 
 require("starlette", feature="add_routes", extra="serve")
 
+from starlette.applications import Starlette  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import Response  # noqa: E402
 from starlette.routing import Route  # noqa: E402
@@ -42,17 +43,31 @@ _FILTER_SCHEMA = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"ty
 # The status LangServe's client expects for a client that went away (nginx's convention).
 _CLIENT_CLOSED = 499
 
+T = TypeVar("T")
+#: LangServe's ``input_type``/``output_type``: "auto", a JSON Schema dict, or a class with
+#: ``model_json_schema()`` (a pydantic model).
+SchemaSource = Union[str, Mapping[str, Any], type]
+#: LangServe's ``per_req_config_modifier(config, request) -> config``, on plain dicts.
+ConfigModifier = Callable[[dict[str, Any], Request], dict[str, Any]]
+#: What an event-stream endpoint streams for one checked request: ``(input, config, body)``.
+Produce = Callable[[Any, RunnableConfig, dict[str, Any]], AsyncGenerator[bytes, None]]
+
 
 def _json(data: Any, status: int = 200) -> Response:
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return Response(body.encode(), status_code=status, media_type="application/json")
 
 
+def _another_run(config: RunnableConfig) -> RunnableConfig:
+    """``config`` for another run: the same, with a new ``run_id``."""
+    return {**config, "run_id": uuid.uuid4()}
+
+
 def _failure(exc: BaseException) -> dict[str, Any]:
     return {"type": type(exc).__name__, "message": str(exc)}
 
 
-def _schema(given: Any, default: Callable[[], dict[str, Any]], what: str) -> dict[str, Any]:
+def _schema(given: SchemaSource, default: Callable[[], dict[str, Any]], what: str) -> dict[str, Any]:
     """LangServe's ``input_type``/``output_type``: "auto", a JSON Schema dict, or a class
     with ``model_json_schema()`` (a pydantic model, as LangServe users pass)."""
     if isinstance(given, str) and given == "auto":
@@ -68,13 +83,13 @@ def _schema(given: Any, default: Callable[[], dict[str, Any]], what: str) -> dic
 class _Endpoints:
     runnable: Runnable
     run_name: str
-    per_req_config_modifier: Optional[Callable[[dict[str, Any], Request], dict[str, Any]]] = None
-    input_type: Any = "auto"
-    output_type: Any = "auto"
+    per_req_config_modifier: Optional[ConfigModifier] = None
+    input_type: SchemaSource = "auto"
+    output_type: SchemaSource = "auto"
     config_keys: Optional[Sequence[str]] = None
     _input_schema: dict[str, Any] = field(init=False)
     _output_schema: dict[str, Any] = field(init=False)
-    _specs: list[Any] = field(init=False)
+    _specs: list[ConfigurableFieldSpec] = field(init=False)
 
     def __post_init__(self) -> None:
         # Computed once: a served runnable does not change shape between requests.
@@ -94,7 +109,7 @@ class _Endpoints:
             raise RequestError(422, [], f"the body is not valid JSON: {exc}", "json_invalid") from None
         return check_body(body, required, optional)
 
-    def _config(self, raw: Any, request: Request, loc: Sequence[Any] = ("config",)) -> dict[str, Any]:
+    def _config(self, raw: Any, request: Request, loc: Sequence[Any] = ("config",)) -> RunnableConfig:
         config = check_config(raw, self._specs, loc)
         if self.config_keys is not None:
             # LangServe's rule when the app lists config_keys: the others are dropped.
@@ -103,13 +118,14 @@ class _Endpoints:
         config.setdefault("run_id", uuid.uuid4())
         if self.per_req_config_modifier is not None:
             config = self.per_req_config_modifier(config, request)
-        return config
+        # Checked against RunnableConfig's keys and value types (a modifier is trusted).
+        return cast(RunnableConfig, config)
 
     def _input(self, raw: Any, loc: Sequence[Any] = ("input",)) -> Any:
         check_schema(raw, self._input_schema, loc)
         return codec.decode(raw)
 
-    async def _run(self, request: Request, work: Any) -> Any:
+    async def _run(self, request: Request, work: Awaitable[T]) -> T:
         return await run_until_disconnect(request.receive, work)
 
     # -- endpoints ----------------------------------------------------------------------
@@ -143,7 +159,7 @@ class _Endpoints:
             else:
                 # One config for every input; each input still gets its own run id.
                 shared = self._config(raw_config, request)
-                configs = [shared, *({**shared, "run_id": uuid.uuid4()} for _ in raw_inputs[1:])]
+                configs = [shared, *(_another_run(shared) for _ in raw_inputs[1:])]
             values = [self._input(item, ("inputs", i)) for i, item in enumerate(raw_inputs)]
             outputs = await self._run(request, self.runnable.abatch(values, configs)) if values else []
             run_ids = [str(c["run_id"]) for c in configs[:len(values)]]
@@ -157,8 +173,8 @@ class _Endpoints:
             logger.exception("%s/batch failed", self.run_name)
             return _json(_failure(exc), 500)
 
-    async def _sse(self, request: Request, extra: Sequence[str],
-                   produce: Callable[[Any, dict[str, Any], dict[str, Any]], AsyncIterator[bytes]]) -> Any:
+    async def _sse(self, request: Request, extra: Sequence[str], produce: Produce
+                   ) -> Union[Response, EventStreamResponse]:
         try:
             body = await self._body(request, "input", ("config", "kwargs", *extra))
             for name in extra:
@@ -169,7 +185,7 @@ class _Endpoints:
             return _json(exc.to_json(), exc.status)
         return EventStreamResponse(self._guarded(produce(value, config, body)))
 
-    async def _guarded(self, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    async def _guarded(self, events: AsyncGenerator[bytes, None]) -> AsyncGenerator[bytes, None]:
         try:
             async for item in events:
                 yield item
@@ -179,16 +195,16 @@ class _Endpoints:
             return
         yield format_event("end")
 
-    async def stream(self, request: Request) -> Any:
-        async def produce(value: Any, config: dict[str, Any], body: dict[str, Any]) -> AsyncIterator[bytes]:
+    async def stream(self, request: Request) -> Union[Response, EventStreamResponse]:
+        async def produce(value: Any, config: RunnableConfig, body: dict[str, Any]) -> AsyncGenerator[bytes, None]:
             yield format_event("metadata", json.dumps({"run_id": str(config["run_id"])}))
             async for chunk in self.runnable.astream(value, config):
                 yield format_event("data", codec.dumps(chunk))
 
         return await self._sse(request, (), produce)
 
-    async def stream_events(self, request: Request) -> Any:
-        async def produce(value: Any, config: dict[str, Any], body: dict[str, Any]) -> AsyncIterator[bytes]:
+    async def stream_events(self, request: Request) -> Union[Response, EventStreamResponse]:
+        async def produce(value: Any, config: RunnableConfig, body: dict[str, Any]) -> AsyncGenerator[bytes, None]:
             filters = {name: body.get(name) for name in _EVENT_FILTERS}
             async for event in self.runnable.astream_events(value, config, version="v2", **filters):
                 yield format_event("data", codec.dumps(event))
@@ -219,10 +235,10 @@ def _selected(enabled_endpoints: Optional[Sequence[str]], disabled_endpoints: Op
     return [name for name in ENDPOINTS if name not in (disabled_endpoints or [])]
 
 
-def add_routes(app: Any, runnable: Any, path: str = "", *, enabled_endpoints: Optional[Sequence[str]] = None,
-               disabled_endpoints: Optional[Sequence[str]] = None,
-               per_req_config_modifier: Optional[Callable[[dict[str, Any], Request], dict[str, Any]]] = None,
-               run_name: Optional[str] = None, input_type: Any = "auto", output_type: Any = "auto",
+def add_routes(app: Starlette, runnable: Union[Runnable, Callable[..., Any], Mapping[str, Any]], path: str = "", *,
+               enabled_endpoints: Optional[Sequence[str]] = None, disabled_endpoints: Optional[Sequence[str]] = None,
+               per_req_config_modifier: Optional[ConfigModifier] = None, run_name: Optional[str] = None,
+               input_type: SchemaSource = "auto", output_type: SchemaSource = "auto",
                config_keys: Optional[Sequence[str]] = None) -> list[str]:
     """Serve ``runnable`` under ``path`` on the Starlette (or FastAPI) ``app``.
 

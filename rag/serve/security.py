@@ -10,18 +10,15 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-from typing import Any, Awaitable, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from rag.errors import ValidationError
+from rag.serve._asgi import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["Guard", "is_loopback", "check_exposure", "DEFAULT_MAX_BODY_BYTES"]
 
 #: Default cap on a request body: 1 MiB, far above any question or chat history a person types.
 DEFAULT_MAX_BODY_BYTES = 1 << 20
-
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 def is_loopback(host: str) -> bool:
@@ -63,7 +60,7 @@ class Guard:
     in Content-Length or found while reading a chunked one). Errors are JSON
     ``{"type", "message"}``, plus OpenAI's ``{"error": {...}}`` shape under ``/v1/``."""
 
-    def __init__(self, app: Any, *, api_key: Optional[str] = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    def __init__(self, app: ASGIApp, *, api_key: Optional[str] = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  public: Callable[[str], bool] = lambda path: False) -> None:
         if max_body_bytes < 1:
             raise ValidationError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
@@ -112,7 +109,7 @@ class Guard:
             return
         limit, seen, started = self.max_body_bytes, 0, False
 
-        async def capped_receive() -> dict[str, Any]:
+        async def capped_receive() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
@@ -121,7 +118,7 @@ class Guard:
                     raise _TooLarge()
             return message
 
-        async def tracking_send(message: dict[str, Any]) -> None:
+        async def tracking_send(message: Message) -> None:
             nonlocal started
             started = started or message["type"] == "http.response.start"
             await send(message)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Optional, TypeVar
+from typing import AsyncGenerator, AsyncIterator, Awaitable, Iterable, Iterator, Optional, TypeVar
+
+from rag.serve._asgi import Receive, Scope, Send
 
 __all__ = ["format_event", "EventStreamResponse", "run_until_disconnect", "ClientDisconnected",
            "iter_sse", "aiter_sse", "SSE_HEADERS"]
@@ -38,12 +40,12 @@ class ClientDisconnected(Exception):
     """The client closed the connection before the work finished (the work was cancelled)."""
 
 
-async def _disconnected(receive: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+async def _disconnected(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
 
 
-async def run_until_disconnect(receive: Callable[[], Awaitable[dict[str, Any]]], work: Awaitable[T]) -> T:
+async def run_until_disconnect(receive: Receive, work: Awaitable[T]) -> T:
     """Await ``work`` unless the client disconnects first; then cancel it (its ``finally``
     blocks and the runnables' error callbacks run) and raise :class:`ClientDisconnected`.
     ``receive`` must be the ASGI receive of a request whose body was already read."""
@@ -67,13 +69,14 @@ async def run_until_disconnect(receive: Callable[[], Awaitable[dict[str, Any]]],
 
 
 class EventStreamResponse:
-    """An ASGI response streaming ``events`` (bytes, e.g. from :func:`format_event`) as
-    ``text/event-stream``; the producer is cancelled if the client goes away."""
+    """An ASGI response streaming ``events`` (bytes, e.g. from :func:`format_event`; an
+    async generator, closed at the end) as ``text/event-stream``; the producer is cancelled
+    if the client goes away."""
 
-    def __init__(self, events: AsyncIterator[bytes]) -> None:
+    def __init__(self, events: AsyncGenerator[bytes, None]) -> None:
         self.events = events
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
 
         async def pump() -> None:
@@ -81,7 +84,7 @@ class EventStreamResponse:
                 async for chunk in self.events:
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
             finally:
-                await self.events.aclose()  # type: ignore[attr-defined]
+                await self.events.aclose()
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
         with contextlib.suppress(ClientDisconnected, OSError):
@@ -89,7 +92,8 @@ class EventStreamResponse:
 
 
 def _events(lines: Iterable[str]) -> Iterator[dict[str, str]]:
-    event, data = "message", []
+    event = "message"
+    data: list[str] = []
     for line in lines:
         line = line.rstrip("\r\n")
         if not line:

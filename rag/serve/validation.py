@@ -14,9 +14,12 @@ import json
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from rag.errors import ValidationError
+
+if TYPE_CHECKING:
+    from rag.runnables import ConfigurableFieldSpec
 
 __all__ = ["loads_json", "RequestError", "check_schema", "check_body", "check_config", "CONFIG_KEYS"]
 
@@ -95,10 +98,11 @@ def _first_failure(value: Any, schema: dict[str, Any], root: dict[str, Any], loc
     for key in ("anyOf", "oneOf"):
         if key in schema:
             failures = [_first_failure(value, option, root, loc) for option in schema[key]]
-            if all(failures):
+            found = [failure for failure in failures if failure is not None]
+            if len(found) == len(failures):  # every form refuses the value
                 # The deepest failure names the field best (e.g. a message's missing content).
-                deepest = max(failures, key=lambda f: len(f.loc))  # type: ignore[union-attr,arg-type]
-                if len(deepest.loc) > len(loc):  # type: ignore[union-attr]
+                deepest = max(found, key=lambda f: len(f.loc))
+                if len(deepest.loc) > len(loc):
                     return deepest
                 return _Failure(loc, f"{_short(value)} matches none of the allowed forms", "type_error")
     expected = schema.get("type")
@@ -167,7 +171,7 @@ def check_body(body: Any, required: str, optional: Sequence[str]) -> dict[str, A
     return body
 
 
-_CONFIG_SCHEMA = {
+_CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
     "tags": {"type": "array", "items": {"type": "string"}},
     "metadata": {"type": "object"},
     "run_name": {"type": "string"},
@@ -177,7 +181,8 @@ _CONFIG_SCHEMA = {
 }
 
 
-def check_config(config: Any, specs: Sequence[Any], loc: Sequence[Any] = ("config",)) -> dict[str, Any]:
+def check_config(config: Any, specs: Sequence[ConfigurableFieldSpec], loc: Sequence[Any] = ("config",)
+                 ) -> dict[str, Any]:
     """A request's config, checked (400): only RunnableConfig keys, values of the right
     type, ``configurable`` keys the runnable declares (``specs``) and every required one.
     ``run_id`` becomes a :class:`uuid.UUID`. None is an empty config."""
