@@ -345,3 +345,9 @@ class MilvusEngine:
         whole = bm25.single_part()
         if _settled(stamp) and whole is not None:
             save_postings(self._cache, stamp, *whole)
+
+
+if TYPE_CHECKING:  # the type checker holds the engine to the protocol the backend uses
+    from rag.index.engine import IndexEngine
+
+    _engine: type[IndexEngine] = MilvusEngine

@@ -152,3 +152,9 @@ class PGVectorEngine:
 
     def close(self) -> None:
         self.store.close()
+
+
+if TYPE_CHECKING:  # the type checker holds the engine to the protocol the backend uses
+    from rag.index.engine import IndexEngine
+
+    _engine: type[IndexEngine] = PGVectorEngine
