@@ -144,28 +144,42 @@ class Index:
 
     @classmethod
     def open_or_create(cls, target: Target, *, embeddings: Optional[str] = None, store: Optional[str] = None,
+                       chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None,
                        collection: str = DEFAULT_COLLECTION, token: Optional[str] = None) -> "Index":
-        """:meth:`open` when ``target`` holds an index (``embeddings`` and ``store``, when
-        given, must be what it was built with), else :meth:`create` with them. New chunk
-        settings are an :meth:`update`'s (``chunk_size=``), which re-chunks every source."""
+        """:meth:`open` when ``target`` holds an index (``embeddings``, ``store``,
+        ``chunk_size`` and ``chunk_overlap``, when given, must be what it was built with),
+        else :meth:`create` with them. To re-chunk an index, give the new chunk settings to
+        :meth:`update`, which re-chunks every source."""
         from rag.index.registry import check_embedding_spec, store_backend
 
         if embeddings is not None:
             check_embedding_spec(embeddings)
         if store is not None:
             store_backend(store)
+        # For a new index: the chunking asked for, else the defaults.
+        new_size, new_overlap = 1000 if chunk_size is None else chunk_size, 200 if chunk_overlap is None else chunk_overlap
         kind, where = parse_target(target)
         if kind != "folder":
             from rag.index.backend_engine import EngineBackend
 
-            return cls(EngineBackend.open(str(where), create=True, collection=collection, embeddings=embeddings,
-                                          store=store, token=token))
-        if not cls.exists(target):
-            return cls.create(target, embeddings=embeddings, store=store or "faiss")
-        index = cls.open(target, embeddings=embeddings, _for_update=True)
-        if store is not None and store != index.config.store:
-            raise ValidationError(f"the index at {where} uses --store {index.config.store}; drop --store, or rebuild "
-                                  "with a new --index folder")
+            index = cls(EngineBackend.open(str(where), create=True, collection=collection, embeddings=embeddings,
+                                           store=store, token=token, chunk_size=new_size,
+                                           chunk_overlap=new_overlap))
+        elif not cls.exists(target):
+            return cls.create(target, embeddings=embeddings, store=store or "faiss", chunk_size=new_size,
+                              chunk_overlap=new_overlap)
+        else:
+            index = cls.open(target, embeddings=embeddings, _for_update=True)
+            if store is not None and store != index.config.store:
+                raise ValidationError(f"the index at {where} uses --store {index.config.store}; drop --store, or "
+                                      "rebuild with a new --index folder")
+        asked = index.config.with_chunking(chunk_size, chunk_overlap)
+        if asked != index.config:
+            index.close()
+            raise ValidationError(
+                f"the index at {index.where} chunks by {index.config.chunk_size}/{index.config.chunk_overlap} "
+                f"(chunk_size/chunk_overlap), not {asked.chunk_size}/{asked.chunk_overlap}; open it without them, "
+                "or re-chunk it with update(SOURCES, chunk_size=..., chunk_overlap=...) naming every root")
         return index
 
     def close(self) -> None:

@@ -122,9 +122,19 @@ class SearchRequest:
             raise ValidationError(
                 f"search_kwargs for search type {member.value} got unknown key(s) {', '.join(map(repr, unknown))}; accepted: "
                 f"{', '.join(sorted(SEARCH_KWARGS_OF[member]))}")
-        return cls(query, k=kwargs.get("k", 4), search_type=member, filter=kwargs.get("filter"),
-                   threshold=kwargs.get("score_threshold"), fetch_k=kwargs.get("fetch_k"),
-                   lambda_mult=kwargs.get("lambda_mult"))
+        if member is SearchType.SIMILARITY_SCORE_THRESHOLD and kwargs.get("score_threshold") is None:
+            raise ValidationError(f"search type {member.value} needs search_kwargs={{'score_threshold': X}}, a "
+                                  "number between 0 and 1")
+        try:
+            return cls(query, k=kwargs.get("k", 4), search_type=member, filter=kwargs.get("filter"),
+                       threshold=kwargs.get("score_threshold"), fetch_k=kwargs.get("fetch_k"),
+                       lambda_mult=kwargs.get("lambda_mult"))
+        except ValidationError as exc:
+            # Named as the caller wrote it: search_kwargs' key, not the request's field.
+            message = str(exc)
+            if message.startswith("threshold "):
+                message = "score_threshold " + message[len("threshold "):]
+            raise ValidationError(f"search_kwargs: {message}") from None
 
     def with_query(self, query: str) -> "SearchRequest":
         """This request for another query (a retriever's template, filled per call)."""
