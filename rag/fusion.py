@@ -1,4 +1,5 @@
-"""Reciprocal-rank fusion of ranked lists: pure functions, shared by hybrid search
+"""Fusion of ranked lists, by rank (reciprocal-rank fusion) or by score (each list's
+scores normalised, then added): pure functions, shared by hybrid search
 (:mod:`rag.hybrid`) and :class:`~rag.ensemble.EnsembleRetriever` (which re-exports them).
 
 A module of its own so that searching an index imports no retriever machinery
@@ -7,13 +8,16 @@ A module of its own so that searching an index imports no retriever machinery
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Hashable, Optional, Sequence
+
+import numpy as np
 
 from rag.documents import Document
 from rag.errors import NotFoundError, ValidationError
 
-__all__ = ["weighted_reciprocal_rank", "fusion_key"]
+__all__ = ["weighted_reciprocal_rank", "normalized_score_fusion", "fusion_key", "SCORE_NORMALIZATIONS"]
 
 
 def fusion_key(document: Document, id_key: Optional[str], use_ids: bool) -> Hashable:
@@ -56,3 +60,81 @@ def weighted_reciprocal_rank(
             first_seen.setdefault(key, document)
     # sorted() is stable, and dicts keep insertion order: ties stay in first-seen order.
     return [(first_seen[key], scores[key]) for key in sorted(first_seen, key=lambda key: -scores[key])]
+
+
+#: How each side's scores are put on one scale before they are added (see
+#: :func:`normalized_score_fusion`).
+SCORE_NORMALIZATIONS = ("zscore", "minmax")
+
+
+def _normalized(scores: np.ndarray, method: str) -> np.ndarray:
+    """``scores`` of one side's candidates on a common scale: standard deviations from
+    their mean (``zscore``) or the fraction of their range (``minmax``). Candidates that
+    all score alike (one candidate, or zero variance) are all 0 (zscore) or all 1
+    (minmax): the side then says nothing about their order."""
+    if scores.size == 0:
+        return scores
+    if method == "zscore":
+        spread = float(scores.std())
+        return (scores - scores.mean()) / spread if spread > 0 else np.zeros_like(scores)
+    low, high = float(scores.min()), float(scores.max())
+    return (scores - low) / (high - low) if high > low else np.ones_like(scores)
+
+
+def normalized_score_fusion(
+    scored_lists: Sequence[Sequence[tuple[Document, float]]], weights: Sequence[float], method: str = "zscore",
+    id_key: Optional[str] = None,
+) -> list[tuple[Document, float]]:
+    """Fuse ranked lists by their scores, each put on one scale first.
+
+    Each list's scores are normalised over that list's own candidates (``zscore``: standard
+    deviations from their mean; ``minmax``: the fraction of their range), so a BM25 score
+    and a cosine relevance can be added. A document's fused score is the weighted mean of
+    its normalised scores; in a list it is missing from, it counts as that list's lowest
+    candidate (it ranked below all of them there); a list with no candidates is left out.
+    The result is mapped to [0, 1]:
+    ``minmax`` is there already; a ``zscore`` mean ``z`` becomes ``Phi(z)``, the standard
+    normal distribution function (0.5 for a document as good as the average candidate).
+    Returns each distinct document once with that score, best first; equal scores keep
+    first-seen order (the first list first). Documents are matched as by
+    :func:`weighted_reciprocal_rank`.
+
+    >>> a, b, c = Document("a"), Document("b"), Document("c")
+    >>> dense, lexical = [(a, 0.9), (b, 0.7), (c, 0.5)], [(b, 12.0), (c, 3.0)]
+    >>> [(d.page_content, round(s, 2)) for d, s in normalized_score_fusion([dense, lexical], [0.5, 0.5], "minmax")]
+    [('b', 0.75), ('a', 0.5), ('c', 0.0)]
+    """
+    if len(scored_lists) != len(weights):
+        raise ValidationError(f"got {len(scored_lists)} ranked lists for {len(weights)} weights")
+    if method not in SCORE_NORMALIZATIONS:
+        raise ValidationError(f"method must be one of {', '.join(SCORE_NORMALIZATIONS)}, got {method!r}")
+    use_ids = id_key is None and all(doc.id for docs in scored_lists for doc, _ in docs)
+    position: dict[Hashable, int] = {}  # key -> position in first-seen order
+    documents: list[Document] = []
+    rows: list[list[int]] = []
+    for docs in scored_lists:
+        row = []
+        for document, _ in docs:
+            key = fusion_key(document, id_key, use_ids)
+            if key not in position:
+                position[key] = len(documents)
+                documents.append(document)
+            row.append(position[key])
+        rows.append(row)
+    total = np.zeros(len(documents), dtype=np.float64)
+    # A list with no candidates (a query none of whose words the lexical side knows) says
+    # nothing: it is left out of the mean rather than lowering every document alike.
+    weight_sum = float(sum(weight for docs, weight in zip(scored_lists, weights) if docs))
+    for docs, row, weight in zip(scored_lists, rows, weights):
+        if not weight or not docs:
+            continue
+        normalized = _normalized(np.asarray([float(score) for _, score in docs], dtype=np.float64), method)
+        # Absent from this list: as good as its lowest candidate.
+        side = np.full(len(documents), float(normalized.min()))
+        side[row] = normalized
+        total += weight * side
+    fused = total / weight_sum if weight_sum > 0 else total
+    if method == "zscore":
+        fused = np.asarray([0.5 * (1.0 + math.erf(z / math.sqrt(2.0))) for z in fused.tolist()])
+    order = np.argsort(-fused, kind="stable")  # stable: ties keep first-seen order
+    return [(documents[i], float(fused[i])) for i in order.tolist()]

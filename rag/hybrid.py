@@ -1,4 +1,5 @@
-"""Hybrid search: dense vectors and BM25, fused by weighted reciprocal rank.
+"""Hybrid search: dense vectors and BM25, fused by weighted reciprocal rank or by their
+scores, each side normalised (:class:`HybridConfig`'s ``fusion``).
 
 The one implementation of hybrid retrieval. The index (``rag.index``) searches with it,
 and so do ``rag search``, ``rag ask``, ``rag bench`` and the evaluation's ``hybrid``
@@ -14,10 +15,16 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 
 from rag.documents import Document
-from rag.fusion import weighted_reciprocal_rank
+from rag.fusion import SCORE_NORMALIZATIONS, normalized_score_fusion, weighted_reciprocal_rank
 from rag.errors import ValidationError
 
-__all__ = ["HybridConfig", "fuse", "lexical_ranking", "hybrid_search"]
+__all__ = ["HybridConfig", "FUSIONS", "fuse", "lexical_ranking", "hybrid_search"]
+
+#: The ways :func:`fuse` combines the two sides: by rank (``rrf``) or by score, each side
+#: normalised over its own candidates (``zscore``, ``minmax``).
+FUSIONS = ("rrf", *SCORE_NORMALIZATIONS)
+#: What an index saved before the fusion was recorded used (and keeps using).
+_SAVED_BEFORE_FUSION = "rrf"
 
 #: A metadata predicate (see ``stores.filters.compile_filter``).
 Predicate = Callable[[Mapping[str, Any]], bool]
@@ -27,11 +34,16 @@ Predicate = Callable[[Mapping[str, Any]], bool]
 class HybridConfig:
     """How the two sides are fused (plain data: :meth:`to_json` / :meth:`from_json`).
 
+    ``fusion``: ``rrf`` (weighted reciprocal rank: a document scores ``sum(weight / (rank
+    + c))``), ``zscore`` or ``minmax`` (each side's scores normalised over its own
+    candidates, then their weighted mean; see
+    :func:`~rag.fusion.normalized_score_fusion`; the fused score is in [0, 1]);
     ``fetch_k``: candidates each side contributes, at least ``k`` of the search (default
-    20: each side gives ``max(fetch_k, k)``); ``weights``: (dense, lexical), each >= 0,
-    default equal; ``c``: the reciprocal-rank constant, >= 0 (default 60; larger values
-    flatten the advantage of top ranks). On SciFact this fusion of MiniLM and stemmed
-    BM25 beats either side alone (see benchmarks/README.md).
+    20: each side gives ``max(fetch_k, k)``; score fusions normalise over these);
+    ``weights``: (dense, lexical), each >= 0, not both 0, default equal; ``c``: the
+    reciprocal-rank constant, >= 0 (default 60; larger values flatten the advantage of top
+    ranks; ``rrf`` only). On SciFact every fusion of MiniLM and stemmed BM25 beats either
+    side alone (see benchmarks/README.md).
 
     >>> HybridConfig().per_side(50)
     50
@@ -40,8 +52,11 @@ class HybridConfig:
     fetch_k: int = 20
     weights: tuple[float, float] = (0.5, 0.5)
     c: float = 60.0
+    fusion: str = "rrf"
 
     def __post_init__(self) -> None:
+        if self.fusion not in FUSIONS:
+            raise ValidationError(f"fusion must be one of {', '.join(FUSIONS)}, got {self.fusion!r}")
         if isinstance(self.fetch_k, bool) or not isinstance(self.fetch_k, int) or self.fetch_k < 1:
             raise ValidationError(f"fetch_k must be a positive int, got {self.fetch_k!r}")
         weights = tuple(self.weights)
@@ -60,27 +75,41 @@ class HybridConfig:
         return max(self.fetch_k, k)
 
     def to_json(self) -> dict[str, Any]:
-        return {"fetch_k": self.fetch_k, "weights": list(self.weights), "c": self.c}
+        return {"fetch_k": self.fetch_k, "weights": list(self.weights), "c": self.c, "fusion": self.fusion}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "HybridConfig":
-        """The config saved by :meth:`to_json`; unknown keys are refused."""
-        unknown = sorted(set(data) - {"fetch_k", "weights", "c"})
+        """The config saved by :meth:`to_json`; unknown keys are refused. A config saved
+        before the fusion was recorded is ``rrf``, what it was built with."""
+        unknown = sorted(set(data) - {"fetch_k", "weights", "c", "fusion"})
         if unknown:
-            raise ValidationError(f"unknown hybrid setting(s) {unknown}; expected fetch_k, weights, c")
+            raise ValidationError(f"unknown hybrid setting(s) {unknown}; expected fetch_k, weights, c, fusion")
         defaults = cls()
         return cls(int(data.get("fetch_k", defaults.fetch_k)), tuple(data.get("weights", defaults.weights)),
-                   data.get("c", defaults.c))
+                   data.get("c", defaults.c), data.get("fusion", _SAVED_BEFORE_FUSION))
+
+    @property
+    def score_name(self) -> str:
+        """What a hybrid search's scores are: ``rrf`` (reciprocal-rank sums) or ``fused``
+        (a score fusion's, in [0, 1])."""
+        return "rrf" if self.fusion == "rrf" else "fused"
 
 
-def fuse(dense: Sequence[Document], lexical: Sequence[Document], config: HybridConfig, k: int) -> list[tuple[Document, float]]:
-    """The best ``k`` of two ranked lists by weighted reciprocal rank, ``(document, score)``.
+def fuse(dense: Sequence[tuple[Document, float]], lexical: Sequence[tuple[Document, float]], config: HybridConfig,
+         k: int) -> list[tuple[Document, float]]:
+    """The best ``k`` of two ranked, scored lists (``(document, score)``, best first: the
+    dense side's relevance, the lexical side's own score), fused as ``config.fusion`` says,
+    ``(document, fused score)``.
 
-    A document scores ``sum(weight / (rank + c))`` over the lists it appears in (matched
-    by id when every document has one, else by text); ties keep first-seen order, dense
-    first.
+    ``rrf``: a document scores ``sum(weight / (rank + c))`` over the lists it appears in
+    (the scores themselves are not used); ``zscore`` / ``minmax``: see
+    :func:`~rag.fusion.normalized_score_fusion`. Documents are matched by id when every
+    document has one, else by text; ties keep first-seen order, dense first.
     """
-    return weighted_reciprocal_rank([dense, lexical], config.weights, c=config.c)[:k]
+    if config.fusion == "rrf":
+        ranked = [[document for document, _ in dense], [document for document, _ in lexical]]
+        return weighted_reciprocal_rank(ranked, config.weights, c=config.c)[:k]
+    return normalized_score_fusion([dense, lexical], config.weights, config.fusion)[:k]
 
 
 def lexical_ranking(lexical: Any, query: str, k: int, predicate: Optional[Predicate] = None) -> list[tuple[Document, float]]:
@@ -98,11 +127,11 @@ def hybrid_search(
     store: Any, lexical: Any, query: str, k: int, *, config: HybridConfig = HybridConfig(),
     filter: Any = None, predicate: Optional[Predicate] = None,
 ) -> list[tuple[Document, float]]:
-    """Dense (``store.similarity_search``) and BM25 (``lexical``, may be None) results,
-    ``config.per_side(k)`` each, fused: ``(document, fusion score)``, best first, at most
-    ``k``. ``filter`` is the store's filter; ``predicate`` the same filter compiled for
-    the BM25 side (the caller compiles it once, with the store's filter language)."""
+    """Dense (``store.similarity_search_with_relevance_scores``) and BM25 (``lexical``, may
+    be None) results, ``config.per_side(k)`` each, fused: ``(document, fusion score)``,
+    best first, at most ``k``. ``filter`` is the store's filter; ``predicate`` the same
+    filter compiled for the BM25 side (the caller compiles it once, with the store's
+    filter language)."""
     per_side = config.per_side(k)
-    dense = store.similarity_search(query, k=per_side, filter=filter) if len(store) else []
-    lexical_docs = [document for document, _ in lexical_ranking(lexical, query, per_side, predicate)]
-    return fuse(dense, lexical_docs, config, k)
+    dense = store.similarity_search_with_relevance_scores(query, k=per_side, filter=filter) if len(store) else []
+    return fuse(dense, lexical_ranking(lexical, query, per_side, predicate), config, k)

@@ -264,7 +264,7 @@ def _run_search(args: argparse.Namespace) -> int:
     request = SearchRequest(args.query, k=args.k, search_type=args.search_type, threshold=args.threshold)
     index = open_index(args, warm_up=request.search_type != "bm25")  # bm25 embeds no query
     results = index.search_request(request)
-    print_results(results, as_json=args.json, score_name=request.score_name)
+    print_results(results, as_json=args.json, score_name=request.score_name(index.config.hybrid))
     return 0
 
 

@@ -69,14 +69,22 @@ class DenseSystem:
         self.store.add_vectors(matrix, [Document(text, {}, doc_id) for doc_id, text in zip(ids, texts)], ids=list(ids))
 
     def search_documents(self, queries: Sequence[str], k: int) -> list[list[Document]]:
-        query_vectors = embed_texts(self.embeddings, list(queries))
         if self.mmr_fetch_k is None:
-            hits = self.store.similarity_search_with_score_by_vectors(query_vectors, k)
-            return [[doc for doc, _ in row] for row in hits]
+            return [[doc for doc, _ in row] for row in self.search_scored(queries, k)]
         return [
             self.store.max_marginal_relevance_search_by_vector(vector, k, self.mmr_fetch_k, self.lambda_mult)
-            for vector in query_vectors
+            for vector in embed_texts(self.embeddings, list(queries))
         ]
+
+    def search_scored(self, queries: Sequence[str], k: int) -> list[list[tuple[Document, float]]]:
+        """For each query, its best ``k`` by similarity, ``(document, relevance in [0, 1])``."""
+        query_vectors = embed_texts(self.embeddings, list(queries))
+        hits = self.store.similarity_search_with_score_by_vectors(query_vectors, k)
+        scored = []
+        for vector, row in zip(query_vectors, hits):
+            relevance = self.store._relevance(np.asarray([raw for _, raw in row], dtype=np.float32), vector)
+            scored.append([(doc, float(score)) for (doc, _), score in zip(row, relevance.tolist())])
+        return scored
 
     def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
         return [[doc.id for doc in row] for row in self.search_documents(queries, k)]
@@ -97,9 +105,14 @@ class BM25System:
         self.retriever = BM25Retriever.from_texts(texts, ids=ids, bm25_params=self.bm25_params, stemmer=self.stemmer)
 
     def search_documents(self, queries: Sequence[str], k: int) -> list[list[Document]]:
-        positions, _ = self.retriever.search_positions(queries, k)
+        return [[doc for doc, _ in row] for row in self.search_scored(queries, k)]
+
+    def search_scored(self, queries: Sequence[str], k: int) -> list[list[tuple[Document, float]]]:
+        """For each query, its best ``k`` ``(document, BM25 score)``."""
+        positions, scores = self.retriever.search_positions(queries, k)
         docs = self.retriever.docs
-        return [[docs[p] for p in row.tolist()] for row in positions]
+        return [[(docs[p], float(s)) for p, s in zip(row.tolist(), values.tolist())]
+                for row, values in zip(positions, scores)]
 
     def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
         return [[doc.id for doc in row] for row in self.search_documents(queries, k)]
@@ -125,6 +138,6 @@ class HybridSystem:
 
     def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
         per_side = self.config.per_side(k)
-        dense = self.dense.search_documents(queries, per_side)
-        lexical = self.lexical.search_documents(queries, per_side)
+        dense = self.dense.search_scored(queries, per_side)
+        lexical = self.lexical.search_scored(queries, per_side)
         return [[doc.id for doc, _ in fuse(d, l, self.config, k)] for d, l in zip(dense, lexical)]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Union
 
 from rag.errors import ValidationError
+from rag.hybrid import HybridConfig
 from rag.search_types import INDEX_SEARCH_TYPES, SearchType, check_fraction, check_k
 
 __all__ = ["SearchRequest", "MAX_K", "MAX_QUERY_CHARS", "REQUEST_FIELDS", "SEARCH_KWARGS_OF", "check_k"]
@@ -98,16 +99,20 @@ class SearchRequest:
                 raise ValidationError(f"fetch_k applies to search types similarity, threshold and mmr, "
                                       f"not {search_type.value!r}")
             object.__setattr__(self, "fetch_k", _check_count(self.fetch_k, "fetch_k"))
+            if self.fetch_k < self.k:
+                raise ValidationError(f"fetch_k ({self.fetch_k}) must be at least k ({self.k}): the candidates "
+                                      "considered include the results")
         if self.lambda_mult is not None:
             if search_type is not SearchType.MMR:
                 raise ValidationError(f"lambda_mult applies to search type 'mmr' only, not {search_type.value!r}")
             object.__setattr__(self, "lambda_mult", check_fraction(self.lambda_mult, "lambda_mult"))
 
-    @property
-    def score_name(self) -> str:
-        """What the scores of this search measure: ``rrf`` (hybrid fusion), ``bm25`` (the
-        lexical side's own score) or ``relevance`` (in [0, 1])."""
-        return score_name(self.search_type)
+    def score_name(self, hybrid: Optional[HybridConfig] = None) -> str:
+        """What the scores of this search measure on an index fusing by ``hybrid`` (default:
+        reciprocal rank): ``rrf`` or ``fused`` (a hybrid search's fusion, see
+        :attr:`~rag.hybrid.HybridConfig.score_name`), ``bm25`` (the lexical side's own
+        score) or ``relevance`` (in [0, 1])."""
+        return score_name(self.search_type, hybrid)
 
     @classmethod
     def from_search_kwargs(cls, query: str, search_type: Union[SearchType, str],
@@ -142,9 +147,13 @@ class SearchRequest:
                              self.lambda_mult)
 
 
-def score_name(search_type: Union[SearchType, str]) -> str:
-    """What the score of a search type measures: ``rrf``, ``bm25`` or ``relevance``."""
-    return {SearchType.HYBRID: "rrf", SearchType.BM25: "bm25"}.get(INDEX_SEARCH_TYPES.check(search_type), "relevance")
+def score_name(search_type: Union[SearchType, str], hybrid: Optional[HybridConfig] = None) -> str:
+    """What the score of a search type measures: ``rrf`` or ``fused`` (hybrid, by the
+    index's fusion ``hybrid``; default reciprocal rank), ``bm25`` or ``relevance``."""
+    member = INDEX_SEARCH_TYPES.check(search_type)
+    if member is SearchType.HYBRID:
+        return hybrid.score_name if hybrid is not None else "rrf"
+    return "bm25" if member is SearchType.BM25 else "relevance"
 
 
 def _check_count(value: Any, name: str) -> int:

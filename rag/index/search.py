@@ -68,8 +68,8 @@ def run_search(backend: IndexBackend, request: SearchRequest) -> list[tuple[Docu
     if search_type is SearchType.BM25:
         return backend.lexical_search(request.query, k, request.filter, predicate)
     per_side = config.hybrid.per_side(k)
-    dense = store.similarity_search(request.query, k=per_side, filter=filter)
-    lexical = [document for document, _ in backend.lexical_search(request.query, per_side, request.filter, predicate)]
+    dense = store.similarity_search_with_relevance_scores(request.query, k=per_side, filter=filter)
+    lexical = backend.lexical_search(request.query, per_side, request.filter, predicate)
     return fuse(dense, lexical, config.hybrid, k)
 
 

@@ -142,7 +142,8 @@ class _IndexRoutes:
     async def search(self, request: Request) -> Response:
         """``POST /search``: ``{"query", "search_type", "score_name", "results": [{"rank",
         "score", "source", "id", "title", "page_content", "start_index"}]}``, best first;
-        ``score_name`` says what the scores measure (``rrf``, ``bm25`` or ``relevance``)."""
+        ``score_name`` says what the scores measure (``rrf`` or ``fused`` for hybrid, by the
+        index's fusion; ``bm25``; ``relevance``)."""
         try:
             search = search_request(await read_json_object(request), default_k=self.k)
             found = await asyncio.to_thread(self.index.search_request, search)
@@ -153,7 +154,7 @@ class _IndexRoutes:
             return JSONResponse(BadRequest(422, str(exc), _field_refused(str(exc)) or "filter").to_json(),
                                 status_code=422)
         return JSONResponse({"query": search.query, "search_type": search.search_type.value,
-                             "score_name": search.score_name,
+                             "score_name": search.score_name(self.index.config.hybrid),
                              "results": [_result_json(rank, document, score)
                                          for rank, (document, score) in enumerate(found, start=1)]})
 

@@ -114,6 +114,7 @@ def test_a_retriever_takes_the_search_kwargs_of_its_search_type(index):
     ({"search_type": "threshold", "threshold": -0.1}, "threshold must be a number between 0 and 1, got -0.1"),
     ({"threshold": 0.5}, "threshold applies to search type 'threshold' only, not 'hybrid'"),
     ({"fetch_k": 10}, "fetch_k applies to search types similarity, threshold and mmr, not 'hybrid'"),
+    ({"search_type": "mmr", "k": 5, "fetch_k": 3}, "fetch_k (3) must be at least k (5)"),
     ({"search_type": "mmr", "lambda_mult": 1.5}, "lambda_mult must be a number between 0 and 1, got 1.5"),
     ({"search_type": "similarity", "lambda_mult": 0.5}, "lambda_mult applies to search type 'mmr' only"),
 ])

@@ -82,7 +82,7 @@ def test_every_index_search_type_is_served_with_the_name_of_its_score(url, searc
     expected = SearchRequest("cats", search_type=search_type, **extra)
     assert reply.status_code == 200
     assert (reply.json()["search_type"], reply.json()["score_name"]) == (expected.search_type.value,
-                                                                         expected.score_name)
+                                                                         expected.score_name())
 
 
 def test_a_threshold_search_keeps_only_results_at_or_above_the_threshold(url):
