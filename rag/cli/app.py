@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
 
 from rag.errors import RagError
 from rag.evaluation.configurations import CONFIGURATIONS
+from rag.hybrid import FUSIONS
 from rag.index.config import ANSWER_K, BENCH_TYPES, SEARCH_TYPES
 from rag.index.registry import store_names
 from rag.cli.bench import run_bench
@@ -127,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--embeddings", metavar="local|hashing|openai:MODEL",
                        help="embedding model (default: local when installed, else hashing; an existing index keeps its own)")
     index.add_argument("--store", choices=store_names(), help="vector store (default faiss)")
+    index.add_argument("--fusion", choices=FUSIONS, help="how hybrid search fuses dense and BM25 results: rrf "
+                       "(reciprocal rank), zscore or minmax (scores, each side normalised); saved with the index "
+                       "(default for a new index: see rag.hybrid.HybridConfig; an existing index keeps its own "
+                       "unless this is given)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     index.add_argument("--strict", action="store_true", help="exit 1 if any source failed (default: only if all did)")
     fan_out = index.add_mutually_exclusive_group()
@@ -241,6 +246,10 @@ def _run_index(args: argparse.Namespace) -> int:
                                  chunk_overlap=args.chunk_overlap)
             print_dry_run(plan, as_json=args.json)
             return 0
+        if args.fusion is not None and args.fusion != index.config.hybrid.fusion:
+            from dataclasses import replace
+
+            index.configure(hybrid=replace(index.config.hybrid, fusion=args.fusion))
         bars = ProgressBars()
 
         def waiting() -> None:

@@ -171,7 +171,9 @@ def print_info(info: IndexInfo, *, as_json: bool = False, stream: Optional[IO[st
     print(f"Contents   {facts['sources']} sources, {facts['chunks']} chunks "
           f"(chunk size {facts['chunk_size']}, overlap {facts['chunk_overlap']})", file=out)
     hybrid = facts["hybrid"]
-    print(f"Hybrid     {hybrid['fetch_k']} per side, weights {hybrid['weights']}, c = {hybrid['c']:g}", file=out)
+    fusion = hybrid.get("fusion", "rrf")
+    how = f"reciprocal rank (c = {hybrid['c']:g})" if fusion == "rrf" else f"{fusion} scores"
+    print(f"Hybrid     {how}, weights {hybrid['weights']}, {hybrid['fetch_k']} per side", file=out)
     print(f"On disk    {_human_bytes(facts['size_on_disk_bytes'])}", file=out)
     for root in facts["roots"]:
         print(f"Root       {root}", file=out)

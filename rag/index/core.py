@@ -396,6 +396,18 @@ class Index:
                           checkpoint_seconds=self.checkpoint_seconds, embedder=embedder)
         return updater.run(roots)
 
+    def configure(self, *, hybrid: HybridConfig) -> None:
+        """Change how hybrid searches fuse their two sides (:class:`~rag.hybrid.HybridConfig`:
+        ``fusion``, ``weights``, ``fetch_k``, ``c``) and save it with the index; nothing is
+        re-embedded. An index keeps the fusion it was built with until this is asked."""
+        from dataclasses import replace
+
+        if not isinstance(hybrid, HybridConfig):
+            raise ValidationError(f"hybrid must be a HybridConfig (e.g. HybridConfig(fusion='zscore')), got {hybrid!r}")
+        with self._updating, self.backend.writing(None):
+            self.backend.refresh(self._rw.writing)
+            self.backend.commit(Batch(), replace(self.config, hybrid=hybrid), final=True, exclusive=self._rw.writing)
+
     def dry_run(self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
                 glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
                 chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> rag.index.dryrun.DryRun:

@@ -113,3 +113,28 @@ def test_a_config_saved_before_fusions_existed_stays_reciprocal_rank():
     assert HybridConfig.from_json({"fetch_k": 20, "weights": [0.5, 0.5], "c": 60}).fusion == "rrf"
     saved = HybridConfig(fusion="zscore", weights=(0.7, 0.3)).to_json()
     assert HybridConfig.from_json(saved) == HybridConfig(fusion="zscore", weights=(0.7, 0.3))
+
+
+def test_an_index_keeps_its_fusion_until_asked_and_saves_the_new_one(tmp_path):
+    from rag.index import Index
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "owls.md").write_text("Owls hunt at night.")
+    (tmp_path / "docs" / "cats.md").write_text("Cats purr when they are content.")
+    index = Index.create(tmp_path / "ix", embeddings="hashing", hybrid=HybridConfig(fusion="rrf"))
+    index.update([str(tmp_path / "docs")])
+    index.configure(hybrid=HybridConfig(fusion="zscore", weights=(0.7, 0.3)))
+    reopened = Index.open(tmp_path / "ix")
+    assert reopened.config.hybrid == HybridConfig(fusion="zscore", weights=(0.7, 0.3))
+    assert reopened.info().hybrid["fusion"] == "zscore" and len(reopened) == 2
+    found = reopened.search("owls at night", k=2)
+    assert found[0][0].page_content.startswith("Owls") and all(0.0 <= score <= 1.0 for _, score in found)
+
+
+def test_configure_refuses_what_is_not_a_hybrid_config(tmp_path):
+    from rag.index import Index
+
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    with pytest.raises(ValidationError, match="hybrid must be a HybridConfig"):
+        index.configure(hybrid={"fusion": "zscore"})  # type: ignore[arg-type]
+    assert not (tmp_path / "ix").exists()
