@@ -284,3 +284,31 @@ def test_a_chunk_text_already_stored_keeps_its_vector_when_its_file_is_renamed(i
     summary = index.update([str(docs)])
     assert (summary.added, summary.deleted, embedded) == (1, 1, [])
     assert names(index.search("owls hunt at night", k=1, search_type="similarity")) == ["barn-owls.md"]
+
+
+def test_rag_serve_answers_searches_and_questions_from_an_index_in_a_database(engine, collection, docs):
+    import re
+
+    import httpx
+
+    pytest.importorskip("uvicorn")
+    assert rag("index", str(docs), "--store-uri", engine.uri, "--collection", collection,
+               "--embeddings", "hashing").returncode == 0
+    server = subprocess.Popen([sys.executable, "-m", "rag", "serve", "--port", "0", "--store-uri", engine.uri,
+                               "--collection", collection], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    try:
+        url = None
+        for line in server.stdout:  # the announcement comes once the socket is bound
+            found = re.search(r"at (http://127\.0\.0\.1:\d+)/", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url is not None, "rag serve did not start"
+        found = httpx.post(f"{url}/search", json={"query": "where do goldfish swim", "k": 1}, timeout=60).json()
+        assert Path(found["results"][0]["source"]).name == "fish.md"
+        asked = httpx.post(f"{url}/ask/invoke", json={"input": {"input": "Where do goldfish swim?"}}, timeout=60)
+        assert asked.status_code == 200 and "ponds" in asked.json()["output"]["answer"]
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
