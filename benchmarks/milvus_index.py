@@ -49,7 +49,6 @@ from rag.evaluation import load_beir  # noqa: E402
 from rag.index import Index  # noqa: E402
 from rag.index.chunk_ids import chunk_ids  # noqa: E402
 from rag.index.lexical import LexicalSettings  # noqa: E402
-from rag.index import Index  # noqa: E402
 from splitters import RecursiveCharacterTextSplitter  # noqa: E402
 
 BATCH = 5000

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from stores.base import VectorStore
 
 __all__ = ["IndexBackend", "BackendFacts", "Target", "parse_target", "URI_SCHEMES", "SAVE_LOCAL", "EXPRESSION_FILTER",
+           "ATOMIC_COMMIT",
            "Exclusive", "OnWait"]
 
 #: A target: a folder path, or a URI naming a database (see :func:`parse_target`).
@@ -45,6 +46,11 @@ OnWait = Optional[Callable[[], None]]
 
 #: Capability: the index can be copied to a folder (:meth:`rag.index.Index.save_local`).
 SAVE_LOCAL = "save_local"
+#: Capability: a commit is all or nothing, so an update killed part way leaves no chunk the
+#: record of sources does not name (a folder: a manifest swap; PostgreSQL: one transaction).
+#: Without it (Milvus 2.3: no transactions), a killed update's last checkpoint may leave
+#: chunks of sources not yet recorded, searchable until an update indexes those sources again.
+ATOMIC_COMMIT = "atomic_commit"
 #: Capability: a filter may be a string in the engine's own expression language (Milvus's
 #: ``metadata["source"] != ""``), for dense searches.
 EXPRESSION_FILTER = "expression_filter"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
 from rag.documents import Document
 from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
 from rag.hybrid import HybridConfig, lexical_ranking
-from rag.index.backend import SAVE_LOCAL, BackendFacts, Exclusive, OnWait
+from rag.index.backend import ATOMIC_COMMIT, SAVE_LOCAL, BackendFacts, Exclusive, OnWait
 from rag.index.config import IndexConfig
 from rag.index.folders import check_kind, check_spec_matches
 from rag.index.registry import default_embedding_spec
@@ -39,7 +39,7 @@ class FolderBackend:
     """The :class:`~rag.index.backend.IndexBackend` of an index folder (see the module docstring)."""
 
     name = "folder"
-    capabilities = frozenset({SAVE_LOCAL})
+    capabilities = frozenset({SAVE_LOCAL, ATOMIC_COMMIT})
 
     def __init__(self, path: Path, state: IndexState) -> None:
         """Use :meth:`open` or :meth:`create`."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
 from rag.documents import Document
 from rag.errors import ValidationError
+from rag.index.backend import ATOMIC_COMMIT
 from rag.index.engine import SourceRecord
 
 if TYPE_CHECKING:  # the pgvector extra, imported when an engine is made
@@ -45,7 +46,7 @@ class PGVectorEngine:
     store_name = "pgvector"
     description = "PGVector + PostgreSQL full-text search"
     exact_bm25 = False
-    capabilities: frozenset[str] = frozenset()
+    capabilities: frozenset[str] = frozenset({ATOMIC_COMMIT})
 
     def __init__(self, uri: str, *, collection: str, token: Optional[str] = None) -> None:
         from stores.pgvector import PGVector

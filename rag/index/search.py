@@ -40,8 +40,8 @@ def run_search(backend: IndexBackend, request: SearchRequest) -> list[tuple[Docu
     # side refuses it, naming what it takes instead.
     predicate = None if expression else _compile(request.filter)
     store, config, k = backend.store, backend.config, request.k
-    if len(store) == 0:
-        return []
+    if store.dimension is None:
+        return []  # nothing was ever added (no round trip: a database store's len() is a count query)
     filter = request.filter
     if predicate is not None and not isinstance(filter, Mapping) and store.callable_filter_receives == "document":
         # An index's predicate takes a chunk's metadata (as the lexical side and the

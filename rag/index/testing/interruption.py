@@ -8,6 +8,7 @@ import subprocess
 import threading
 from pathlib import Path
 
+from rag.index.backend import ATOMIC_COMMIT
 from rag.index.testing._support import run_python, write_files
 
 __all__ = ["KilledUpdateTests"]
@@ -37,21 +38,24 @@ def notes(folder: Path) -> Path:
     return write_files(folder, {f"note-{n:03d}.md": "\n\n".join(paragraphs(n)) for n in range(FILES)})
 
 
-def assert_each_source_whole_or_absent(index, expected: dict[str, list[str]]) -> None:
-    """Every source ``index`` holds has exactly its expected chunks, and no chunk of a source
-    it does not hold is searchable. ``expected``: file name -> chunk texts, in order."""
+def assert_each_source_whole_or_absent(index, expected: dict[str, list[str]], *, strays: bool = True) -> None:
+    """Every source ``index`` holds has exactly its expected chunks, and (``strays``) no
+    chunk of a source it does not hold is searchable. ``expected``: file name -> chunk
+    texts, in order."""
     held = index.sources()
     for source, ids in held.items():
         by_id = {chunk.id: chunk.page_content for chunk in index.get_by_ids(ids)}
         assert [by_id.get(chunk_id) for chunk_id in ids] == expected[Path(source).name], source
     recorded = {chunk_id for ids in held.values() for chunk_id in ids}
     assert len(index) == len(recorded)
+    if not strays:
+        return
     everything = len(expected) * 3 + 10
     for search_type in ("similarity", "bm25"):
-        strays = {Path(chunk.metadata["source"]).name for chunk, _ in index.search(
+        found = {Path(chunk.metadata["source"]).name for chunk, _ in index.search(
             "note part", k=everything, search_type=search_type) if chunk.id not in recorded}
-        assert not strays, f"a {search_type} search finds chunks of {len(strays)} sources the index does not " \
-                           f"hold: {', '.join(sorted(strays)[:5])}"
+        assert not found, f"a {search_type} search finds chunks of {len(found)} sources the index does not " \
+                          f"hold: {', '.join(sorted(found)[:5])}"
 
 
 class KilledUpdateTests:
@@ -86,7 +90,10 @@ class KilledUpdateTests:
 
         survivor = make_index.open()
         assert "seed.md" in {Path(source).name for source in survivor.sources()}
-        assert_each_source_whole_or_absent(survivor, expected)
+        # A backend whose commits are not all or nothing (Milvus) may show chunks of the
+        # sources its last checkpoint wrote but did not record yet, until the next update.
+        assert_each_source_whole_or_absent(survivor, expected,
+                                           strays=ATOMIC_COMMIT in survivor.backend.capabilities)
 
         summary = survivor.update([str(docs)])
         assert summary.failed == []
