@@ -339,8 +339,10 @@ class Index:
         was last read is not read again; anything read is compared by content hash),
         changed ones re-chunked and re-embedded (a chunk whose text is already stored
         keeps its vector), new ones added; a source that was indexed under one of these
-        roots (or, for a folder, lies inside it) and is gone is deleted, unless something
-        under that root failed to load (then nothing there is deleted). ``crawl``: follow
+        roots (or, for a folder, lies inside it) and is gone is deleted, unless it failed to
+        load, or a failure may have hidden it: nothing is deleted under a crawl, sitemap or
+        BEIR root where something failed, nor under a folder none of whose files could be
+        read (a folder's listing still shows what is gone). ``crawl``: follow
         links this many hops from each URL; ``sitemap``: URLs are sitemaps; ``glob``: files
         to take from folders (default: the document types, less generated output such as
         Sphinx's ``_static/``; see :func:`loaders.selection.select_files`); ``exclude``:

@@ -49,8 +49,8 @@ REQUEST_FIELDS = ("query", "k", "search_type", "filter", "threshold", "fetch_k",
 class SearchRequest:
     """What to search for and how; every field checked in the constructor.
 
-    ``query``: the text (a non-empty string of at most :data:`MAX_QUERY_CHARS`
-    characters); ``k``: results wanted, 1 to :data:`MAX_K` (default 4; numpy integers
+    ``query``: the text (any string, as LangChain's retrievers take, of at most
+    :data:`MAX_QUERY_CHARS` characters); ``k``: results wanted, 1 to :data:`MAX_K` (default 4; numpy integers
     accepted); ``search_type``: a :class:`~rag.search_types.SearchType` or its name
     (``hybrid``, the default, ``similarity``, ``mmr``, ``threshold`` /
     ``similarity_score_threshold``, ``bm25``); ``filter``: a metadata filter in the
