@@ -258,6 +258,20 @@ class PGVector(VectorStore):
         the collection (:mod:`rag.index.shared`); hold :attr:`connection_lock` around use."""
         return self._conn
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One transaction around several calls of this thread (their own transactions
+        nest in it as savepoints), holding :attr:`connection_lock`. If it rolls back, so
+        does a table the collection's first write created in it, and this store forgets
+        that table too (it would otherwise query a table that is not there)."""
+        dimension = self._dimension
+        try:
+            with self._session(), self._conn.transaction():
+                yield
+        except BaseException:
+            self._dimension = dimension
+            raise
+
     @property
     def connection_lock(self) -> threading.RLock:
         return self._conn_lock

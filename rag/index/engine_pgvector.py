@@ -124,9 +124,16 @@ class PGVectorEngine:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One transaction around a commit: its chunks and the records naming them are
-        seen by other connections together, or not at all."""
-        with self.store.connection_lock, self.store.connection.transaction():
-            yield
+        seen by other connections together, or not at all. A rolled-back first commit
+        takes the chunks' table (and its full-text column) with it: both are made again
+        by the next."""
+        full_text_ready = self._full_text_ready
+        try:
+            with self.store.transaction():
+                yield
+        except BaseException:
+            self._full_text_ready = full_text_ready
+            raise
 
     def chunks_changing(self) -> None:
         pass  # the full-text column changes in the chunks' own transaction

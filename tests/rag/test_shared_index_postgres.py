@@ -55,3 +55,21 @@ def test_an_update_cut_short_after_a_source_shrank_leaves_no_orphan_chunks(index
     index.update([str(folder)])  # the next run finishes what the cut-short one began
     assert [doc.page_content for doc, _ in index.search("owls", k=10, search_type="similarity")] == [
         "Owls hunt at night."]
+
+
+def test_a_first_update_that_fails_leaves_an_index_that_searches_empty_and_the_next_update_fills(
+        index, tmp_path, monkeypatch):
+    (tmp_path / "owls.md").write_text("Owls hunt at night; their feathers make no sound.")
+
+    def lost_connection(source, record):
+        raise ConnectionError("connection lost while recording the source")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(index.backend.engine, "save_record", lost_connection)
+        with pytest.raises(ConnectionError):
+            index.update([str(tmp_path)])
+    # The first commit's transaction (the chunks' table with it) was rolled back.
+    assert index.search("owls", search_type="similarity") == []
+    assert index.search("owls", search_type="bm25") == []
+    index.update([str(tmp_path)])
+    assert [Path(d.metadata["source"]).name for d, _ in index.search("owls", k=1)] == ["owls.md"]
