@@ -148,23 +148,25 @@ class EngineBackend:
         changes = bool(batch.ids or batch.removed_chunks)
         if changes:
             self.engine.chunks_changing()
-        with exclusive(), self.engine.transaction():
-            batch.apply_chunks(self._store)
-            if changes:
-                self.engine.chunks_changed()
-            for source, row in batch.record_set.items():
-                self.engine.save_record(source, SourceRecord.from_json(row))
-            for source in batch.record_removed:
-                self.engine.forget_record(source)
-            if final and self._store.dimension is not None:
-                self.engine.save_config(config.to_json())
-                self._saved = True
-        self._config = config
-        if self._records is not None:
-            for source in batch.record_removed:
-                self._records.pop(source, None)
-            for source, row in batch.record_set.items():
-                self._records[source] = SourceRecord.from_json(row)
+        with exclusive():
+            with self.engine.transaction():
+                batch.apply_chunks(self._store)
+                if changes:
+                    self.engine.chunks_changed()
+                for source, row in batch.record_set.items():
+                    self.engine.save_record(source, SourceRecord.from_json(row))
+                for source in batch.record_removed:
+                    self.engine.forget_record(source)
+                if final and self._store.dimension is not None:
+                    self.engine.save_config(config.to_json())
+                    self._saved = True
+            # Still excluding searches: info() and sources() may be iterating the record.
+            self._config = config
+            if self._records is not None:
+                for source in batch.record_removed:
+                    self._records.pop(source, None)
+                for source, row in batch.record_set.items():
+                    self._records[source] = SourceRecord.from_json(row)
 
     def save_local(self, folder: Path) -> None:
         raise AssertionError("unreachable: the index checks the capability first")

@@ -312,3 +312,30 @@ def test_rag_serve_answers_searches_and_questions_from_an_index_in_a_database(en
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+def test_a_commit_changes_the_record_this_process_sees_only_while_its_searches_wait(index, docs, monkeypatch):
+    """info() and sources() read the record under the read lock: a commit that changed it
+    after releasing the write lock would change a dict they may be iterating."""
+    from contextlib import contextmanager
+
+    writing = index._rw.writing
+    at_release = []
+
+    @contextmanager
+    def exclusive():
+        with writing():
+            yield
+            at_release.append(dict(index.backend.record))
+
+    monkeypatch.setattr(index._rw, "writing", exclusive)
+    commit, after_commit = index.backend.commit, []
+
+    def commit_then_look(*args, **kwargs):
+        commit(*args, **kwargs)
+        after_commit.append(dict(index.backend.record))
+
+    monkeypatch.setattr(index.backend, "commit", commit_then_look)
+    index.update([str(docs)])
+    assert len(after_commit) == len(at_release) >= 1
+    assert after_commit == at_release
