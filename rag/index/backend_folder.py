@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
@@ -46,6 +47,10 @@ class FolderBackend:
         self.path = Path(path)
         self._state = state
         self._broken: Optional[StorageError] = None
+        # While this process holds the write lock, only its own commits save: a search
+        # then never reads the folder in place of the state the update commits to.
+        self._writer = False
+        self._swap = threading.Lock()  # a search's state replaces the one it read, if still current
 
     # ------------------------------------------------------------------ opening
 
@@ -143,13 +148,19 @@ class FolderBackend:
                 state.store  # noqa: B018 -- read now, outside the index's read lock
                 return
             except CorruptIndexError:
-                if saved_version(self.path) != state.version:
-                    self._state = IndexState.load(self.path, embeddings=state.embeddings)
-                    return
-                raise  # really damaged, not replaced under us
+                if saved_version(self.path) == state.version:
+                    raise  # really damaged, not replaced under us
+        if self._writer:
+            # The newer save is this process's own commit, still in progress: the search
+            # reads the store under the read lock, once the commit is done.
+            return
         # Another process saved: assignment is atomic, and searches that hold the older
-        # state keep reading it (its store is in memory or its files still named).
-        self._state = IndexState.load(self.path, embeddings=state.embeddings)
+        # state keep reading it (its store is in memory or its files still named). An
+        # update that began meanwhile keeps its own state (it read the newest save).
+        fresh = IndexState.load(self.path, embeddings=state.embeddings)
+        with self._swap:
+            if not self._writer and self._state is state:
+                self._state = fresh
 
     def refresh(self, exclusive: Exclusive) -> bool:
         state = self._current()
@@ -171,7 +182,12 @@ class FolderBackend:
     def writing(self, on_wait: OnWait) -> Iterator[None]:
         with write_lock(self.path, on_wait):
             self._current()
-            yield
+            with self._swap:
+                self._writer = True
+            try:
+                yield
+            finally:
+                self._writer = False
 
     def commit(self, batch: Batch, config: IndexConfig, *, final: bool, exclusive: Exclusive) -> None:
         state = self._current()

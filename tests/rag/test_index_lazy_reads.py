@@ -103,3 +103,59 @@ def test_a_failed_checkpoint_of_a_streaming_build_leaves_memory_as_on_disk(tmp_p
     assert summary.total_chunks == len(Index.open(tmp_path / "ix"))
     assert [d.id for d, _ in index.search("alpha", k=50, search_type="bm25")] == \
         [d.id for d, _ in Index.open(tmp_path / "ix").search("alpha", k=50, search_type="bm25")]
+
+
+def test_a_search_that_arrives_while_a_checkpoint_is_saved_never_rolls_the_update_back(tmp_path, monkeypatch):
+    """A streaming build's state has not read its store; a search arriving just after a
+    checkpoint's manifest swap (before the state knows its new version) must not read the
+    folder and put what it read in place of the state the update goes on committing to."""
+    import threading
+
+    import rag.index.backend_folder
+    from rag.index.segments import SegmentFolder
+    from rag.index.state import IndexState
+
+    docs = _corpus(tmp_path / "docs", 12)
+    index = Index.create(tmp_path / "ix", embeddings="hashing", chunk_size=200, chunk_overlap=0)
+    index.checkpoint_chunks, index.checkpoint_seconds = 8, float("inf")
+    real_write, real_load, real_commit = SegmentFolder.write_manifest, IndexState.load, index.backend.commit
+    manifests, commits = [], []
+    next_commit_done, searcher_read = threading.Event(), threading.Event()
+    searches: list[BaseException] = []
+
+    def slow_load(*args, **kwargs):  # the searcher's read of the folder takes a while
+        state = real_load(*args, **kwargs)
+        searcher_read.set()
+        next_commit_done.wait(30)
+        return state
+
+    def search():
+        try:
+            index.search("alpha", k=3)
+        except BaseException as exc:
+            searches.append(exc)
+
+    searcher = threading.Thread(target=search)
+
+    def write_manifest(self, data):
+        real_write(self, data)
+        manifests.append(1)
+        if len(manifests) == 2:  # a search arrives right after the second checkpoint's swap
+            monkeypatch.setattr(rag.index.backend_folder.IndexState, "load", slow_load)
+            searcher.start()
+            searcher_read.wait(1)
+
+    def commit(batch, config, *, final, exclusive):
+        real_commit(batch, config, final=final, exclusive=exclusive)
+        commits.append(1)
+        if len(commits) == 3:
+            next_commit_done.set()
+
+    monkeypatch.setattr(SegmentFolder, "write_manifest", write_manifest)
+    monkeypatch.setattr(index.backend, "commit", commit)
+    index.update([str(docs)])
+    next_commit_done.set()
+    searcher.join(30)
+    assert searches == [] and len(commits) > 3
+    assert index.sources() == Index.open(tmp_path / "ix").sources()
+    assert len(Index.open(tmp_path / "ix").sources()) == 12
