@@ -178,5 +178,5 @@ def parse_target(target: Target) -> tuple[str, Union[Path, str]]:
                               f"folder path or a URI starting {known}")
     if not target[match.end():].startswith("//"):
         raise ValidationError(f"{shown!r:.80} reads as a {scheme}:// URI without '//' after the scheme; write "
-                              f"{scheme}://HOST/... (or ./{target} for a folder of that name)")
+                              f"{scheme}://HOST/... (or start it with ./ for a folder of that name)")
     return URI_SCHEMES[scheme], target

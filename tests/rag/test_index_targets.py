@@ -52,6 +52,12 @@ def test_a_password_in_a_refused_uri_is_not_shown():
     assert "hunter2" not in str(refused.value)
 
 
+def test_a_password_in_a_uri_missing_its_slashes_is_not_shown():
+    with pytest.raises(ValidationError, match="without '//'") as refused:
+        Index.open("postgresql:/ann:hunter2@db/kb")
+    assert "hunter2" not in str(refused.value)
+
+
 def test_an_empty_target_is_refused():
     with pytest.raises(ValidationError, match="a folder path or a database URI, got ''"):
         Index.open("")
