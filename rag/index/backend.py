@@ -49,7 +49,8 @@ SAVE_LOCAL = "save_local"
 #: Capability: a commit is all or nothing, so an update killed part way leaves no chunk the
 #: record of sources does not name (a folder: a manifest swap; PostgreSQL: one transaction).
 #: Without it (Milvus 2.3: no transactions), a killed update's last checkpoint may leave
-#: chunks of sources not yet recorded, searchable until an update indexes those sources again.
+#: searchable chunks of sources not yet recorded: an update that indexes those sources again
+#: rewrites them, but chunks beyond a source's new length (or of a source since gone) stay.
 ATOMIC_COMMIT = "atomic_commit"
 #: Capability: a filter may be a string in the engine's own expression language (Milvus's
 #: ``metadata["source"] != ""``), for dense searches.
