@@ -1,6 +1,6 @@
 """Hybrid fusion on SciFact: reciprocal rank against z-score and min-max score fusion (issue 43).
 
-    python benchmarks/fusion.py [--data PATH] [--cache NPZ] [--splits 5] [--rounds 3]
+    python benchmarks/fusion.py [--data PATH] [--cache NPZ] [--splits 5] [--rounds 5]
                                 [--latency-embeddings local|hashing] [--skip-latency]
 
 1. Indexes SciFact (read in place) with MiniLM (FAISS flat, cosine: the ``minilm-faiss``
