@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from rag.errors import ValidationError
+from rag.hybrid import HybridConfig
 
 import rag.evaluation  # type hints: rag.evaluation.systems (embeddings, HTTP) imports on first use
 
@@ -21,7 +22,8 @@ CONFIGURATIONS: dict[str, str] = {
     "minilm-faiss": "LocalEmbeddings (MiniLM int8), FAISS flat, cosine",
     "minilm-memory": "LocalEmbeddings (MiniLM int8), InMemoryVectorStore",
     "minilm-mmr": "LocalEmbeddings, FAISS, MMR (fetch_k=200, lambda_mult=0.5)",
-    "hybrid": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (rag.hybrid: 0.5/0.5, c=60, k per side)",
+    "hybrid": "MiniLM (FAISS) + BM25, z-score fusion (rag.hybrid's default: 0.5/0.5, 50 per side)",
+    "hybrid-rrf": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (0.5/0.5, c=60, 20 per side: the default before)",
 }
 
 
@@ -71,6 +73,10 @@ def build_systems(
         "minilm-mmr": lambda: DenseSystem("minilm-mmr", local(), _faiss, vectors, mmr_fetch_k=200),
         "hybrid": lambda: HybridSystem(
             "hybrid", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25")
+        ),
+        "hybrid-rrf": lambda: HybridSystem(
+            "hybrid-rrf", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
+            HybridConfig(fetch_k=20, fusion="rrf"),
         ),
     }
     return [factories[name]() for name in names]

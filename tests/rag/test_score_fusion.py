@@ -109,8 +109,10 @@ def test_a_bad_hybrid_config_names_the_value(fields, shown):
         HybridConfig(**fields)
 
 
-def test_a_config_saved_before_fusions_existed_stays_reciprocal_rank():
-    assert HybridConfig.from_json({"fetch_k": 20, "weights": [0.5, 0.5], "c": 60}).fusion == "rrf"
+def test_a_config_saved_before_fusions_existed_stays_reciprocal_rank_whatever_the_default():
+    assert HybridConfig().fusion == "zscore"
+    assert HybridConfig.from_json({"fetch_k": 20, "weights": [0.5, 0.5], "c": 60}) == HybridConfig(fetch_k=20,
+                                                                                                   fusion="rrf")
     saved = HybridConfig(fusion="zscore", weights=(0.7, 0.3)).to_json()
     assert HybridConfig.from_json(saved) == HybridConfig(fusion="zscore", weights=(0.7, 0.3))
 
