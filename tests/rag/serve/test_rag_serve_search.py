@@ -76,13 +76,13 @@ def test_null_fields_are_the_same_as_absent_ones(url, index):
 
 
 @pytest.mark.parametrize("search_type", INDEX_SEARCH_TYPES.names)
-def test_every_index_search_type_is_served_with_the_name_of_its_score(url, search_type):
+def test_every_index_search_type_is_served_with_the_name_of_its_score(url, index, search_type):
     extra = {"threshold": 0.1} if search_type == "threshold" else {}
     reply = search(url, query="cats", search_type=search_type, **extra)
     expected = SearchRequest("cats", search_type=search_type, **extra)
     assert reply.status_code == 200
     assert (reply.json()["search_type"], reply.json()["score_name"]) == (expected.search_type.value,
-                                                                         expected.score_name())
+                                                                         expected.score_name(index.config.hybrid))
 
 
 def test_a_threshold_search_keeps_only_results_at_or_above_the_threshold(url):
