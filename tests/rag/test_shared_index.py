@@ -261,31 +261,6 @@ def _written_a_minute_ago(folder):
         os.utime(path, (time.time() - 60, time.time() - 60))
 
 
-def test_an_unchanged_file_is_not_read_again_by_the_next_update(index, docs, monkeypatch):
-    import rag.index.sources
-
-    _written_a_minute_ago(docs)
-    index.update([str(docs)])
-
-    def unread(*args, **kwargs):
-        raise AssertionError("an unchanged file was read again")
-
-    monkeypatch.setattr(rag.index.sources.DirectoryLoader, "load_path", unread)
-    summary = index.update([str(docs)])
-    assert (summary.unchanged, summary.failed) == (3, [])
-
-
-def test_a_chunk_text_already_stored_keeps_its_vector_when_its_file_is_renamed(index, docs, monkeypatch):
-    index.update([str(docs)])
-    embedded = []
-    real = index.embeddings.embed_documents
-    monkeypatch.setattr(index.embeddings, "embed_documents", lambda texts: embedded.extend(texts) or real(texts))
-    (docs / "owls.md").rename(docs / "barn-owls.md")
-    summary = index.update([str(docs)])
-    assert (summary.added, summary.deleted, embedded) == (1, 1, [])
-    assert names(index.search("owls hunt at night", k=1, search_type="similarity")) == ["barn-owls.md"]
-
-
 def test_rag_serve_answers_searches_and_questions_from_an_index_in_a_database(engine, collection, docs):
     import re
 
