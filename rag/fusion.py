@@ -71,7 +71,8 @@ def _normalized(scores: np.ndarray, method: str) -> np.ndarray:
     """``scores`` of one side's candidates on a common scale: standard deviations from
     their mean (``zscore``) or the fraction of their range (``minmax``). Candidates that
     all score alike (one candidate, or zero variance) are all 0 (zscore) or all 1
-    (minmax): the side then says nothing about their order."""
+    (minmax): the side then says nothing about their order, only that they are its
+    candidates (see :func:`_absent`)."""
     if scores.size == 0:
         return scores
     if method == "zscore":
@@ -79,6 +80,16 @@ def _normalized(scores: np.ndarray, method: str) -> np.ndarray:
         return (scores - scores.mean()) / spread if spread > 0 else np.zeros_like(scores)
     low, high = float(scores.min()), float(scores.max())
     return (scores - low) / (high - low) if high > low else np.ones_like(scores)
+
+
+def _absent(normalized: np.ndarray, method: str) -> float:
+    """The normalised score of a document missing from a side: as good as the side's
+    lowest candidate (it ranked below all of them); when the candidates all score alike
+    (one lexical match, say), one step below them (-1 for zscore, 0 for minmax), so that
+    being a candidate still counts."""
+    if float(normalized.max()) > float(normalized.min()):
+        return float(normalized.min())
+    return -1.0 if method == "zscore" else 0.0
 
 
 def normalized_score_fusion(
@@ -91,7 +102,9 @@ def normalized_score_fusion(
     deviations from their mean; ``minmax``: the fraction of their range), so a BM25 score
     and a cosine relevance can be added. A document's fused score is the weighted mean of
     its normalised scores; in a list it is missing from, it counts as that list's lowest
-    candidate (it ranked below all of them there); a list with no candidates is left out.
+    candidate (it ranked below all of them there), or, when that list's candidates all
+    score alike, one step below them (-1 in standard deviations, 0 of the range); a list
+    with no candidates is left out.
     The result is mapped to [0, 1]:
     ``minmax`` is there already; a ``zscore`` mean ``z`` becomes ``Phi(z)``, the standard
     normal distribution function (0.5 for a document as good as the average candidate).
@@ -129,8 +142,7 @@ def normalized_score_fusion(
         if not weight or not docs:
             continue
         normalized = _normalized(np.asarray([float(score) for _, score in docs], dtype=np.float64), method)
-        # Absent from this list: as good as its lowest candidate.
-        side = np.full(len(documents), float(normalized.min()))
+        side = np.full(len(documents), _absent(normalized, method))
         side[row] = normalized
         total += weight * side
     fused = total / weight_sum if weight_sum > 0 else total

@@ -22,8 +22,8 @@ CONFIGURATIONS: dict[str, str] = {
     "minilm-faiss": "LocalEmbeddings (MiniLM int8), FAISS flat, cosine",
     "minilm-memory": "LocalEmbeddings (MiniLM int8), InMemoryVectorStore",
     "minilm-mmr": "LocalEmbeddings, FAISS, MMR (fetch_k=200, lambda_mult=0.5)",
-    "hybrid": "MiniLM (FAISS) + BM25, z-score fusion (rag.hybrid's default: 0.5/0.5, 50 per side)",
-    "hybrid-rrf": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (0.5/0.5, c=60, 20 per side: the default before)",
+    "hybrid": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (rag.hybrid's default: 0.5/0.5, c=60, 20 per side)",
+    "hybrid-zscore": "MiniLM (FAISS) + BM25, z-score fusion (0.5/0.5, 50 per side)",
 }
 
 
@@ -74,9 +74,9 @@ def build_systems(
         "hybrid": lambda: HybridSystem(
             "hybrid", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25")
         ),
-        "hybrid-rrf": lambda: HybridSystem(
-            "hybrid-rrf", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
-            HybridConfig(fetch_k=20, fusion="rrf"),
+        "hybrid-zscore": lambda: HybridSystem(
+            "hybrid-zscore", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
+            HybridConfig(fetch_k=50, fusion="zscore"),
         ),
     }
     return [factories[name]() for name in names]

@@ -110,7 +110,6 @@ def test_a_bad_hybrid_config_names_the_value(fields, shown):
 
 
 def test_a_config_saved_before_fusions_existed_stays_reciprocal_rank_whatever_the_default():
-    assert HybridConfig().fusion == "zscore"
     assert HybridConfig.from_json({"fetch_k": 20, "weights": [0.5, 0.5], "c": 60}) == HybridConfig(fetch_k=20,
                                                                                                    fusion="rrf")
     saved = HybridConfig(fusion="zscore", weights=(0.7, 0.3)).to_json()
@@ -140,3 +139,10 @@ def test_configure_refuses_what_is_not_a_hybrid_config(tmp_path):
     with pytest.raises(ValidationError, match="hybrid must be a HybridConfig"):
         index.configure(hybrid={"fusion": "zscore"})  # type: ignore[arg-type]
     assert not (tmp_path / "ix").exists()
+
+
+@pytest.mark.parametrize("method", ["zscore", "minmax"])
+def test_the_one_candidate_of_a_side_ranks_above_the_documents_that_side_did_not_find(method):
+    dense = [(A, 0.60), (D, 0.59), (B, 0.58), (C, 0.20)]
+    lexical = [(D, 4.2)]  # the only document holding the query's rare term
+    assert ids(normalized_score_fusion([dense, lexical], [0.5, 0.5], method))[0] == "d"
