@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 from rag.documents import Document
 from rag.errors import UnsupportedOperationError, ValidationError
 from rag.hybrid import HybridConfig
-from rag.index.backend import SAVE_LOCAL, IndexBackend, OnWait, Target, parse_target
+from rag.index.backend import SAVE_LOCAL, IndexBackend, OnWait, Target
 from rag.index.config import ANSWER_K, IndexConfig
 from rag.index.info import IndexInfo
 from rag.index.locks import ReadWriteLock
@@ -80,18 +80,9 @@ class Index:
     @staticmethod
     def exists(target: Target, *, collection: str = DEFAULT_COLLECTION, token: Optional[str] = None) -> bool:
         """True when ``target`` (a folder, or a URI with ``collection``) holds an index."""
-        kind, where = parse_target(target)
-        if kind == "folder":
-            from rag.index.backend_folder import FolderBackend
+        from rag.index.opening import backend_exists
 
-            return FolderBackend.exists(Path(where))
-        from rag.index.engine import open_engine
-
-        engine = open_engine(str(where), collection=collection, store=kind, token=token)
-        try:
-            return engine.read_config() is not None
-        finally:
-            engine.close()
+        return backend_exists(target, collection=collection, token=token)
 
     @classmethod
     def open(cls, target: Target, *, embeddings: Optional[str] = None, collection: str = DEFAULT_COLLECTION,
@@ -102,17 +93,10 @@ class Index:
         (an EmbeddingMismatchError says how to rebuild otherwise). ``warm_up``: load a
         local embedding model while a folder index is read (for a process that searches
         next, such as ``rag search``)."""
-        kind, where = parse_target(target)
-        if kind == "folder":
-            from rag.index.backend_folder import FolderBackend
+        from rag.index.opening import open_backend
 
-            # For an update the vectors and texts are read only once a change needs them,
-            # under the write lock (so no other commit replaces them in between).
-            return cls(FolderBackend.open(Path(where), embeddings=embeddings, warm_up=warm_up, lazy=_for_update))
-        from rag.index.backend_engine import EngineBackend
-
-        return cls(EngineBackend.open(str(where), create=False, collection=collection, embeddings=embeddings,
-                                      store=kind, token=token))
+        return cls(open_backend(target, embeddings=embeddings, collection=collection, token=token, warm_up=warm_up,
+                                lazy=_for_update))
 
     @classmethod
     def create(
@@ -130,17 +114,10 @@ class Index:
         ``chunk_overlap`` (default 200); ``hybrid``: the fusion settings. Refuses a target
         that already holds an index (or, for a folder, other files).
         """
-        kind, where = parse_target(target)
-        if kind == "folder":
-            from rag.index.backend_folder import FolderBackend
+        from rag.index.opening import create_backend
 
-            return cls(FolderBackend.create(Path(where), embeddings=embeddings, store=store, chunk_size=chunk_size,
-                                            chunk_overlap=chunk_overlap, hybrid=hybrid))
-        from rag.index.backend_engine import EngineBackend
-
-        return cls(EngineBackend.open(str(where), create=True, must_be_new=True, collection=collection,
-                                      embeddings=embeddings, store=store, chunk_size=chunk_size,
-                                      chunk_overlap=chunk_overlap, hybrid=hybrid, token=token))
+        return cls(create_backend(target, embeddings=embeddings, store=store, chunk_size=chunk_size,
+                                  chunk_overlap=chunk_overlap, hybrid=hybrid, collection=collection, token=token))
 
     @classmethod
     def open_or_create(cls, target: Target, *, embeddings: Optional[str] = None, store: Optional[str] = None,
@@ -150,37 +127,10 @@ class Index:
         ``chunk_size`` and ``chunk_overlap``, when given, must be what it was built with),
         else :meth:`create` with them. To re-chunk an index, give the new chunk settings to
         :meth:`update`, which re-chunks every source."""
-        from rag.index.registry import check_embedding_spec, store_backend
+        from rag.index.opening import open_or_create_backend
 
-        if embeddings is not None:
-            check_embedding_spec(embeddings)
-        if store is not None:
-            store_backend(store)
-        # For a new index: the chunking asked for, else the defaults.
-        new_size, new_overlap = 1000 if chunk_size is None else chunk_size, 200 if chunk_overlap is None else chunk_overlap
-        kind, where = parse_target(target)
-        if kind != "folder":
-            from rag.index.backend_engine import EngineBackend
-
-            index = cls(EngineBackend.open(str(where), create=True, collection=collection, embeddings=embeddings,
-                                           store=store, token=token, chunk_size=new_size,
-                                           chunk_overlap=new_overlap))
-        elif not cls.exists(target):
-            return cls.create(target, embeddings=embeddings, store=store or "faiss", chunk_size=new_size,
-                              chunk_overlap=new_overlap)
-        else:
-            index = cls.open(target, embeddings=embeddings, _for_update=True)
-            if store is not None and store != index.config.store:
-                raise ValidationError(f"the index at {where} uses --store {index.config.store}; drop --store, or "
-                                      "rebuild with a new --index folder")
-        asked = index.config.with_chunking(chunk_size, chunk_overlap)
-        if asked != index.config:
-            index.close()
-            raise ValidationError(
-                f"the index at {index.where} chunks by {index.config.chunk_size}/{index.config.chunk_overlap} "
-                f"(chunk_size/chunk_overlap), not {asked.chunk_size}/{asked.chunk_overlap}; open it without them, "
-                "or re-chunk it with update(SOURCES, chunk_size=..., chunk_overlap=...) naming every root")
-        return index
+        return cls(open_or_create_backend(target, embeddings=embeddings, store=store, chunk_size=chunk_size,
+                                          chunk_overlap=chunk_overlap, collection=collection, token=token))
 
     def close(self) -> None:
         """Release the backend's connections (a database index); the index stays where it is."""
