@@ -133,18 +133,6 @@ def test_the_record_makes_updates_incremental(index, docs):
     assert [d.page_content for d, _ in index.search("goldfish", k=4, search_type="bm25")] == ["Goldfish swim in garden ponds."]
 
 
-def test_a_source_that_shrank_keeps_no_stale_chunks(index, tmp_path):
-    folder = tmp_path / "long"
-    folder.mkdir()
-    page = folder / "page.md"
-    page.write_text("\n\n".join(f"Paragraph {n} about owls and their silent feathers. " * 12 for n in range(6)))
-    assert index.update([str(folder)]).chunks > 1
-    page.write_text("Owls hunt at night.")
-    index.update([str(folder)])
-    assert len(index) == 1
-    assert [d.page_content for d, _ in index.search("owls", k=10, search_type="bm25")] == ["Owls hunt at night."]
-
-
 def test_every_search_type_answers_and_bm25_honours_filters(index, docs):
     index.update([str(docs)])
     for search_type in ("hybrid", "similarity", "mmr", "bm25"):
