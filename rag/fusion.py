@@ -146,6 +146,11 @@ def normalized_score_fusion(
         side[row] = normalized
         total += weight * side
     fused = total / weight_sum if weight_sum > 0 else total
+    # Sums that are equal in exact arithmetic (two candidates whose z-scores cancel) can
+    # differ in the last bits, by an amount that depends on the sides' scale: ordering on
+    # the sums rounded to 1e-9 makes such ties ties, so the order never depends on a
+    # side's units. Normalised scores are O(1), so 1e-9 is far below any real difference.
+    fused = np.round(fused, 9)
     if method == "zscore":
         fused = np.asarray([0.5 * (1.0 + math.erf(z / math.sqrt(2.0))) for z in fused.tolist()])
     order = np.argsort(-fused, kind="stable")  # stable: ties keep first-seen order

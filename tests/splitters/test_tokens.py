@@ -148,8 +148,25 @@ token_texts = st.one_of(
 def test_token_splitter_chunks_equal_langchain(seeded_tiktoken_cache, text, chunk_size, overlap_fraction):
     chunk_overlap = min(int(chunk_size * overlap_fraction), chunk_size - 1)
     kwargs = dict(encoding_name="cl100k_base", chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-    ours = TokenTextSplitter(**kwargs).split_text(text)
-    assert ours == lc.TokenTextSplitter(**kwargs).split_text(text)
+    assert outcome(TokenTextSplitter(**kwargs).split_text, text) == outcome(
+        lc.TokenTextSplitter(**kwargs).split_text, text)
+
+
+def outcome(split, text):
+    """The chunks, or the kind of error: a text holding a special token such as
+    ``<|endofprompt|>`` is refused by both unless ``disallowed_special`` allows it."""
+    try:
+        return split(text)
+    except ValueError as error:
+        return ValueError, str(error).split(".")[0]
+
+
+def test_a_text_holding_a_special_token_is_refused_unless_allowed(seeded_tiktoken_cache):
+    kwargs = dict(encoding_name="cl100k_base", chunk_size=4, chunk_overlap=0)
+    with pytest.raises(ValueError, match="disallowed special token '<\\|endofprompt\\|>'"):
+        TokenTextSplitter(**kwargs).split_text("a <|endofprompt|> b")
+    chunks = TokenTextSplitter(**kwargs, disallowed_special=()).split_text("a <|endofprompt|> b")
+    assert "".join(chunks) == "a <|endofprompt|> b"
 
 
 @settings(deadline=None, max_examples=60)
@@ -168,8 +185,8 @@ def test_recursive_tiktoken_chunks_equal_langchain(
         chunk_overlap=int(chunk_size * overlap_fraction),
         keep_separator=keep,
     )
-    ours = RecursiveCharacterTextSplitter.from_tiktoken_encoder(**kwargs).split_text(text)
-    reference = lc.RecursiveCharacterTextSplitter.from_tiktoken_encoder(**kwargs).split_text(text)
+    ours = outcome(RecursiveCharacterTextSplitter.from_tiktoken_encoder(**kwargs).split_text, text)
+    reference = outcome(lc.RecursiveCharacterTextSplitter.from_tiktoken_encoder(**kwargs).split_text, text)
     assert ours == reference
 
 
