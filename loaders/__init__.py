@@ -3,7 +3,7 @@ dependencies only.
 
 Every loader has ``lazy_load()`` (an iterator), ``load()``, ``alazy_load()`` and ``aload()``;
 every document's metadata carries ``source``, the path or URL as given. ``PyPDFLoader``
-imports without pypdf and asks for ``pip install "rag-toolkit[pdf]"`` when built. The web
+imports without pypdf and asks for ``pip install "ragpath[pdf]"`` when built. The web
 loaders (``WebBaseLoader``, ``RecursiveUrlLoader``, ``SitemapLoader``) fetch concurrently
 over httpx and list what failed in ``loader.failed``.
 

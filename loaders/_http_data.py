@@ -24,7 +24,7 @@ __all__ = [
     "DEFAULT_HEADERS",
 ]
 
-DEFAULT_USER_AGENT = "rag-toolkit/0.1 (+https://pypi.org/project/rag-toolkit/; web loader)"
+DEFAULT_USER_AGENT = "ragpath/0.1 (+https://pypi.org/project/ragpath/; web loader)"
 DEFAULT_HEADERS: Mapping[str, str] = {
     "User-Agent": DEFAULT_USER_AGENT,
     "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5",

@@ -12,7 +12,7 @@ __all__ = ["check_show_progress", "progress_bar"]
 
 def check_show_progress(show_progress: bool) -> bool:
     """``show_progress`` as given; when True, MissingDependencyError now (in ``__init__``)
-    if tqdm is not installed, naming ``pip install "rag-toolkit[progress]"``."""
+    if tqdm is not installed, naming ``pip install "ragpath[progress]"``."""
     if show_progress:
         _tqdm()
     return show_progress

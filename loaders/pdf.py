@@ -44,7 +44,7 @@ def _document_info(info: Any) -> dict[str, Any]:
 class PyPDFLoader(BaseLoader):
     """One document per PDF page (or one for the file), as LangChain's ``PyPDFLoader``.
 
-    Needs the ``pdf`` extra: ``pip install "rag-toolkit[pdf]"``. Without it, building the
+    Needs the ``pdf`` extra: ``pip install "ragpath[pdf]"``. Without it, building the
     loader raises :class:`rag.errors.MissingDependencyError` giving that command; importing
     it does not.
 

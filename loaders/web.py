@@ -111,7 +111,7 @@ class WebBaseLoader(ReportingLoader):
         max_retries: retries after connection errors, timeouts, 408, 409, 429 and 5xx
             (but 501 and 505), waiting 0.5, 1, 2... seconds or the server's
             ``Retry-After`` (the toolkit's one ``rag._retry.RetryPolicy``). Default 3.
-        show_progress: a tqdm bar (``pip install "rag-toolkit[progress]"``). Default False.
+        show_progress: a tqdm bar (``pip install "ragpath[progress]"``). Default False.
         trust_env: read proxy settings from the environment. Default False.
         drop_chrome: leave out nav, aside and page-level header/footer. Default True.
         clock: time source and sleeper for backoff and rate limits (tests inject a fake).

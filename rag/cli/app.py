@@ -76,8 +76,10 @@ def _text(text: str) -> str:
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    from rag._optional import DISTRIBUTION
+
     try:
-        return version("rag-toolkit")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:  # running from a checkout that was never installed
         return "unknown (not installed)"
 

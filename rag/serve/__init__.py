@@ -1,6 +1,6 @@
 """Runnables over HTTP: LangServe-compatible :func:`add_routes` and :class:`RemoteRunnable`.
 
-The server side needs the ``serve`` extra (``pip install "rag-toolkit[serve]"``: Starlette
+The server side needs the ``serve`` extra (``pip install "ragpath[serve]"``: Starlette
 and uvicorn); the client needs only httpx. Both speak LangServe 0.3.3's wire format, so
 LangServe's ``RemoteRunnable`` can call our server and ours can call a LangServe server.
 

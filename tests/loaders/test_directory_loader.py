@@ -330,7 +330,7 @@ def test_show_progress_without_tqdm_names_the_install_command(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "tqdm", None)
-    with pytest.raises(MissingDependencyError, match=r"pip install \"rag-toolkit\[progress\]\""):
+    with pytest.raises(MissingDependencyError, match=r"pip install \"ragpath\[progress\]\""):
         DirectoryLoader(str(tree), show_progress=True)
 
 
@@ -341,7 +341,7 @@ def test_pdf_in_a_tree_without_pypdf_fails_with_the_install_command(
     loader = DirectoryLoader(str(tree), silent_errors=True)
     loader.load()
     [(path, message)] = loader.failed
-    assert path.endswith("manual.pdf") and 'pip install "rag-toolkit[pdf]"' in message
+    assert path.endswith("manual.pdf") and 'pip install "ragpath[pdf]"' in message
 
 
 def test_a_failing_file_stops_the_run_with_its_path_noted(tmp_path: Path) -> None:

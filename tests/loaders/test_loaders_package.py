@@ -74,5 +74,5 @@ def test_pdf_loader_without_pypdf_raises_the_install_command(
     monkeypatch.setitem(sys.modules, "pypdf", None)  # makes "import pypdf" fail
     with pytest.raises(MissingDependencyError) as caught:
         loaders.PyPDFLoader(str(tmp_path / "paper.pdf"))
-    assert 'pip install "rag-toolkit[pdf]"' in str(caught.value)
+    assert 'pip install "ragpath[pdf]"' in str(caught.value)
     assert isinstance(caught.value, ImportError)

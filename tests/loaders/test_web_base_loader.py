@@ -279,14 +279,14 @@ def test_encoding_forces_the_codec(site: Site) -> None:
 
 def test_default_headers_send_a_toolkit_user_agent(site: Site) -> None:
     WebBaseLoader(site.url("/docs/page1.html")).load()
-    assert site.hits[0].headers["User-Agent"].startswith("rag-toolkit/")
+    assert site.hits[0].headers["User-Agent"].startswith("ragpath/")
 
 
 def test_header_template_replaces_the_headers_but_keeps_a_user_agent(site: Site) -> None:
     WebBaseLoader(site.url("/docs/page1.html"), header_template={"X-Team": "docs"}).load()
     headers = site.hits[0].headers
     assert headers["X-Team"] == "docs"
-    assert headers["User-Agent"].startswith("rag-toolkit/")
+    assert headers["User-Agent"].startswith("ragpath/")
 
 
 def test_requests_kwargs_headers_and_params_are_sent(site: Site) -> None:

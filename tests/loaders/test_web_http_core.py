@@ -196,7 +196,7 @@ def test_a_body_streamed_past_the_cap_is_refused_without_content_length(site: Si
 
 def test_the_default_user_agent_names_the_toolkit(site: Site) -> None:
     fetch(site, "/docs/page2.html")
-    assert site.hits[-1].headers["User-Agent"].startswith("rag-toolkit/")
+    assert site.hits[-1].headers["User-Agent"].startswith("ragpath/")
 
 
 def test_connection_refused_is_retried_then_reported(site: Site) -> None:

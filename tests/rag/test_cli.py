@@ -16,7 +16,7 @@ def rag(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 
 def test_version_prints_the_package_version():
     result = rag("--version")
-    assert result.returncode == 0 and result.stdout.strip() == f"rag {version('rag-toolkit')}"
+    assert result.returncode == 0 and result.stdout.strip() == f"rag {version('ragpath')}"
 
 
 def test_there_is_no_command_that_overwrites_a_folder_without_checking_it():

