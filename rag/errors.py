@@ -93,11 +93,18 @@ class DimensionMismatchError(ValidationError):
 
 class OutputParserException(ValidationError):
     """A parser could not read a model's output (LangChain's name); ``llm_output`` is the
-    text it was given."""
+    text it was given. ``observation`` (default None) is what an agent run with
+    ``handle_parsing_errors=True`` shows the model when ``send_to_llm`` (default False)
+    is True; both must be given together, as in LangChain."""
 
-    def __init__(self, message: str, *, llm_output: Optional[str] = None) -> None:
+    def __init__(self, message: Any, *, observation: Optional[str] = None, llm_output: Optional[str] = None,
+                 send_to_llm: bool = False) -> None:
         super().__init__(message)
+        if send_to_llm and (observation is None or llm_output is None):
+            raise ValueError("Arguments 'observation' & 'llm_output' are required if 'send_to_llm' is True")
         self.llm_output = llm_output
+        self.observation = observation
+        self.send_to_llm = send_to_llm
 
 
 class InvalidTypeError(RagError, TypeError):
