@@ -23,6 +23,7 @@ import asyncio
 import contextvars
 import inspect
 import logging
+import os
 import threading
 import uuid
 from contextlib import contextmanager
@@ -32,7 +33,7 @@ from typing import Any, Iterator, Literal, Mapping, Optional
 from rag.errors import ValidationError
 
 __all__ = ["Run", "RunKind", "EVENTS", "handlers_of", "start_run", "astart_run", "PARENT_RUN_ID_KEY",
-           "RUN_TAGS_KEY", "STREAM_CHUNK_EVENT", "ambient_config", "wants_model_tokens", "ChildCallbacks"]
+           "RUN_TAGS_KEY", "STREAM_CHUNK_EVENT", "ambient_config", "current_config", "wants_model_tokens", "ChildCallbacks"]
 
 logger = logging.getLogger("rag.callbacks")
 
@@ -70,6 +71,11 @@ def wants_model_tokens(config: Optional[Mapping[str, Any]]) -> bool:
 # ``asyncio.to_thread``; thread pools get the config passed explicitly instead.
 _AMBIENT: contextvars.ContextVar[Optional[Mapping[str, Any]]] = contextvars.ContextVar("rag_ambient_config",
                                                                                        default=None)
+
+
+def current_config() -> Optional[Mapping[str, Any]]:
+    """The config of the run whose body is executing here (None outside any run)."""
+    return _AMBIENT.get()
 
 
 @contextmanager
@@ -235,12 +241,38 @@ def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
     if isinstance(config.get("callbacks"), ChildCallbacks):
         config = _bound_to_parent(config)
     listeners = [h for h in handlers_of(config) if not getattr(h, _IGNORE_ATTR[kind], False)]
+    environment_tracer = _environment_tracer()
+    if environment_tracer is not None and all(h is not environment_tracer for h in listeners):
+        listeners.append(environment_tracer)
     inherited = list(config.get("tags") or [])
     run_tags = inherited + [t for t in [*(tags or []), *(config.get(RUN_TAGS_KEY) or [])] if t not in inherited]
     run = Run(kind, listeners, config.get("run_id") or uuid.uuid4(), config.get(PARENT_RUN_ID_KEY), run_tags)
-    extra = {"metadata": {**(metadata or {}), **(config.get("metadata") or {})},
+    extra = {"metadata": {**_configurable_metadata(config), **(metadata or {}), **(config.get("metadata") or {})},
              "name": config.get("run_name") or name}
     return run, extra
+
+
+def _configurable_metadata(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's ``configurable`` values that are plain scalars (a graph's ``thread_id``, a
+    user id...), as LangChain copies them into its runs' metadata; ``__``-names stay private."""
+    configurable = config.get("configurable")
+    if not configurable:
+        return {}
+    return {key: value for key, value in configurable.items()
+            if isinstance(value, (str, int, float, bool)) and not str(key).startswith("__")}
+
+
+def _environment_tracer() -> Any:
+    """The trace store's tracer when ``$RAG_TRACING`` (or ``$RAG_TRACING_DB``, or LangSmith's
+    ``$LANGSMITH_TRACING``) turns tracing on, else None. Read at each run, so a process
+    may switch it; the store itself is only imported when one of the variables is set."""
+    environ = os.environ
+    if not (environ.get("RAG_TRACING") or environ.get("RAG_TRACING_DB") or environ.get("LANGSMITH_TRACING")
+            or environ.get("LANGCHAIN_TRACING_V2") or environ.get("LANGSMITH_TRACING_V2")):
+        return None
+    from rag.tracing.settings import environment_tracer
+
+    return environment_tracer()
 
 
 def _bound_to_parent(config: Mapping[str, Any]) -> dict[str, Any]:

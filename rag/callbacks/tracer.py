@@ -3,6 +3,13 @@
 Subclasses react to :meth:`BaseTracer._on_run_start`, :meth:`BaseTracer._on_run_end` and
 :meth:`BaseTracer._on_trace_end` (a top-level run finished with its whole tree). Events
 may come from several threads and tasks at once; the run table is guarded by a lock.
+
+Each run carries LangSmith's tree fields: ``trace_id`` (the top run's id), ``dotted_order``
+(per ancestor, its UTC start time as ``%Y%m%dT%H%M%S%fZ`` followed by its id, joined by
+dots, so that sorting a trace's runs by it gives the tree in execution order) and
+``parent_run_id``; plus ``metadata`` (a graph's ``thread_id`` and other ``configurable``
+values among them) and ``run_type`` as the component declared it (``prompt``, ``parser``,
+``llm``, ``embedding`` ... for ``@traceable`` functions).
 """
 
 from __future__ import annotations
@@ -22,9 +29,11 @@ __all__ = ["BaseTracer", "TraceRun"]
 
 @dataclass
 class TraceRun:
-    """One run in a trace: what ran (``name``, ``run_type``: chain, retriever, chat_model or
-    tool), on what (``inputs``), with what result (``outputs`` or ``error``), when
-    (``start_time``/``end_time``, UTC) and, for models, ``token_usage``."""
+    """One run in a trace: what ran (``name``, ``run_type``: chain, retriever, chat_model,
+    tool, or what a component declared: prompt, parser, llm, embedding), on what
+    (``inputs``), with what result (``outputs`` or ``error``), when (``start_time`` /
+    ``end_time``, UTC) and, for models, ``token_usage``; where it sits (``trace_id``,
+    ``dotted_order``, ``parent_run_id``), with ``tags`` and ``metadata``."""
 
     id: UUID
     name: str
@@ -41,6 +50,9 @@ class TraceRun:
     depth: int = 0
     _started: float = field(default_factory=time.perf_counter, repr=False)
     duration_ms: Optional[float] = None
+    trace_id: Optional[UUID] = None
+    dotted_order: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The run and its children as JSON-ready data (the trace file's record shape)."""
@@ -53,6 +65,9 @@ class TraceRun:
             "end_time": self.end_time.isoformat() if self.end_time else None,
             "duration_ms": self.duration_ms,
             "tags": self.tags,
+            "trace_id": str(self.trace_id or self.id),
+            "dotted_order": self.dotted_order,
+            "metadata": to_jsonable(self.metadata),
             "inputs": to_jsonable(self.inputs),
             "outputs": to_jsonable(self.outputs),
             "error": self.error,
@@ -61,6 +76,12 @@ class TraceRun:
             record["token_usage"] = self.token_usage
         record["children"] = [child.to_dict() for child in self.children]
         return record
+
+
+def dotted_segment(start_time: datetime, run_id: UUID) -> str:
+    """One run's part of a ``dotted_order``: LangSmith's ``20250101T120000123456Z<uuid>``
+    (the time in UTC to the microsecond, then the run id)."""
+    return f"{start_time:%Y%m%dT%H%M%S%fZ}{run_id}"
 
 
 # Which argument of each start/end event holds the run's inputs/outputs, and under what key.
@@ -89,10 +110,17 @@ class BaseTracer(BaseCallbackHandler):
     def _start(self, run_type: str, serialized: Optional[dict[str, Any]], inputs: Any, run_id: UUID,
                parent_run_id: Optional[UUID], kwargs: dict[str, Any]) -> None:
         name = kwargs.get("name") or (serialized or {}).get("name") or run_type
+        # A prompt, a parser or a @traceable function declares its own kind on a chain event.
+        declared = kwargs.get("run_type") or run_type
+        started = datetime.now(timezone.utc)
+        segment = dotted_segment(started, run_id)
         with self._lock:
             parent = self.runs.get(parent_run_id) if parent_run_id else None
-            run = TraceRun(run_id, str(name), run_type, parent_run_id, inputs, datetime.now(timezone.utc),
-                           tags=list(kwargs.get("tags") or []), depth=parent.depth + 1 if parent else 0)
+            run = TraceRun(run_id, str(name), str(declared), parent_run_id, inputs, started,
+                           tags=list(kwargs.get("tags") or []), depth=parent.depth + 1 if parent else 0,
+                           trace_id=parent.trace_id if parent else run_id,
+                           dotted_order=f"{parent.dotted_order}.{segment}" if parent else segment,
+                           metadata=dict(kwargs.get("metadata") or {}))
             self.runs[run_id] = run
             if parent is not None:
                 parent.children.append(run)
@@ -109,6 +137,8 @@ class BaseTracer(BaseCallbackHandler):
         run.duration_ms = round((time.perf_counter() - run._started) * 1000, 3)
         run.outputs = outputs
         run.error = None if error is None else f"{type(error).__name__}: {error}"
+        if token_usage is None and run.run_type in ("llm", "chat_model") and error is None:
+            token_usage = token_usage_of(outputs)  # a @traceable model function's usage_metadata
         run.token_usage = token_usage
         self._on_run_end(run)
         if is_root:
