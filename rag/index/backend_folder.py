@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from rag.index.backend import ATOMIC_COMMIT, SAVE_LOCAL, BackendFacts, Exclusive
 from rag.index.config import IndexConfig
 from rag.index.folders import check_kind, check_spec_matches
 from rag.index.registry import default_embedding_spec
+from rag.index.manifest import MANIFEST
 from rag.index.segments import Batch
 from rag.index.state import IndexState, SourceRecord, saved_version, write_lock
 from rag.persistence import index_folder_exists
@@ -123,8 +125,7 @@ class FolderBackend:
 
     def facts(self) -> BackendFacts:
         state = self._current()
-        size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file()) if self.path.is_dir() else 0
-        return BackendFacts(state.store_name, size, state.saved_at, state.chunk_count > 0)
+        return BackendFacts(state.store_name, _size_on_disk(self.path, state), state.saved_at, state.chunk_count > 0)
 
     def held_chunk_ids(self, source: str, record: SourceRecord) -> list[str]:
         return list(record.chunk_ids)  # one writer at a time: the record names every chunk
@@ -261,3 +262,28 @@ def _apply(state: IndexState, batch: Batch) -> None:
         state.record.pop(source, None)
     for source, row in batch.record_set.items():
         state.record[source] = SourceRecord.from_json(row)
+
+
+def _size_on_disk(path: Path, state: IndexState) -> int:
+    """Bytes of the saved index ``state`` read: the sizes its manifest gives its segments'
+    files, plus the manifest. Not a walk of the folder: a concurrent commit renames its
+    staging folder and deletes replaced segments meanwhile (a walk then failed), and
+    nothing but rag's own files is counted. A format-1 snapshot (no segments) is walked,
+    skipping what vanishes or is not a regular file."""
+    size = 0
+    if state.segments is not None:
+        try:
+            size = (path / MANIFEST).stat().st_size
+        except OSError:
+            pass  # not saved yet, or replaced this instant: the segments still count
+        return size + sum(int(info.get("bytes", 0)) for entry in state.segments
+                          for info in (entry.get("files") or {}).values())
+    for folder, _dirs, names in os.walk(path):
+        for name in names:
+            try:
+                status = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue  # removed meanwhile
+            if stat.S_ISREG(status.st_mode):
+                size += status.st_size
+    return size

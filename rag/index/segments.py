@@ -12,7 +12,10 @@ at their next commit.)
 ``manifest.json``: ``format``, ``format_version`` (2), ``store_class`` ("RagIndex"),
 ``embedding`` (model id, dimension), ``config`` (the index's settings and ``saved_at``),
 ``segments`` (name, rows, and sha256 + size of each file), ``lexical`` (the BM25
-analysis and parameters) and ``bm25`` (null; older indexes: their BM25 part).
+analysis and parameters), ``bm25`` (null; older indexes: their BM25 part) and
+``checksum`` (of the rest; see :mod:`rag.index.manifest`, which reads and checks it).
+A commit deletes the parts the new manifest no longer names only as far as the manifest
+it replaces verified; others go to ``orphans/`` (see :meth:`SegmentFolder._collect_garbage`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ import numpy as np
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError
+from rag.index.manifest import MANIFEST, parse_json, read_regular_file, verified, with_checksum
+from rag.index.manifest import read_manifest as _read_checked_manifest
 from rag.persistence import FORMAT
 from rag.persistence import atomic
 
@@ -40,9 +45,10 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT_VERSION", "MANIFEST", "Batch", "Replay", "SegmentFolder", "read_manifest", "manifest_version"]
 
 FORMAT_VERSION = 2
-MANIFEST = "manifest.json"
 _SEGMENTS = "segments"
 _BM25 = "bm25"
+#: Where a commit puts parts an unverified manifest did not name (see _collect_garbage).
+_ORPHANS = "orphans"
 
 
 @dataclass
@@ -86,15 +92,9 @@ def _json(data: Any) -> bytes:
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise CorruptIndexError(f"{path} has no {MANIFEST}: not an index folder, or an incomplete one") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CorruptIndexError(f"{path / MANIFEST} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CorruptIndexError(f"{path / MANIFEST} is not a rag index manifest")
-    return data
+    """The manifest of the index folder ``path``, checked (its checksum, the type of each
+    field; see :mod:`rag.index.manifest`). Raises CorruptIndexError naming the file."""
+    return _read_checked_manifest(path, fmt=FORMAT, version=FORMAT_VERSION)
 
 
 def manifest_version(data: dict[str, Any]) -> str:
@@ -146,24 +146,53 @@ class SegmentFolder:
         entry["rows"] = len(batch.ids)
         return entry
 
-    def write_manifest(self, data: dict[str, Any]) -> None:
-        """Replace the manifest in one rename (after fsync), then drop unreferenced files."""
+    def write_manifest(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Replace the manifest in one rename (after fsync), with its checksum; then drop
+        the files no manifest names any more (see :meth:`_collect_garbage`). Returns the
+        manifest as written (``data`` plus ``checksum``)."""
+        base = self._base_manifest()
+        data = with_checksum(data)
         temporary = self.path / f".{MANIFEST}.{os.getpid()}-{uuid.uuid4().hex[:8]}"
         atomic._write_file(temporary, json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"))
         os.replace(temporary, self.path / MANIFEST)
         atomic._fsync_dir(self.path)
-        self._collect_garbage(data)
+        self._collect_garbage(data, base)
+        return data
 
-    def _collect_garbage(self, data: dict[str, Any]) -> None:
-        # The caller holds the index's write lock: no other save is running, so anything
-        # the manifest does not name is a replaced part or a crashed save's leftover.
+    def _base_manifest(self) -> tuple[Optional[set[str]], bool]:
+        """The part names the manifest about to be replaced names (None: it cannot be
+        read), and whether it verified against its checksum."""
+        try:
+            data = read_manifest(self.path)
+        except CorruptIndexError:
+            return (set(), False) if not (self.path / MANIFEST).exists() else (None, False)
+        names = {part["name"] for part in data.get("segments") or []}
+        if isinstance(data.get("bm25"), dict):
+            names.add(data["bm25"]["name"])
+        return names, verified(data)
+
+    def _collect_garbage(self, data: dict[str, Any], base: tuple[Optional[set[str]], bool]) -> None:
+        """Drop parts ``data`` does not name. The caller holds the index's write lock: no
+        other save is running, so an unnamed part is one the replaced manifest named
+        (replaced by a compaction: deleted) or a crashed save's leftover. A leftover is
+        deleted only when the replaced manifest verified against its checksum; else (an
+        old manifest without one, a damaged or missing one) it may be a segment that
+        manifest lost, so it is moved to ``orphans/KIND-NAME`` and never deleted here.
+        Staging folders (``.saving-*``) of crashed saves are always deleted."""
         keep = {part["name"] for part in data.get("segments") or []}
         if data.get("bm25"):
             keep.add(data["bm25"]["name"])
+        named, trusted = base
         for kind in (_SEGMENTS, _BM25):
             for child in (self.path / kind).glob("*") if (self.path / kind).is_dir() else ():
-                if child.name not in keep:
+                if child.name in keep:
+                    continue
+                if child.name.startswith(".saving-") or trusted or (named is not None and child.name in named):
                     shutil.rmtree(child, ignore_errors=True)
+                else:
+                    orphans = self.path / _ORPHANS
+                    orphans.mkdir(exist_ok=True)
+                    os.replace(child, orphans / f"{kind}-{child.name}")
         for leftover in self.path.glob(f".{MANIFEST}.*"):
             leftover.unlink(missing_ok=True)
 
@@ -172,11 +201,13 @@ class SegmentFolder:
     def _read(self, kind: str, entry: dict[str, Any], filename: str) -> bytes:
         path = self.path / kind / entry["name"] / filename
         info = entry["files"].get(filename)
+        if info is None:
+            raise CorruptIndexError(f"{self.path / MANIFEST}: segment {entry['name']} names no file {filename}")
         try:
-            payload = path.read_bytes()
+            payload = read_regular_file(path)
         except FileNotFoundError as exc:
             raise CorruptIndexError(f"{path} is missing: the index folder is incomplete") from exc
-        if info is None or len(payload) != info["bytes"] or hashlib.sha256(payload).hexdigest() != info["sha256"]:
+        if len(payload) != info["bytes"] or hashlib.sha256(payload).hexdigest() != info["sha256"]:
             raise CorruptIndexError(f"{path} does not match its manifest entry (truncated or altered)")
         return payload
 
@@ -184,7 +215,7 @@ class SegmentFolder:
         return np.load(io.BytesIO(self._read(kind, entry, filename)), allow_pickle=False)
 
     def read_json(self, kind: str, entry: dict[str, Any], filename: str) -> Any:
-        return json.loads(self._read(kind, entry, filename))
+        return parse_json(self._read(kind, entry, filename), self.path / kind / entry["name"] / filename)
 
     def live_record(self, segments: Iterable[dict[str, Any]]) -> dict[str, Any]:
         """The record (source -> JSON row) after replaying ``segments``' changes only:

@@ -305,7 +305,7 @@ class IndexState:
             "config": {**self.config.to_json(), "saved_at": self.saved_at},
             "segments": self.segments, "lexical": self.lexical_settings.to_json(), "bm25": None,
         }
-        folder.write_manifest(data)
+        data = folder.write_manifest(data)
         self._drop_snapshot_files(path)
         self.version = manifest_version(data)
 

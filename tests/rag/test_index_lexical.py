@@ -147,6 +147,7 @@ def test_segments_without_postings_are_analysed_when_the_index_is_read(tmp_path)
         for name in LEXICAL_FILES:
             del entry["files"][name]
             (tmp_path / "ix" / "segments" / entry["name"] / name).unlink()
+    del manifest["checksum"]  # such an index was also written before manifests had checksums
     manifest_path.write_text(json.dumps(manifest))
     got = [(d.id, s) for d, s in Index.open(tmp_path / "ix").search("alpha beta", k=5, search_type="bm25")]
     assert [i for i, _ in got] == [i for i, _ in expected]
