@@ -17,17 +17,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 from contextlib import closing
 from dataclasses import asdict
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
 from rag.errors import RagError, StorageError
 from rag.tracing.records import RunRow, TraceRow
 
-__all__ = ["TraceStore", "TraceStoreError", "RunNotFoundError", "SCHEMA_VERSION"]
+__all__ = ["TraceStore", "TraceStoreError", "RunNotFoundError", "SCHEMA_VERSION", "since_micros"]
 
 #: The layout this module reads and writes; a file of another version is refused, by name.
 SCHEMA_VERSION = "1"
@@ -80,8 +82,8 @@ class TraceStore:
     """The SQLite trace database at ``path`` (created with its folder when missing).
 
     ``busy_timeout_s``: how long a write waits for another process's (default 30);
-    ``readonly``: open for reading only (``rag trace list/show/serve``; a missing file is
-    then an empty store, not created). Every method opens its own short-lived connection,
+    ``readonly``: for readers (``rag trace list/show/serve``): the file and its tables are
+    never created, and a missing file is an empty store. Every method opens its own short-lived connection,
     so one store serves many threads.
 
     Raises :class:`TraceStoreError` naming the file when it is corrupt, of another
@@ -120,7 +122,9 @@ class TraceStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
         else:
-            connection = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+            # mode=rw, not ro: a reader of a WAL file needs its shared-memory index; it only
+            # must not create the database (a mistyped --db is an error, not a new file).
+            connection = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True,
                                          timeout=self.busy_timeout_s, isolation_level=None)
         connection.row_factory = sqlite3.Row
         if not self.readonly:
@@ -215,11 +219,12 @@ class TraceStore:
             raise self._error(exc) from exc
 
     def list_traces(self, *, project: Optional[str] = None, name: Optional[str] = None, errors_only: bool = False,
-                    slower_than_ms: Optional[float] = None, since_us: Optional[int] = None,
+                    status: Optional[str] = None, slower_than_ms: Optional[float] = None, since_us: Optional[int] = None,
                     before_us: Optional[int] = None, limit: int = 50) -> list[dict[str, Any]]:
         """Traces, newest first: each the ``traces`` row (``trace_id``, ``project``, ``name``,
         ``start_time``, ``duration_ms``, ``status``, ``error``, ``runs``, ``errors``, token
-        totals, ``tags``). ``name`` matches a substring of the top run's name;
+        totals, ``tags``). ``name`` matches a substring of the top run's name; ``status``:
+        ``success`` or ``error`` (``errors_only`` is ``status="error"``);
         ``before_us`` pages on (the last row's ``start_us``); ``limit`` default 50."""
         where, values = [], []
         for condition, value in (("project = ?", project), ("name LIKE ? ESCAPE '\\'", _like(name)),
@@ -228,8 +233,9 @@ class TraceStore:
             if value is not None:
                 where.append(condition)
                 values.append(value)
-        if errors_only:
-            where.append("status = 'error'")
+        if errors_only or status is not None:
+            where.append("status = ?")
+            values.append("error" if errors_only else status)
         sql = ("SELECT * FROM traces" + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY start_us DESC LIMIT ?")
         rows = self._read(sql, (*values, int(limit)))
@@ -304,6 +310,26 @@ class TraceStore:
         """How many runs are stored."""
         rows = self._read("SELECT count(*) AS n FROM runs")
         return int(rows[0]["n"]) if rows else 0
+
+
+_RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def since_micros(text: str) -> int:
+    """A time filter as microseconds since the epoch: ``30m``, ``2h``, ``7d``, ``1w`` ago,
+    or an ISO date/time (UTC unless it says otherwise). Raises ``ValueError`` saying so."""
+    match = _RELATIVE.match(text.strip())
+    if match:
+        seconds = float(match.group(1)) * _UNITS[match.group(2)]
+        return int((time.time() - seconds) * 1_000_000)
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"expected 30m, 2h, 7d or a date such as 2026-01-31, got {text!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1_000_000)
 
 
 def _like(text: Optional[str]) -> Optional[str]:
