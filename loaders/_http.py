@@ -14,7 +14,7 @@ import asyncio
 import contextvars
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import httpx
 
@@ -40,6 +40,7 @@ __all__ = [
     "RequestRefusedError",
     "HttpSettings",
     "FetchedPage",
+    "Guard",
     "RateLimiter",
     "HttpFetcher",
     "backoff_delay",
@@ -78,16 +79,23 @@ class _TooLarge(Exception):
     pass
 
 
+Guard = Callable[[str], Awaitable["str | None"]]
+
 # The guard of the fetch running in this task: httpx calls request hooks in the task that
 # sends, for every redirect hop, so each fetch can have its own.
-_GUARD: contextvars.ContextVar[Callable[[str], "str | None"] | None] = contextvars.ContextVar("fetch_guard", default=None)
+_GUARD: contextvars.ContextVar[Guard | None] = contextvars.ContextVar("fetch_guard", default=None)
 
 
 async def _check_request(request: httpx.Request) -> None:
     guard = _GUARD.get()
-    reason = guard(str(request.url)) if guard is not None else None
+    reason = await guard(str(request.url)) if guard is not None else None
     if reason is not None:
         raise RequestRefusedError(str(request.url), reason)
+
+
+class _DeadlineExceeded(Exception):
+    """A page took longer than ``page_deadline`` in all: a failure, never retried (a server
+    dripping bytes would only drip them again)."""
 
 
 class _BadBody(Exception):
@@ -159,23 +167,29 @@ class HttpFetcher:
         url: str,
         *,
         read_body: Callable[[str], bool] | None = None,
-        guard: Callable[[str], str | None] | None = None,
+        guard: Guard | None = None,
+        limited: bool = True,
     ) -> FetchedPage:
         """GET ``url`` with retries; FetchError (PageNotFoundError for 404/410) on failure.
 
         ``read_body(content_type)`` (optional) decides from the media type whether the body
         is worth downloading; when it says no, ``content`` is ``b""`` and ``complete`` False.
-        ``guard(url)`` (optional) returns a reason to refuse a request, or None; it is
-        checked before each request, redirect hops included, so a refused redirect is never
-        sent (:class:`~rag.errors.RequestRefusedError`, a FetchError).
+        ``guard(url)`` (optional, async; see :class:`~loaders._guards.RedirectGuard`)
+        returns a reason to refuse a request, or None; it is checked before each request,
+        redirect hops included, so a refused redirect is never sent
+        (:class:`~rag.errors.RequestRefusedError`, a FetchError). ``limited=False``: not
+        counted against ``max_concurrency``, for a request a guard makes while a page's
+        request waits on it (robots.txt): counting it could wait for a slot forever.
+        Each attempt may take ``page_deadline`` seconds in all, from its first byte sent to
+        its last byte read (the wait for a concurrency slot not counted).
         """
         token = _GUARD.set(guard)
         try:
-            return await self._fetch(url, read_body)
+            return await self._fetch(url, read_body, limited)
         finally:
             _GUARD.reset(token)
 
-    async def _fetch(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
+    async def _fetch(self, url: str, read_body: Callable[[str], bool] | None, limited: bool) -> FetchedPage:
         if self._client is None:
             raise UsageError("HttpFetcher.fetch() needs 'async with HttpFetcher(...)'")
         settings = self.settings
@@ -184,7 +198,7 @@ class HttpFetcher:
         while True:
             attempt += 1  # this try's number; the retry after it, if any, is retry number `attempt`
             try:
-                page = await self._attempt(url, read_body)
+                page = await self._attempt(url, read_body, limited)
             except (httpx.RequestError, httpx.InvalidURL) as exc:
                 detail = _describe_transport_error(exc, settings.timeout)
                 delay = policy.wait_before_retry(attempt, exc, max_retries=settings.max_retries)
@@ -193,6 +207,13 @@ class HttpFetcher:
                 logger.info("Fetching %s failed (%s); retry %d in %.2f s", url, detail, attempt, delay)
             except _BadBody as exc:
                 raise FetchError(f"Could not fetch {url}: {exc}", url=url) from None
+            except _DeadlineExceeded:
+                raise FetchError(
+                    f"Could not fetch {url}: no complete answer within "
+                    f"page_deadline={settings.page_deadline:g} s (the server sends too slowly; "
+                    "raise page_deadline to wait longer)",
+                    url=url,
+                ) from None
             except _TooLarge as exc:
                 raise FetchError(
                     f"Could not fetch {url}: {exc} (max_bytes={settings.max_bytes})", url=url
@@ -216,29 +237,42 @@ class HttpFetcher:
                 logger.info("Fetching %s got %s; retry %d in %.2f s", url, reason, attempt, delay)
             await self.clock.sleep(delay)
 
-    async def _attempt(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
-        assert self._client is not None
+    async def _attempt(self, url: str, read_body: Callable[[str], bool] | None, limited: bool) -> FetchedPage:
+        if not limited:
+            return await self._timed_exchange(url, read_body)
         async with self._semaphore:
-            if self._limiter is not None:
-                await self._limiter.acquire()
-            async with self._client.stream("GET", url) as response:
-                page = FetchedPage(
-                    url=url,
-                    final_url=str(response.url),
-                    status_code=response.status_code,
-                    headers=response.headers,
-                    content=b"",
-                    complete=False,
-                )
-                if (
-                    read_body is not None
-                    and page.status_code < 400
-                    and not read_body(page.content_type)
-                ):
-                    return page
-                return dataclasses.replace(
-                    page, content=await self._read_capped(response), complete=True
-                )
+            return await self._timed_exchange(url, read_body)
+
+    async def _timed_exchange(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
+        if self._limiter is not None:
+            await self._limiter.acquire()
+        # `timeout` bounds each read; a server sending a byte just inside it could hold a
+        # page for ever, so the whole exchange has a deadline too.
+        try:
+            return await asyncio.wait_for(self._exchange(url, read_body), self.settings.page_deadline)
+        except asyncio.TimeoutError:
+            raise _DeadlineExceeded() from None
+
+    async def _exchange(self, url: str, read_body: Callable[[str], bool] | None) -> FetchedPage:
+        assert self._client is not None
+        async with self._client.stream("GET", url) as response:
+            page = FetchedPage(
+                url=url,
+                final_url=str(response.url),
+                status_code=response.status_code,
+                headers=response.headers,
+                content=b"",
+                complete=False,
+            )
+            if (
+                read_body is not None
+                and page.status_code < 400
+                and not read_body(page.content_type)
+            ):
+                return page
+            return dataclasses.replace(
+                page, content=await self._read_capped(response), complete=True
+            )
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.settings.max_bytes

@@ -65,7 +65,10 @@ class SystemClock:
 class HttpSettings:
     """How to fetch: plain data, validated by the loaders that build it.
 
-    ``timeout`` is seconds per connect/read/write (None: no limit); ``max_bytes`` caps a
+    ``timeout`` is seconds per connect/read/write (None: no limit); ``page_deadline`` is
+    seconds one attempt at a page may take in all, redirects and body included (default
+    120; None: no limit), as a server sending a byte every few seconds never trips
+    ``timeout``; a page past it is a failure, not retried. ``max_bytes`` caps a
     body after decompression (None: no cap); ``max_retries`` counts extra attempts after
     the first, under :meth:`retry_policy`: the n-th retry waits ``backoff * 2**(n-1)``
     seconds (capped at ``max_backoff``) unless the server sent ``Retry-After``; a
@@ -78,6 +81,7 @@ class HttpSettings:
     verify: bool = True
     proxies: Mapping[str, str] | None = None
     timeout: float | None = 10.0
+    page_deadline: float | None = 120.0
     max_bytes: int | None = 10_000_000
     max_retries: int = 3
     backoff: float = 0.5

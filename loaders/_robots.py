@@ -39,7 +39,9 @@ class RobotsRules:
     async def _load(self, robots_url: str) -> RobotFileParser:
         parser = RobotFileParser(robots_url)
         try:
-            page = await self.fetcher.fetch(robots_url)
+            # Not counted against max_concurrency: a page's redirect hop may be waiting on
+            # this file while holding a slot (see RedirectGuard).
+            page = await self.fetcher.fetch(robots_url, limited=False)
         except FetchError as exc:
             if exc.status in (401, 403):
                 parser.disallow_all = True

@@ -13,6 +13,7 @@ from urllib.parse import urljoin
 from loaders._async import iterate_in_thread, ordered_map
 from loaders._checks import non_negative_int, optional_positive, positive_int
 from loaders._extract import PageScan, decode_body, scan_page
+from loaders._guards import RedirectGuard
 from loaders._http import DEFAULT_HEADERS, Clock, FetchedPage, FetchError, HttpFetcher, HttpSettings, RequestRefusedError
 from loaders._links import regex_links, resolve_links
 from loaders._robots import RobotsRules
@@ -61,6 +62,9 @@ class RecursiveUrlLoader(ReportingLoader):
             ``title``, ``description``, ``language`` when the page has them.
         exclude_dirs: URL prefixes not to load. The start URL may not be in one.
         timeout: seconds per connect/read, None for none. Default 10.
+        page_deadline: seconds one page may take in all (a server sending a byte every
+            few seconds never trips ``timeout``); a page past it is listed in
+            :attr:`failed` naming the deadline. Default 120; None for none.
         prevent_outside: only follow links under ``base_url``. Default True.
         link_regex: a pattern whose first group is a link, used on the raw HTML instead
             of the ``<a href>``/``<area href>`` of the parsed page.
@@ -75,7 +79,8 @@ class RecursiveUrlLoader(ReportingLoader):
             uses the whole host).
         max_pages: at most this many pages are requested (robots.txt aside). Default 1000.
         respect_robots_txt: skip what ``/robots.txt`` disallows for our User-Agent,
-            listed in :attr:`skipped`. Default True.
+            listed in :attr:`skipped`, redirect hops included (a redirect into a
+            disallowed path is not followed). Default True.
         max_concurrency: requests in flight at once. Default 8.
         rate_limit: request starts per second, None (default) for no limit.
         autoset_encoding, encoding, proxies, ssl, max_bytes, max_retries, clock,
@@ -121,6 +126,7 @@ class RecursiveUrlLoader(ReportingLoader):
         max_retries: int = 3,
         drop_chrome: bool = True,
         clock: Clock | None = None,
+        page_deadline: float | None = 120.0,
     ) -> None:
         self.url = validate_http_url(url, name="url")
         self.max_depth = positive_int("max_depth", 2 if max_depth is None else max_depth)
@@ -144,6 +150,7 @@ class RecursiveUrlLoader(ReportingLoader):
                 "nothing would be loaded"
             )
         self.timeout = optional_positive("timeout", timeout, unit="seconds")
+        self.page_deadline = optional_positive("page_deadline", page_deadline, unit="seconds")
         self.prevent_outside = prevent_outside
         self.link_regex = re.compile(link_regex) if isinstance(link_regex, str) else link_regex
         self.headers = dict(headers) if headers else None
@@ -189,6 +196,8 @@ class RecursiveUrlLoader(ReportingLoader):
                 if self.respect_robots_txt
                 else None
             )
+            # The one guard, checked before every request and redirect hop.
+            guard = RedirectGuard(scope=self.base_url if self.prevent_outside else None, robots=robots)
             start = normalize_url(self.url)
             seen = {start}  # every URL ever queued: each is requested at most once
             loaded: set[str] = set()  # final URLs of pages already used
@@ -216,7 +225,7 @@ class RecursiveUrlLoader(ReportingLoader):
                 frontier = {}
 
                 async def crawl(link: str) -> tuple[str, _Crawled | BaseException | str]:
-                    return link, await self._crawl_one(fetcher, link)
+                    return link, await self._crawl_one(fetcher, link, guard)
 
                 window = max(16, 4 * self.max_concurrency)
                 async for link, outcome in ordered_map(crawl, batch, window=window):
@@ -236,19 +245,12 @@ class RecursiveUrlLoader(ReportingLoader):
 
     # -- one page ---------------------------------------------------------------------
 
-    def _redirect_guard(self, url: str) -> str | None:
-        """Why a request (a redirect hop) must not be sent, checked before it is: another
-        scheme, or outside ``base_url`` when ``prevent_outside``."""
-        if not url.startswith(("http://", "https://")):
-            return "redirected to a non-http(s) URL"
-        if self.prevent_outside and not is_within(url, self.base_url):
-            return f"redirected outside {self.base_url}"
-        return None
-
-    async def _crawl_one(self, fetcher: HttpFetcher, link: str) -> _Crawled | BaseException | str:
+    async def _crawl_one(
+        self, fetcher: HttpFetcher, link: str, guard: RedirectGuard
+    ) -> _Crawled | BaseException | str:
         """The crawled page, the error, or a reason (str) to skip it."""
         try:
-            page = await fetcher.fetch(link, read_body=_is_html, guard=self._redirect_guard)
+            page = await fetcher.fetch(link, read_body=_is_html, guard=guard)
             if not _is_html(page.content_type):
                 return f"content type {page.content_type!r} is not HTML"
             html = decode_body(
@@ -348,6 +350,7 @@ class RecursiveUrlLoader(ReportingLoader):
             verify=self.ssl,
             proxies=self.proxies,
             timeout=self.timeout,
+            page_deadline=self.page_deadline,
             max_bytes=self.max_bytes,
             max_retries=self.max_retries,
             max_concurrency=self.max_concurrency,

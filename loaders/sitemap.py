@@ -11,7 +11,9 @@ from typing import Any
 from loaders._async import iterate_in_thread
 from loaders._checks import non_negative_int, positive_int
 from loaders._files import read_bytes
+from loaders._guards import RedirectGuard
 from loaders._http import FetchError, HttpFetcher
+from loaders._robots import RobotsRules
 from loaders._sitemap_parse import Sitemap, parse_sitemap
 from loaders._urls import origin, validate_http_url
 from loaders.base import LoadReport
@@ -47,11 +49,20 @@ class SitemapLoader(WebBaseLoader):
             sitemaps with the sitemap's scheme and host. Default True. LangChain checks
             page URLs only.
         max_depth: levels of sitemaps read: 1 is the given sitemap only. Default 10.
+        respect_robots_txt: (not for local files) read each site's ``/robots.txt`` and
+            leave out what it disallows for our User-Agent: pages (listed in
+            :attr:`skipped`), nested sitemaps and redirect hops. Default True; LangChain
+            never reads robots.txt.
         **web_loader_kwargs: any :class:`WebBaseLoader` argument (``requests_per_second``,
             ``rate_limit``, ``timeout``, ``header_template``...).
 
-    Works inside a running event loop (LangChain's does not) and fetches nested sitemaps
-    concurrently; documents come in sitemap order.
+    Every request, redirect hops included, passes the crawler's guard
+    (:class:`~loaders._guards.RedirectGuard`): with ``restrict_to_same_domain`` a listed
+    page or sitemap that redirects to another host is never fetched (the page is listed in
+    :attr:`skipped`). A sitemap that yields no page URL to load raises ValidationError
+    saying why (with ``continue_on_failure``, it is listed in :attr:`failed`), where
+    LangChain returns no documents. Works inside a running event loop (LangChain's does
+    not) and fetches nested sitemaps concurrently; documents come in sitemap order.
 
     >>> loader = SitemapLoader("https://example.com/sitemap.xml", filter_urls=[r"https://example\\.com/docs/"])
     >>> docs = loader.load()  # doctest: +SKIP
@@ -71,6 +82,7 @@ class SitemapLoader(WebBaseLoader):
         continue_on_failure: bool = False,
         restrict_to_same_domain: bool = True,
         max_depth: int = 10,
+        respect_robots_txt: bool = True,
         **web_loader_kwargs: Any,
     ) -> None:
         if not isinstance(web_path, str) or not web_path:
@@ -94,6 +106,7 @@ class SitemapLoader(WebBaseLoader):
         self.parsing_function = parsing_function
         self.meta_function = meta_function
         self.restrict_to_same_domain = restrict_to_same_domain
+        self.respect_robots_txt = respect_robots_txt
         if "web_paths" in web_loader_kwargs:
             raise ValidationError("SitemapLoader takes one sitemap as web_path, not web_paths")
         super().__init__(
@@ -118,9 +131,11 @@ class SitemapLoader(WebBaseLoader):
         """Read the sitemap(s), then fetch the pages concurrently, yielding in order."""
         self.report = LoadReport(logger=logger)
         async with self.fetcher() as fetcher:
-            entries = self._block(await self._entries(fetcher))
+            guard = self._guard(fetcher)
+            entries = self._block(await self._entries(fetcher, guard))
             remaining = iter(entries)
-            async for parsed in self.fetch_soups(fetcher, [entry["loc"] for entry in entries]):
+            urls = [entry["loc"] for entry in entries]
+            async for parsed in self.fetch_soups(fetcher, urls, guard=guard):
                 # Pages come in entry order, failed ones left out: find this page's entry.
                 entry = next(item for item in remaining if item["loc"] == parsed.url)
                 # Metadata first: a parsing_function (or get_text) may change the soup.
@@ -129,11 +144,27 @@ class SitemapLoader(WebBaseLoader):
 
     # -- sitemap entries --------------------------------------------------------------
 
-    async def _entries(self, fetcher: HttpFetcher) -> list[dict[str, str]]:
-        """Page entries of the sitemap and its nested ones, breadth-first, in order."""
+    def _guard(self, fetcher: HttpFetcher) -> RedirectGuard:
+        """The crawler's guard, scoped to the sitemap's own site (see the class notes)."""
+        if self.is_local:
+            return RedirectGuard()
+        scheme, host = origin(self.web_paths[0])
+        scope = f"{scheme}://{host}/" if self.restrict_to_same_domain else None
+        robots = (
+            RobotsRules(fetcher, self.http_settings().headers["User-Agent"])
+            if self.respect_robots_txt
+            else None
+        )
+        return RedirectGuard(scope=scope, robots=robots)
+
+    async def _entries(self, fetcher: HttpFetcher, guard: RedirectGuard) -> list[dict[str, str]]:
+        """Page entries of the sitemap and its nested ones, breadth-first, in order.
+
+        None at all is an error (raised, or recorded with ``continue_on_failure``) saying
+        why: an empty or unreadable sitemap must not pass for a site with no pages."""
         root = self.web_paths[0]
         try:
-            level = [await self._read(fetcher, root)]
+            entries = await self._listed(fetcher, guard)
         except (FetchError, ValidationError, OSError) as exc:
             # A missing local file is a usage error, raised as the file loaders raise it.
             if not self.continue_on_failure or (
@@ -142,13 +173,19 @@ class SitemapLoader(WebBaseLoader):
                 raise
             self.report.record_failure(root, exc)
             return []
-        entries: list[dict[str, str]] = []
+        return entries
+
+    async def _listed(self, fetcher: HttpFetcher, guard: RedirectGuard) -> list[dict[str, str]]:
+        root = self.web_paths[0]
+        level = [await self._read(fetcher, root, guard)]
+        listed: list[dict[str, str]] = []
+        left_out: dict[str, int] = {}
         visited = {root}
         depth = 0
         while level and depth < self.max_depth:
             children: list[str] = []
             for sitemap in level:
-                entries.extend(entry for entry in sitemap.urls if self._wanted(entry["loc"]))
+                listed.extend(sitemap.urls)
                 for child in sitemap.sitemaps:
                     if child not in visited and self._same_site(child):
                         visited.add(child)
@@ -157,7 +194,7 @@ class SitemapLoader(WebBaseLoader):
             if depth >= self.max_depth or not children:
                 break
             results = await asyncio.gather(
-                *(self._read(fetcher, child) for child in children), return_exceptions=True
+                *(self._read(fetcher, child, guard) for child in children), return_exceptions=True
             )
             level = []
             for child, result in zip(children, results):
@@ -168,16 +205,29 @@ class SitemapLoader(WebBaseLoader):
                     ):
                         raise result
                     self.report.record_failure(child, result)
+                    left_out["nested sitemap(s) failed"] = left_out.get("nested sitemap(s) failed", 0) + 1
                 else:
                     level.append(result)
+        entries = []
+        for entry in listed:
+            reason = self._unwanted(entry["loc"])
+            if reason is None and guard.robots is not None and not await guard.robots.allowed(entry["loc"]):
+                reason = "disallowed by robots.txt"
+                self.report.record_skip(entry["loc"], reason)
+            if reason is None:
+                entries.append(entry)
+            else:
+                left_out[reason] = left_out.get(reason, 0) + 1
+        if not entries:
+            raise ValidationError(_nothing_to_load(root, len(listed), left_out))
         return entries
 
-    async def _read(self, fetcher: HttpFetcher, location: str) -> Sitemap:
+    async def _read(self, fetcher: HttpFetcher, location: str, guard: RedirectGuard) -> Sitemap:
         if self.is_local and location == self.web_paths[0]:
             content = await asyncio.to_thread(read_bytes, location)
         else:
             validate_http_url(location, name="sitemap location")
-            content = (await fetcher.fetch(location)).content
+            content = (await fetcher.fetch(location, guard=guard)).content
         return parse_sitemap(content, source=location, max_bytes=self.max_bytes)
 
     def _same_site(self, url: str) -> bool:
@@ -188,15 +238,18 @@ class SitemapLoader(WebBaseLoader):
         except ValueError:
             return False
 
-    def _wanted(self, url: str) -> bool:
+    def _unwanted(self, url: str) -> str | None:
+        """Why a listed page URL is left out (None: it is loaded)."""
         try:
             validate_http_url(url)
         except ValidationError:
             logger.info("Sitemap %s lists %r, not an http(s) URL; left out", self.web_paths[0], url)
-            return False
+            return "not http(s) URLs"
         if not self._same_site(url):
-            return False
-        return not self._filters or any(pattern.match(url) for pattern in self._filters)
+            return "on another host (restrict_to_same_domain)"
+        if self._filters and not any(pattern.match(url) for pattern in self._filters):
+            return "not matching filter_urls"
+        return None
 
     def _block(self, entries: list[dict[str, str]]) -> list[dict[str, str]]:
         if self.blocksize is None:
@@ -225,6 +278,18 @@ class SitemapLoader(WebBaseLoader):
             metadata["final_url"] = parsed.response.final_url
         metadata.update(parsed.scan.metadata)
         return metadata
+
+
+def _nothing_to_load(root: str, listed: int, left_out: dict[str, int]) -> str:
+    if not listed:
+        found = "lists no page URLs"
+    else:
+        reasons = ", ".join(f"{count} {reason}" for reason, count in left_out.items())
+        found = f"lists {listed} page URL(s), none to load: {reasons}"
+    failed = left_out.get("nested sitemap(s) failed")
+    if failed and not listed:
+        found += f" ({failed} nested sitemap(s) failed)"
+    return f"Sitemap {root} {found}; nothing was loaded"
 
 
 def _compile(pattern: object) -> re.Pattern[str]:

@@ -25,8 +25,10 @@ from loaders._http import (
     FetchedPage,
     FetchError,
     HttpFetcher,
+    Guard,
     HttpSettings,
     PageNotFoundError,
+    RequestRefusedError,
 )
 from loaders._progress import check_show_progress, progress_bar
 from loaders._urls import validate_http_url
@@ -107,6 +109,9 @@ class WebBaseLoader(ReportingLoader):
             without scripts, styles and chrome, instead of the block-aware extraction.
         bs_kwargs: extra ``BeautifulSoup`` arguments.
         timeout: seconds per connect/read, None for none. Default 10.
+        page_deadline: seconds one page may take in all, redirects and body included (a
+            server sending a byte every few seconds never trips ``timeout``): a page past
+            it fails naming the deadline, and is not retried. Default 120; None for none.
         max_bytes: a larger body is a failure. Default 10_000_000; None for no cap.
         max_retries: retries after connection errors, timeouts, 408, 409, 429 and 5xx
             (but 501 and 505), waiting 0.5, 1, 2... seconds or the server's
@@ -153,6 +158,7 @@ class WebBaseLoader(ReportingLoader):
         trust_env: bool = False,
         drop_chrome: bool = True,
         clock: Clock | None = None,
+        page_deadline: float | None = 120.0,
     ) -> None:
         if web_path and web_paths:
             raise ValidationError(
@@ -185,6 +191,7 @@ class WebBaseLoader(ReportingLoader):
         self.bs_kwargs = dict(bs_kwargs or {})
         self.rate_limit = optional_positive("rate_limit", rate_limit, unit="requests per second")
         self.timeout = optional_positive("timeout", timeout, unit="seconds")
+        self.page_deadline = optional_positive("page_deadline", page_deadline, unit="seconds")
         if max_bytes is not None:
             positive_int("max_bytes", max_bytes)
         self.max_bytes = max_bytes
@@ -274,6 +281,7 @@ class WebBaseLoader(ReportingLoader):
             verify=bool(options.get("verify", self.verify_ssl)),
             proxies=options.get("proxies") or self.proxies,
             timeout=timeout,
+            page_deadline=self.page_deadline,
             max_bytes=self.max_bytes,
             max_retries=self.max_retries,
             max_concurrency=self.requests_per_second,
@@ -290,18 +298,25 @@ class WebBaseLoader(ReportingLoader):
         return HttpFetcher(self.http_settings(), clock=self.clock)
 
     async def fetch_soups(
-        self, fetcher: HttpFetcher, urls: Sequence[str], *, parser: str | None = None
+        self,
+        fetcher: HttpFetcher,
+        urls: Sequence[str],
+        *,
+        parser: str | None = None,
+        guard: Guard | None = None,
     ) -> AsyncIterator[ParsedPage]:
         """A :class:`ParsedPage` per URL in input order, fetched and parsed concurrently.
 
         A URL that fails raises (naming it) or, with ``continue_on_failure``, is recorded
-        in :attr:`failed` and left out.
+        in :attr:`failed` and left out. A request ``guard`` refuses (a redirect hop, see
+        :class:`~loaders._guards.RedirectGuard`) is never sent; its page is listed in
+        :attr:`skipped` with the reason, as the crawler lists it.
         """
         parser = self.default_parser if parser is None else parser_name("parser", parser)
 
         async def fetch_one(url: str) -> tuple[str, Any]:
             try:
-                page = await fetcher.fetch(url)
+                page = await fetcher.fetch(url, guard=guard)
                 if not _is_textual(page.content_type):
                     raise FetchError(
                         f"Could not load {url}: content type {page.content_type!r} is not "
@@ -322,6 +337,9 @@ class WebBaseLoader(ReportingLoader):
 
         window = max(16, 4 * self.requests_per_second)
         async for url, outcome in ordered_map(fetch_one, urls, window=window):
+            if isinstance(outcome, RequestRefusedError):
+                self.report.record_skip(url, f"{outcome.reason}: {outcome.url}")
+                continue
             if isinstance(outcome, BaseException):
                 if not self.continue_on_failure:
                     raise outcome

@@ -26,6 +26,7 @@ class Response:
         default_factory=lambda: {"Content-Type": "text/html; charset=utf-8"}
     )
     delay: float = 0.0  # seconds before answering
+    drip: float = 0.0  # seconds between body bytes: a server that never quite stops sending
 
 
 def html(body: str, *, title: str = "", head: str = "", lang: str = "en") -> Response:
@@ -244,7 +245,14 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if response.drip:
+                    for index in range(len(body)):
+                        self.wfile.write(body[index : index + 1])
+                        self.wfile.flush()
+                        if site.closing.wait(response.drip):
+                            break
+                else:
+                    self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
             finally:
