@@ -12,6 +12,7 @@
 
 from rag.runnables.base import Runnable, coerce_to_runnable
 from rag.runnables.binding import RunnableBinding
+from rag.runnables.branch import RunnableBranch
 from rag.runnables.config import RunnableConfig
 from rag.runnables.configurable import (
     ConfigurableField,
@@ -41,6 +42,7 @@ __all__ = [
     "RunnableAssign",
     "RunnablePick",
     "RunnableBinding",
+    "RunnableBranch",
     "RunnableRetry",
     "RunnableWithFallbacks",
     "Graph",
