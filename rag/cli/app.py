@@ -32,6 +32,7 @@ from rag.cli.bench import run_bench
 from rag.cli.chat import add_chat_parser, run_chat
 from rag.cli.common import RagCliError, add_index_arguments, index_target, open_index
 from rag.cli.serve import run_serve
+from rag.cli.trace import add_trace_parser, run_trace
 from rag.process_defaults import apply_process_defaults
 
 if TYPE_CHECKING:
@@ -191,9 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_chat_parser(commands, _positive_int)
 
-    trace = commands.add_parser("trace", help="print traces recorded with --trace as indented trees")
-    trace.add_argument("file", type=Path, metavar="FILE")
-    trace.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+    add_trace_parser(commands)
 
     serve = commands.add_parser("serve", help="serve the index over HTTP: search, ask, an OpenAI-compatible API "
                                 "and a playground page")
@@ -298,7 +297,8 @@ def _run_ask(args: argparse.Namespace) -> int:
         from rag.models import ChatOpenAI
 
         llm = ChatOpenAI(model=args.model, base_url=args.base_url)
-    config: Optional[RunnableConfig] = None
+    # Named, for the trace store too ($RAG_TRACING=1) as for --trace FILE.
+    config: Optional[RunnableConfig] = {"run_name": "rag ask"}
     if args.trace is not None:
         from rag.callbacks import FileTracer
 
@@ -321,15 +321,6 @@ def _run_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_trace(args: argparse.Namespace) -> int:
-    from rag.callbacks import print_trace
-
-    if not args.file.is_file():
-        raise RagCliError(f"no trace file at {args.file}; record one with: rag ask QUESTION --trace {args.file}")
-    print_trace(args.file)
-    return 0
-
-
 _COMMANDS = {
     "index": _run_index,
     "search": _run_search,
@@ -337,7 +328,7 @@ _COMMANDS = {
     "chat": run_chat,
     "bench": run_bench,
     "info": _run_info,
-    "trace": _run_trace,
+    "trace": run_trace,
     "serve": run_serve,
 }
 

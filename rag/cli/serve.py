@@ -3,27 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
+from typing import Optional
 
 from rag.cli.common import RagCliError, open_index
 
-__all__ = ["run_serve"]
+__all__ = ["run_serve", "read_api_key"]
+
+
+def read_api_key(api_key_file: Optional[Path]) -> Optional[str]:
+    """The key ``--api-key-file`` holds (its first line), else ``$RAG_API_KEY``, else None."""
+    if api_key_file is not None:
+        lines = api_key_file.read_text(encoding="utf-8").splitlines()
+        return lines[0].strip() if lines else ""
+    # Stripped as the file's line is: a header value cannot carry the white space back.
+    api_key = os.environ.get("RAG_API_KEY")
+    return api_key.strip() if api_key else None
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import os
-
     from rag.serve.security import check_exposure
 
     if args.base_url and not args.model:
         raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
-    if args.api_key_file is not None:
-        lines = args.api_key_file.read_text(encoding="utf-8").splitlines()
-        api_key = lines[0].strip() if lines else ""
-    else:
-        # Stripped as the file's line is: a header value cannot carry the white space back.
-        api_key = os.environ.get("RAG_API_KEY")
-        api_key = api_key.strip() if api_key else None
+    api_key = read_api_key(args.api_key_file)
     check_exposure(args.host, api_key, args.insecure)
     index = open_index(args, warm_up=True)  # a missing or corrupt index stops here, with rag search's message
     llm = None

@@ -11,7 +11,8 @@
   ``token``..., ``trace``, ``end``; or ``error``);
 - ``GET /v1/models`` (and ``/v1/models/{id}``), ``POST /v1/chat/completions``: the OpenAI-compatible API
   (:mod:`rag.serve.openai_api`);
-- ``GET /``: the playground page (static files shipped with the package, no CDN).
+- ``GET /``: the playground page (static files shipped with the package, no CDN);
+- ``GET /traces``: the runs in the trace store (:mod:`rag.serve.traces`).
 
 Add your own chains to the returned app with ``add_routes(app, chain, "/mine")``; they are
 behind the same API key and body cap. Unknown paths get a JSON 404.
@@ -44,6 +45,7 @@ from rag.serve.index_http import (
 from rag.serve.routes import add_routes
 from rag.serve.security import DEFAULT_MAX_BODY_BYTES, Guard
 from rag.serve.sse import EventStreamResponse, format_event
+from rag.serve.traces import TRACES_STATIC, trace_routes
 
 require("starlette", feature="rag serve", extra="serve")
 
@@ -120,9 +122,9 @@ class _LastTrace(BaseTracer):
 
 
 def _trace_tree(run: TraceRun) -> dict[str, Any]:
-    # Names, kinds and timings only: inputs/outputs are already on the page.
-    return {"name": run.name, "run_type": run.run_type, "duration_ms": run.duration_ms, "error": run.error,
-            "children": [_trace_tree(child) for child in run.children]}
+    # Names, kinds and timings only: inputs/outputs are already on the page (and on /traces).
+    return {"id": str(run.id), "name": run.name, "run_type": run.run_type, "duration_ms": run.duration_ms,
+            "error": run.error, "children": [_trace_tree(child) for child in run.children]}
 
 
 def _error(status: int, kind: str, message: str) -> JSONResponse:
@@ -180,7 +182,11 @@ class _IndexRoutes:
                     yield format_event("error", json.dumps({"type": type(error).__name__, "message": str(error)}))
                     return
         if tracer.root is not None:
-            yield format_event("trace", json.dumps(_trace_tree(tracer.root)))
+            from rag.tracing.settings import tracing_settings
+
+            # stored: the trace store has this run too, so the page links to it on /traces.
+            tree = {**_trace_tree(tracer.root), "stored": tracing_settings().enabled}
+            yield format_event("trace", json.dumps(tree))
         yield format_event("end")
 
 
@@ -188,6 +194,12 @@ async def _static(request: Request) -> Response:
     name, media_type = _STATIC[request.url.path]
     # no-store: a page from an older rag serve must not outlive an upgrade in the browser's cache.
     return FileResponse(PLAYGROUND / name, media_type=media_type, headers={"cache-control": "no-store"})
+
+
+def _trace_db() -> Path:
+    from rag.tracing.settings import default_trace_db
+
+    return default_trace_db()
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
@@ -220,13 +232,14 @@ def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optio
     name = model_name or (getattr(llm, "model", None) if llm is not None else None) or "rag-extractive"
     openai = OpenAIRoutes(index, llm, name, k)
     routes = [Route(path, _static, methods=["GET"]) for path in _STATIC]
+    routes += trace_routes(_trace_db)
     routes += [Route("/search", served.search, methods=["POST"]),
                Route("/playground/ask", served.playground_ask, methods=["POST"]),
                Route("/v1/models", openai.models, methods=["GET"]),
                Route("/v1/models/{model_id:path}", openai.retrieve_model, methods=["GET"]),
                Route("/v1/chat/completions", openai.chat_completions, methods=["POST"])]
     middleware = [Middleware(Guard, api_key=api_key, max_body_bytes=max_body_bytes,
-                             public=lambda path: path in _STATIC)]
+                             public=lambda path: path in _STATIC or path in TRACES_STATIC)]
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 

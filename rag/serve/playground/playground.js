@@ -81,6 +81,18 @@
     }
   }
 
+  // The tree, and a link to the run on /traces when the server records it in the trace store.
+  function showTrace(run) {
+    renderTrace(run, trace);
+    if (!run.stored || !run.id) return;
+    const item = document.createElement("li"), link = document.createElement("a");
+    link.href = "/traces#run=" + run.id;
+    link.textContent = "Open this run in the trace browser";
+    item.className = "trace-link";
+    item.append(link);
+    trace.append(item);
+  }
+
   async function search(text) {
     const response = await fetch("/search", { method: "POST", headers: headers(), body: JSON.stringify({ query: text }) });
     if (!response.ok) throw await failure(response);
@@ -123,7 +135,7 @@
         });
         if (event === "sources") sources = JSON.parse(data);
         else if (event === "token") { answer += JSON.parse(data); renderAnswer(answer); }
-        else if (event === "trace") { trace.textContent = ""; renderTrace(JSON.parse(data), trace); }
+        else if (event === "trace") { trace.textContent = ""; showTrace(JSON.parse(data)); }
         else if (event === "error") throw new Error(JSON.parse(data).message);
       }
     }
