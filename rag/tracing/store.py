@@ -73,6 +73,13 @@ class RunNotFoundError(RagError, LookupError):
     """No run (or trace) with the id given; the message says how to list them."""
 
 
+def _roll_back(connection: sqlite3.Connection) -> None:
+    # SQLite has already rolled back after some errors (a full disk): a second ROLLBACK
+    # would fail and hide the error that matters.
+    if connection.in_transaction:
+        connection.execute("ROLLBACK")
+
+
 def _is_full(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower() or (
         isinstance(exc, OSError) and exc.errno == 28)
@@ -156,7 +163,7 @@ class TraceStore:
             connection.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
             connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            _roll_back(connection)
             raise
 
     # -- writing ------------------------------------------------------------------------
@@ -172,7 +179,7 @@ class TraceStore:
                 count += len(runs)
             connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            _roll_back(connection)
             raise
         return count
 
@@ -204,7 +211,7 @@ class TraceStore:
             deleted = connection.execute(f"DELETE FROM traces WHERE {condition}", values).rowcount
             connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            _roll_back(connection)
             raise
         return int(deleted)
 
