@@ -12,6 +12,7 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     ├── NotFoundError(KeyError)            a name or id that is required but absent
     ├── UsageError(RuntimeError)           an object used out of order (fetch() outside ``async with``)
     ├── UnsupportedOperationError(NotImplementedError)  an index backend cannot do this (save_local of a database)
+    ├── EmbeddingsNotAllowedError(PermissionError)  an index folder names a model server nobody allowed
     ├── StorageError(OSError)              reading or writing an index folder failed
     │   ├── CorruptIndexError              folder truncated, tampered with or of another version
     │   ├── IndexNotFoundError(FileNotFoundError)  no index at the path given
@@ -54,6 +55,7 @@ __all__ = [
     "NotFoundError",
     "UsageError",
     "UnsupportedOperationError",
+    "EmbeddingsNotAllowedError",
     "StorageError",
     "CorruptIndexError",
     "IndexNotFoundError",
@@ -131,6 +133,12 @@ class UnsupportedOperationError(RagError, NotImplementedError):
     """An index backend cannot do what was asked (``save_local`` of an index kept in a
     database); the message names the backend and the operation. LangChain's stores raise
     ``NotImplementedError`` for the same."""
+
+
+class EmbeddingsNotAllowedError(RagError, PermissionError):
+    """An index folder's manifest names embeddings computed by a server (``openai:MODEL``)
+    that the caller did not name: its queries and documents are not sent there (see
+    :mod:`rag.index.remote`); the message names the server and how to allow it."""
 
 
 class StorageError(RagError, OSError):

@@ -88,11 +88,13 @@ def index_target(args: argparse.Namespace) -> IndexTarget:
 
 def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Index:
     """The index the arguments name; ``warm_up``: the command embeds a query next, so a
-    folder index loads its local model while it is read."""
+    folder index loads its local model while it is read. ``--embeddings`` (where the
+    command has it) allows a folder's embeddings server (see :mod:`rag.index.remote`)."""
     from rag.index import Index
 
     where = index_target(args)
-    return Index.open(where.target, warm_up=warm_up, collection=where.collection, token=where.token)
+    return Index.open(where.target, warm_up=warm_up, collection=where.collection, token=where.token,
+                      embeddings=getattr(args, "query_embeddings", None))
 
 
 def store_token(uri: str) -> Optional[str]:

@@ -36,15 +36,19 @@ def run_serve(args: argparse.Namespace) -> int:
         from rag.models import ChatOpenAI
 
         llm = ChatOpenAI(model=args.model, base_url=args.base_url)
-    from rag.serve.background import serve_forever
+    from rag.serve.background import base_url, serve_forever
     from rag.serve.index_app import index_app
+    from rag.serve.limits import RequestLimits
 
+    # The address served on is a name clients use for it, whatever it is.
+    hosts = [*args.allowed_host, *([args.host] if args.host not in ("0.0.0.0", "::") else [])]
     app = index_app(index, llm=llm, k=args.k, api_key=api_key, max_body_bytes=args.max_body_bytes,
-                    cors_origins=args.cors_origin)
+                    cors_origins=args.cors_origin, allowed_hosts=hosts,
+                    limits=RequestLimits(max_batch_size=args.max_batch, max_query_chars=args.max_query_chars))
 
     def ready(port: int) -> None:
         where = getattr(index, "path", None) or getattr(index, "where", "the index")
-        print(f"rag serve: {where} at http://{args.host}:{port}/ (playground at /, OpenAI API at /v1"
+        print(f"rag serve: {where} at {base_url(args.host, port)}/ (playground at /, OpenAI API at /v1"
               f"{', API key required' if api_key else ''})", file=sys.stderr, flush=True)
 
     serve_forever(app, host=args.host, port=args.port, on_ready=ready)

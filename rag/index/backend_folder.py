@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
 
 from rag.documents import Document
-from rag.errors import CorruptIndexError, IndexNotFoundError, StorageError, ValidationError
+from rag.errors import CorruptIndexError, IndexNotFoundError, RagError, StorageError, ValidationError
 from rag.hybrid import HybridConfig, lexical_ranking
 from rag.index.backend import ATOMIC_COMMIT, SAVE_LOCAL, BackendFacts, Exclusive, OnWait
 from rag.index.config import IndexConfig
-from rag.index.folders import check_kind, check_spec_matches
+from rag.index.folders import check_kind, check_spec_matches, saved_manifest
 from rag.index.registry import default_embedding_spec
 from rag.index.manifest import MANIFEST
 from rag.index.segments import Batch
@@ -66,13 +66,15 @@ class FolderBackend:
              lazy: bool = False) -> "FolderBackend":
         """The index saved at ``path`` (``embeddings``, when given, must be its spec).
         ``lazy``: vectors and texts are read when first needed (for an update, which then
-        holds the write lock); ``warm_up``: load a local model while the files are read."""
+        holds the write lock); ``warm_up``: load a local model while the files are read.
+        Embeddings computed by a server are used only if ``embeddings`` names them (or
+        ``$RAG_ALLOW_EMBEDDINGS`` does): see :mod:`rag.index.remote`."""
         if not cls.exists(path):
             raise IndexNotFoundError(f"no index at {path}; create one with: rag index SOURCE --index {path}")
         check_kind(path)
         if embeddings is not None:
             check_spec_matches(path, embeddings)
-        return cls(path, IndexState.load(path, lazy=lazy, warm=warm_up))
+        return cls(path, IndexState.load(path, _permitted_embeddings(path, embeddings), lazy=lazy, warm=warm_up))
 
     @classmethod
     def create(cls, path: Path, *, embeddings: Optional[str], store: Optional[str], chunk_size: int,
@@ -262,6 +264,21 @@ def _apply(state: IndexState, batch: Batch) -> None:
         state.record.pop(source, None)
     for source, row in batch.record_set.items():
         state.record[source] = SourceRecord.from_json(row)
+
+
+def _permitted_embeddings(path: Path, named: Optional[str]) -> Optional[Embeddings]:
+    """A stand-in that embeds nothing when the folder names a server nobody allowed
+    (:func:`rag.index.remote.folder_embeddings`), else None: the saved spec's model."""
+    from rag.index.remote import folder_embeddings
+
+    data = saved_manifest(path)
+    spec, embedding = (data.get("config") or {}).get("embedding_spec"), data.get("embedding") or {}
+    if not isinstance(spec, str):
+        return None  # loading says what is wrong with the folder
+    try:
+        return folder_embeddings(path, spec, named, embedding.get("model_id"), embedding.get("dimension"))
+    except RagError:
+        return None  # an unknown spec: loading reports it
 
 
 def _size_on_disk(path: Path, state: IndexState) -> int:

@@ -11,10 +11,10 @@ from rag.index.registry import check_embedding_spec
 from rag.index.segments import read_manifest
 from rag.index.state import KIND
 
-__all__ = ["check_kind", "check_spec_matches"]
+__all__ = ["check_kind", "check_spec_matches", "saved_manifest"]
 
 
-def _saved_manifest(path: Path) -> dict[str, Any]:
+def saved_manifest(path: Path) -> dict[str, Any]:
     """The manifest at ``path``, or {} when it cannot be read (loading then says why)."""
     try:
         return read_manifest(path)
@@ -25,7 +25,7 @@ def _saved_manifest(path: Path) -> dict[str, Any]:
 def check_kind(path: Path) -> None:
     """Refuse a folder saved by a bare store (``FAISS.save_local``, ``dump``, the former
     ``rag demo``), saying how to get on, before anything reads or replaces it."""
-    kind = _saved_manifest(path).get("store_class")
+    kind = saved_manifest(path).get("store_class")
     if isinstance(kind, str) and kind != KIND:
         raise StorageError(
             f"{path} holds a {kind} index, not a RagIndex (a store saved on its own, e.g. by {kind}.save_local or "
@@ -36,7 +36,7 @@ def check_kind(path: Path) -> None:
 def check_spec_matches(path: Path, spec: str) -> None:
     """Refuse ``spec`` unless it is the embeddings spec the index at ``path`` was built with."""
     check_embedding_spec(spec)
-    saved = (_saved_manifest(path).get("config") or {}).get("embedding_spec")
+    saved = (saved_manifest(path).get("config") or {}).get("embedding_spec")
     if saved is None:
         return  # loading reports what is wrong with the folder
     if saved != spec:

@@ -234,7 +234,12 @@ def make_embedder(embeddings: Embeddings, spec: str, *, workers: Optional[int] =
                   cluster: Optional[str] = None) -> Embedder:
     """The embedder an update uses: ``workers`` local processes, the Dask cluster at
     ``cluster`` (``tcp://HOST:PORT``), or ``embeddings`` in this process. Connects (and
-    fails) before anything is read or written."""
+    fails) before anything is read or written; so does an index folder's server model
+    that nobody allowed (:mod:`rag.index.remote`), before a text is sent anywhere."""
+    from rag.index.remote import NotAllowedEmbeddings
+
+    if isinstance(embeddings, NotAllowedEmbeddings):
+        raise embeddings.error()
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValidationError(f"workers must be a number of processes, an integer >= 1, got {workers!r}")
     if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):

@@ -11,24 +11,40 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from rag._optional import require
 from rag.errors import UsageError
 from rag.serve._asgi import ASGIApp
 
-__all__ = ["serve_in_thread", "serve_forever"]
+__all__ = ["serve_in_thread", "serve_forever", "base_url"]
+
+
+def base_url(host: str, port: int) -> str:
+    """``http://host:port``, an IPv6 address in brackets (``http://[::1]:8000``)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _config(app: ASGIApp, host: str, port: int, log_level: str, header_seconds: float) -> Any:
+    uvicorn = require("uvicorn", feature="rag.serve", extra="serve")
+    from rag.serve.deadlines import header_deadline_protocol
+
+    # lifespan "auto": an app with startup/shutdown work (rag serve's index watcher) gets it.
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="auto",
+                          http=header_deadline_protocol(header_seconds))
 
 
 @contextmanager
 def serve_in_thread(app: ASGIApp, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning",
-                    startup_timeout: float = 10.0) -> Iterator[str]:
+                    startup_timeout: float = 10.0, header_seconds: float = 10.0) -> Iterator[str]:
     """Serve ``app`` on ``host`` (default 127.0.0.1, this machine only) and ``port``
     (default 0: a free one) while the block runs; yields the base URL. The server stops
     (open connections closed) when the block ends. ``startup_timeout``: seconds to wait for
-    the socket before giving up with :class:`~rag.errors.UsageError`."""
+    the socket before giving up with :class:`~rag.errors.UsageError`; ``header_seconds``:
+    a connection that has not sent a request's headers within this long is closed
+    (default 10; see :mod:`rag.serve.deadlines`)."""
     uvicorn = require("uvicorn", feature="serve_in_thread", extra="serve")
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="off"))
+    server = uvicorn.Server(_config(app, host, port, log_level, header_seconds))
     thread = threading.Thread(target=server.run, name="rag-serve", daemon=True)
     thread.start()
     deadline = time.monotonic() + startup_timeout
@@ -39,20 +55,21 @@ def serve_in_thread(app: ASGIApp, *, host: str = "127.0.0.1", port: int = 0, log
         time.sleep(0.01)
     bound = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield f"http://{host}:{bound}"
+        yield base_url(host, bound)
     finally:
         server.should_exit = True
         thread.join(timeout=10)
 
 
 def serve_forever(app: ASGIApp, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
-                  on_ready: Callable[[int], None] = lambda port: None) -> None:
+                  on_ready: Callable[[int], None] = lambda port: None, header_seconds: float = 10.0) -> None:
     """Serve ``app`` in this thread until interrupted (Ctrl-C stops it cleanly).
-    ``on_ready(port)`` is called once the socket is bound (``port`` 0 picks a free one)."""
+    ``on_ready(port)`` is called once the socket is bound (``port`` 0 picks a free one);
+    ``header_seconds``: as for :func:`serve_in_thread`."""
     import asyncio
 
     uvicorn = require("uvicorn", feature="serve_forever", extra="serve")
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="off"))
+    server = uvicorn.Server(_config(app, host, port, log_level, header_seconds))
 
     async def announce() -> None:
         while not server.started:

@@ -24,7 +24,8 @@ import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Any, AsyncGenerator, Optional, Sequence, Union
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, Optional, Sequence, Union
 
 from rag._optional import require
 from rag.callbacks.tracer import BaseTracer, TraceRun
@@ -43,7 +44,11 @@ from rag.serve.index_http import (
     text_field,
 )
 from rag.serve.routes import add_routes
-from rag.serve.security import DEFAULT_MAX_BODY_BYTES, Guard
+from rag.serve._asgi import ASGIApp, Receive, Scope, Send
+from rag.serve.freshness import DEFAULT_REFRESH_SECONDS, IndexWatcher
+from rag.serve.limits import DEFAULT_LIMITS, RequestLimits
+from rag.serve.origins import SitePolicy
+from rag.serve.security import DEFAULT_BODY_SECONDS, DEFAULT_MAX_BODY_BYTES, Guard
 from rag.serve.sse import EventStreamResponse, format_event
 from rag.serve.traces import TRACES_STATIC, trace_routes
 
@@ -86,7 +91,7 @@ def _field_refused(message: str) -> Optional[str]:
     return first if first in REQUEST_FIELDS else None
 
 
-def search_request(body: dict[str, Any], *, default_k: int) -> SearchRequest:
+def search_request(body: dict[str, Any], *, default_k: int, limits: Optional[RequestLimits] = None) -> SearchRequest:
     """The body of ``POST /search`` as a :class:`~rag.index.request.SearchRequest`, or a
     422 :class:`BadRequest` naming the field to fix.
 
@@ -103,7 +108,7 @@ def search_request(body: dict[str, Any], *, default_k: int) -> SearchRequest:
         raise BadRequest(422, f"unknown field {unknown[0]!r}; POST /search takes {', '.join(REQUEST_FIELDS)}",
                          unknown[0])
     given = {name: body[name] for name in REQUEST_FIELDS if body.get(name) is not None}
-    given.update(query=text_field(body, "query"), filter=field(body, "filter", dict))
+    given.update(query=text_field(body, "query", limits), filter=field(body, "filter", dict))
     try:
         return SearchRequest(**{"k": default_k, **given})
     except ValidationError as exc:
@@ -138,8 +143,8 @@ def _result_json(rank: int, document: Document, score: float) -> dict[str, Any]:
 
 
 class _IndexRoutes:
-    def __init__(self, index: Index, llm: Optional[Runnable], k: int) -> None:
-        self.index, self.llm, self.k = index, llm, k
+    def __init__(self, index: Index, llm: Optional[Runnable], k: int, limits: RequestLimits) -> None:
+        self.index, self.llm, self.k, self.limits = index, llm, k, limits
 
     async def search(self, request: Request) -> Response:
         """``POST /search``: ``{"query", "search_type", "score_name", "results": [{"rank",
@@ -147,7 +152,7 @@ class _IndexRoutes:
         ``score_name`` says what the scores measure (``rrf`` or ``fused`` for hybrid, by the
         index's fusion; ``bm25``; ``relevance``)."""
         try:
-            search = search_request(await read_json_object(request), default_k=self.k)
+            search = search_request(await read_json_object(request), default_k=self.k, limits=self.limits)
             found = await asyncio.to_thread(self.index.search_request, search)
         except BadRequest as exc:
             return JSONResponse(exc.to_json(), status_code=exc.status)
@@ -163,7 +168,7 @@ class _IndexRoutes:
     async def playground_ask(self, request: Request) -> Union[Response, EventStreamResponse]:
         try:
             body = await read_json_object(request)
-            question = text_field(body, "question")
+            question = text_field(body, "question", self.limits)
             k = k_field(body, self.k)
         except BadRequest as exc:
             return JSONResponse(exc.to_json(), status_code=exc.status)
@@ -215,7 +220,9 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 
 def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optional[str] = None, k: int = 4,
               api_key: Optional[str] = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-              cors_origins: Sequence[str] = ()) -> Starlette:
+              cors_origins: Sequence[str] = (), allowed_hosts: Sequence[str] = (),
+              limits: RequestLimits = DEFAULT_LIMITS, body_seconds: float = DEFAULT_BODY_SECONDS,
+              refresh_seconds: Optional[float] = DEFAULT_REFRESH_SECONDS) -> Starlette:
     """The app serving ``index`` (an open :class:`~rag.index.Index` or shared index).
 
     ``llm``: a chat model Runnable for answers (default None: extracted offline);
@@ -224,13 +231,27 @@ def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optio
     (default 4); ``api_key``: required as ``Authorization: Bearer KEY`` on every route but
     the playground's own static files (default None: no key, for 127.0.0.1);
     ``max_body_bytes``: larger request bodies get 413 (default 1 MiB); ``cors_origins``:
-    origins allowed to call from other sites' pages (default none: CORS off).
+    origins allowed to call from other sites' pages (default none: CORS off);
+    ``allowed_hosts``: ``Host`` names answered besides loopback (default none; see
+    :class:`~rag.serve.origins.SitePolicy`); ``limits``: batch size and query length caps
+    (:class:`~rag.serve.limits.RequestLimits`, default 100 inputs, 10,000 characters);
+    ``body_seconds``: time for a body to arrive (default 20 s, then 408);
+    ``refresh_seconds``: how often to look for a newer committed version of the index and
+    serve it (default 0.5 s; None: serve the version opened; see
+    :class:`~rag.serve.freshness.IndexWatcher`, started with the server's lifespan or its
+    first request, stopped at shutdown).
+
+    Every route, including one added later, is behind :class:`~rag.serve.security.Guard`
+    (Host, Origin, key, JSON content type, body cap and deadline). A route is added as in
+    Starlette: ``app.router.routes.append(Route("/traces", page, methods=["GET"]))``, or
+    ``add_routes(app, runnable, "/path")`` for a runnable (which takes ``limits`` from
+    ``app.state.request_limits``).
     """
     from rag.serve.openai_api import OpenAIRoutes
 
-    served = _IndexRoutes(index, llm, k)
+    served = _IndexRoutes(index, llm, k, limits)
     name = model_name or (getattr(llm, "model", None) if llm is not None else None) or "rag-extractive"
-    openai = OpenAIRoutes(index, llm, name, k)
+    openai = OpenAIRoutes(index, llm, name, k, limits)
     routes = [Route(path, _static, methods=["GET"]) for path in _STATIC]
     routes += trace_routes(_trace_db)
     routes += [Route("/search", served.search, methods=["POST"]),
@@ -238,15 +259,44 @@ def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optio
                Route("/v1/models", openai.models, methods=["GET"]),
                Route("/v1/models/{model_id:path}", openai.retrieve_model, methods=["GET"]),
                Route("/v1/chat/completions", openai.chat_completions, methods=["POST"])]
+    watcher = IndexWatcher(index, interval=refresh_seconds) if refresh_seconds is not None else None
     middleware = [Middleware(Guard, api_key=api_key, max_body_bytes=max_body_bytes,
-                             public=lambda path: path in _STATIC or path in TRACES_STATIC)]
-    if cors_origins:
-        from starlette.middleware.cors import CORSMiddleware
-
-        middleware.insert(0, Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
-                                        allow_headers=["authorization", "content-type"]))
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: _not_found})
+                             public=lambda path: path in _STATIC or path in TRACES_STATIC,
+                             sites=SitePolicy(allowed_hosts=allowed_hosts, cors_origins=cors_origins),
+                             body_seconds=body_seconds)]
+    if watcher is not None:
+        middleware.insert(0, Middleware(_StartsWatcher, watcher=watcher))
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: _not_found},
+                    lifespan=_lifespan(watcher))
+    app.state.request_limits = limits
     add_routes(app, index.as_retriever(search_kwargs={"k": k}), "/retriever")
     add_routes(app, index.chain(k=k, llm=llm), "/ask")
     app.state.index = index
+    app.state.watcher = watcher
     return app
+
+
+def _lifespan(watcher: Optional[IndexWatcher]) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if watcher is not None:
+            watcher.start()
+        try:
+            yield
+        finally:
+            if watcher is not None:
+                await asyncio.to_thread(watcher.stop)
+
+    return lifespan
+
+
+class _StartsWatcher:
+    """Starts the watcher with the first request, for a server run without lifespan events."""
+
+    def __init__(self, app: ASGIApp, *, watcher: IndexWatcher) -> None:
+        self.app, self.watcher = app, watcher
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan" and not self.watcher.running:
+            self.watcher.start()
+        await self.app(scope, receive, send)

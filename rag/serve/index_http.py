@@ -18,13 +18,14 @@ from rag.errors import RagError
 from rag.index.answer import Answer, Source
 from rag.index.core import Index
 from rag.runnables import Runnable, RunnableConfig
+from rag.serve.limits import RequestLimits
 from rag.serve.validation import loads_json
 
 require("starlette", feature="rag serve", extra="serve")
 
 from starlette.requests import Request  # noqa: E402
 
-__all__ = ["BadRequest", "read_json_object", "field", "text_field", "source_json", "sources_json",
+__all__ = ["BadRequest", "read_json_object", "field", "text_field", "check_text", "source_json", "sources_json",
            "stream_answer", "AnswerPiece"]
 
 logger = logging.getLogger("rag.serve")
@@ -48,7 +49,7 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     raw = await request.body()
     try:
         body = loads_json(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # UnicodeDecodeError too
         raise BadRequest(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise BadRequest(422, f"the body must be a JSON object, got {type(body).__name__}")
@@ -68,12 +69,21 @@ def field(body: dict[str, Any], name: str, kind: type, default: Any = None, *, r
     return value
 
 
-def text_field(body: dict[str, Any], name: str) -> str:
-    """``body[name]``, a required string with more than white space in it."""
+def text_field(body: dict[str, Any], name: str, limits: Optional[RequestLimits] = None) -> str:
+    """``body[name]``, a required string with more than white space in it, and no longer
+    than ``limits.max_query_chars`` (422 naming the field and the limit)."""
     value = field(body, name, str, required=True)
+    check_text(value, name, limits)
+    return value
+
+
+def check_text(value: str, name: str, limits: Optional[RequestLimits]) -> None:
+    """422 naming ``name`` unless ``value`` has more than white space and fits ``limits``."""
+    refusal = limits.text_refusal(len(value)) if limits is not None else None
+    if refusal is not None:
+        raise BadRequest(422, f"'{name}': {refusal}", name)
     if not value.strip():
         raise BadRequest(422, f"'{name}' must be a non-empty text", name)
-    return value
 
 
 def source_json(source: Source, document: Document) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from rag.message_roles import OPENAI_ROLES, openai_role_named
 from rag.messages import HumanMessage
 from rag.runnables import Runnable
 from rag.serve.index_http import BadRequest, field, read_json_object, sources_json, stream_answer
+from rag.serve.limits import DEFAULT_LIMITS, RequestLimits
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, run_until_disconnect
 
 from starlette.requests import Request
@@ -86,8 +87,9 @@ def sources_block(answer: Answer) -> str:
 class OpenAIRoutes:
     """The two endpoints, answering with ``index``'s chain (``llm`` or offline, ``k`` passages)."""
 
-    def __init__(self, index: Index, llm: Optional[Runnable], model: str, k: int) -> None:
-        self.index, self.llm, self.model, self.k = index, llm, model, k
+    def __init__(self, index: Index, llm: Optional[Runnable], model: str, k: int,
+                 limits: RequestLimits = DEFAULT_LIMITS) -> None:
+        self.index, self.llm, self.model, self.k, self.limits = index, llm, model, k, limits
         self.created = int(time.time())
 
     def _model_json(self) -> dict[str, Any]:
@@ -112,7 +114,11 @@ class OpenAIRoutes:
         stream = field(body, "stream", bool, False)
         options = field(body, "stream_options", dict, {})
         include_usage = field(options, "include_usage", bool, False)
-        return question_of(body), stream, include_usage
+        question = question_of(body)
+        refusal = self.limits.text_refusal(len(question))
+        if refusal is not None:
+            raise BadRequest(422, f"the question (the last user message): {refusal}", "messages")
+        return question, stream, include_usage
 
     async def chat_completions(self, request: Request) -> Union[Response, EventStreamResponse]:
         try:

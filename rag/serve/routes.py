@@ -20,8 +20,17 @@ from rag import codec
 from rag._optional import require
 from rag.errors import ValidationError
 from rag.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
+from rag.serve.limits import RequestLimits
 from rag.serve.sse import ClientDisconnected, EventStreamResponse, format_event, run_until_disconnect
-from rag.serve.validation import CONFIG_KEYS, RequestError, check_body, check_config, check_schema, loads_json
+from rag.serve.validation import (
+    CONFIG_KEYS,
+    RequestError,
+    check_body,
+    check_config,
+    check_schema,
+    check_text_lengths,
+    loads_json,
+)
 
 require("starlette", feature="add_routes", extra="serve")
 
@@ -87,6 +96,7 @@ class _Endpoints:
     input_type: SchemaSource = "auto"
     output_type: SchemaSource = "auto"
     config_keys: Optional[Sequence[str]] = None
+    limits: RequestLimits = field(default_factory=lambda: RequestLimits(None, None))
     _input_schema: dict[str, Any] = field(init=False)
     _output_schema: dict[str, Any] = field(init=False)
     _specs: list[ConfigurableFieldSpec] = field(init=False)
@@ -123,6 +133,11 @@ class _Endpoints:
 
     def _input(self, raw: Any, loc: Sequence[Any] = ("input",)) -> Any:
         check_schema(raw, self._input_schema, loc)
+        if self.limits.max_query_chars is not None:
+            too_long = check_text_lengths(raw, self.limits.max_query_chars, loc)
+            if too_long is not None:
+                where, length = too_long
+                raise RequestError(422, where, str(self.limits.text_refusal(length)), "string_too_long")
         return codec.decode(raw)
 
     async def _run(self, request: Request, work: Awaitable[T]) -> T:
@@ -151,6 +166,9 @@ class _Endpoints:
             raw_inputs = body["inputs"]
             if not isinstance(raw_inputs, list):
                 raise RequestError(422, ["inputs"], f"expected a list, got {type(raw_inputs).__name__}", "list_type")
+            refusal = self.limits.batch_refusal(len(raw_inputs))
+            if refusal is not None:
+                raise RequestError(413, ["inputs"], refusal, "too_long")
             raw_config = body.get("config")
             if isinstance(raw_config, list):
                 if len(raw_config) != len(raw_inputs):
@@ -239,7 +257,7 @@ def add_routes(app: Starlette, runnable: Union[Runnable, Callable[..., Any], Map
                enabled_endpoints: Optional[Sequence[str]] = None, disabled_endpoints: Optional[Sequence[str]] = None,
                per_req_config_modifier: Optional[ConfigModifier] = None, run_name: Optional[str] = None,
                input_type: SchemaSource = "auto", output_type: SchemaSource = "auto",
-               config_keys: Optional[Sequence[str]] = None) -> list[str]:
+               config_keys: Optional[Sequence[str]] = None, limits: Optional[RequestLimits] = None) -> list[str]:
     """Serve ``runnable`` under ``path`` on the Starlette (or FastAPI) ``app``.
 
     ``path``: "" or starting with "/" and not ending with one (default "": the root, as in
@@ -251,7 +269,10 @@ def add_routes(app: Starlette, runnable: Union[Runnable, Callable[..., Any], Map
     "auto" (the runnable's schemas), a JSON Schema dict or a pydantic model class, as in
     LangServe; requests are checked against the input one. ``config_keys``: the config
     keys honoured (default None: every RunnableConfig key; others are dropped, LangServe's
-    rule, while keys outside RunnableConfig still get 400). Returns the URL paths added.
+    rule, while keys outside RunnableConfig still get 400). ``limits``: caps on batch size
+    and input text (:class:`~rag.serve.limits.RequestLimits`; default: the app's
+    ``app.state.request_limits``, set by :func:`~rag.serve.index_app.index_app`, else
+    none, as in LangServe). Returns the URL paths added.
 
     >>> from starlette.applications import Starlette
     >>> from rag.runnables import RunnableLambda
@@ -263,8 +284,10 @@ def add_routes(app: Starlette, runnable: Union[Runnable, Callable[..., Any], Map
     if not isinstance(path, str) or (path and (not path.startswith("/") or path.endswith("/"))):
         raise ValidationError(f"path must be '' or start with '/' and not end with '/', got {path!r}")
     runnable = coerce_to_runnable(runnable)
+    if limits is None:
+        limits = getattr(app.state, "request_limits", None) or RequestLimits(None, None)
     endpoints = _Endpoints(runnable, run_name or path or runnable.get_name(), per_req_config_modifier,
-                           input_type, output_type, config_keys)
+                           input_type, output_type, config_keys, limits)
     added = []
     for name in _selected(enabled_endpoints, disabled_endpoints):
         method = "GET" if name.endswith("_schema") else "POST"

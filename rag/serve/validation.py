@@ -21,7 +21,7 @@ from rag.errors import ValidationError
 if TYPE_CHECKING:
     from rag.runnables import ConfigurableFieldSpec
 
-__all__ = ["loads_json", "RequestError", "check_schema", "check_body", "check_config", "CONFIG_KEYS"]
+__all__ = ["loads_json", "MAX_JSON_DEPTH", "check_text_lengths", "RequestError", "check_schema", "check_body", "check_config", "CONFIG_KEYS"]
 
 # The RunnableConfig keys a request may carry (LangServe's client sends some on every call).
 CONFIG_KEYS = ("tags", "metadata", "run_name", "run_id", "max_concurrency", "recursion_limit", "configurable")
@@ -29,12 +29,67 @@ CONFIG_KEYS = ("tags", "metadata", "run_name", "run_id", "max_concurrency", "rec
 # "\ud800".."\udfff" escapes: the only way a lone surrogate gets into parsed JSON.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
+#: How deep arrays and objects may nest in a request body (default 64 levels: a chat
+#: history or a metadata filter needs a handful). Deeper JSON is refused before anything
+#: walks it: Python's parser fails near 1,000 levels, and code that walks a parsed value
+#: (schemas, codecs, replies) recurses too.
+MAX_JSON_DEPTH = 64
+_MAX_DIGITS = 1000
 
-def loads_json(raw: bytes) -> Any:
-    """``raw`` parsed as JSON, or ValueError. JSON may escape a lone UTF-16 surrogate
-    (``"\\ud800"``), which no UTF-8 text holds: refused here, as the reply that echoes it
-    (or a store that saves it) could not encode it later. Escaped surrogate pairs are fine."""
-    value = json.loads(raw)
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:20]}{'...' if len(text) > 20 else ''} is out of range for a float")
+    return value
+
+
+def _int(text: str) -> int:
+    # Python refuses past 4,300 digits anyway, with advice for the server's operator.
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        raise ValueError(f"a number has {len(text.lstrip('-'))} digits; at most {_MAX_DIGITS} are accepted")
+    return int(text)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether arrays/objects in ``value`` nest more than ``limit`` deep (iterative: a walk
+    that recursed would fail on the very input it checks)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def loads_json(raw: bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``raw`` parsed as JSON, or ValueError naming what is wrong.
+
+    Stricter than :func:`json.loads` where its leniency lets bad text through: the bytes
+    must be UTF-8 (``json.loads`` of bytes decodes with ``surrogatepass``, so the raw
+    surrogate ``\xed\xa0\x80`` became a string no reply could encode); arrays and objects
+    nest at most ``max_depth`` levels (default :data:`MAX_JSON_DEPTH`); numbers are finite
+    (``1e999`` is not infinity, ``NaN`` is not JSON) and integers have at most 1,000 digits. JSON may also escape a lone UTF-16
+    surrogate (``"\ud800"``), which no UTF-8 text holds: refused, as the reply that echoes
+    it (or a store that saves it) could not encode it later. Escaped surrogate pairs are fine."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})") from None
+    try:
+        value = json.loads(text, parse_float=_finite, parse_int=_int, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ValueError(f"arrays or objects nest more than {max_depth} levels deep") from None
+    if _depth_over(value, max_depth):
+        raise ValueError(f"arrays or objects nest more than {max_depth} levels deep")
     if _SURROGATE_ESCAPE.search(raw):  # rare: only then pay for the re-encoding check
         try:
             json.dumps(value, ensure_ascii=False).encode("utf-8")
@@ -42,6 +97,22 @@ def loads_json(raw: bytes) -> Any:
             raise ValueError(f"a string holds a lone UTF-16 surrogate {exc.object[exc.start]!r}, "
                              "which is not Unicode text") from None
     return value
+
+
+def check_text_lengths(value: Any, limit: int, loc: Sequence[Any] = ("input",)) -> Optional[tuple[list[Any], int]]:
+    """The path and length of the first string in ``value`` (parsed JSON: dict keys are not
+    counted) longer than ``limit`` characters, or None when every one fits."""
+    stack: list[tuple[Any, list[Any]]] = [(value, list(loc))]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if len(item) > limit:
+                return where, len(item)
+        elif isinstance(item, dict):
+            stack.extend((child, [*where, key]) for key, child in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((child, [*where, i]) for i, child in reversed(list(enumerate(item))))
+    return None
 
 
 class RequestError(ValidationError):

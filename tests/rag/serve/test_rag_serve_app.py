@@ -100,9 +100,10 @@ def test_unknown_path_is_a_json_404(url):
     assert reply.status_code == 404 and "/no/such/route" in reply.json()["message"]
 
 
-def test_cors_is_off_by_default(url):
+def test_another_sites_page_is_refused_by_default(url):
     reply = httpx.post(f"{url}/search", json={"query": "cats"}, headers={"origin": "https://elsewhere.example"})
-    assert reply.status_code == 200 and "access-control-allow-origin" not in reply.headers
+    assert reply.status_code == 403 and "access-control-allow-origin" not in reply.headers
+    assert "--cors-origin" in reply.json()["message"]
 
 
 def test_cors_origins_when_asked_for(index):
@@ -143,7 +144,8 @@ def test_a_chunked_body_over_the_cap_is_413(keyed):
             yield b"x" * 1000
         yield b'"}'
 
-    reply = httpx.post(f"{keyed}/search", content=chunks(), headers={"authorization": f"Bearer {KEY}"})
+    reply = httpx.post(f"{keyed}/search", content=chunks(), headers={"authorization": f"Bearer {KEY}",
+                                                                    "content-type": "application/json"})
     assert reply.status_code == 413
 
 

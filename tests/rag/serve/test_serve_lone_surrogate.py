@@ -14,6 +14,8 @@ from rag.serve.index_app import index_app  # noqa: E402
 
 from tests.rag.serve.index_server import build_index  # noqa: E402
 
+JSON = {"content-type": "application/json"}
+
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory):
@@ -22,15 +24,15 @@ def url(tmp_path_factory):
 
 
 def test_a_lone_surrogate_in_a_search_query_is_400(url):
-    reply = httpx.post(f"{url}/search", content=b'{"query": "cats \\ud800"}')
+    reply = httpx.post(f"{url}/search", content=b'{"query": "cats \\ud800"}', headers=JSON)
     assert reply.status_code == 400 and "surrogate" in reply.json()["message"]
 
 
 def test_a_lone_surrogate_in_a_served_runnable_input_is_422(url):
-    reply = httpx.post(f"{url}/ask/invoke", content=b'{"input": {"input": "cats \\udc00"}}')
+    reply = httpx.post(f"{url}/ask/invoke", content=b'{"input": {"input": "cats \\udc00"}}', headers=JSON)
     assert reply.status_code == 422 and "surrogate" in reply.json()["detail"][0]["msg"]
 
 
 def test_an_escaped_surrogate_pair_is_valid_text(url):
-    reply = httpx.post(f"{url}/search", content=b'{"query": "cats \\ud83d\\ude00"}')
+    reply = httpx.post(f"{url}/search", content=b'{"query": "cats \\ud83d\\ude00"}', headers=JSON)
     assert reply.status_code == 200 and reply.json()["query"] == "cats \U0001F600"
