@@ -172,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--model", metavar="NAME", help="with --answers: answer with this OpenAI-compatible chat model "
                        "(default: the offline answerer)")
     bench.add_argument("--base-url", metavar="URL", help="with --model: the model server (default: OpenAI, or $OPENAI_BASE_URL)")
+    bench.add_argument("--project", metavar="NAME", help="with --answers: record each question's run in the trace "
+                       "store under project NAME, its checks as feedback (compare versions: rag trace projects)")
     add_index_arguments(bench, index_help="measure this index's configuration: its own contents when it holds the "
                         "dataset (rag index DATASET --beir), else a fresh copy built alike (also --store-uri URI)")
     bench.add_argument("--embeddings", metavar="local|hashing|openai:MODEL", help="embedding model (default: local when installed)")

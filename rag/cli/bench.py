@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
 from rag.cli.common import RagCliError, open_index, store_uri
 
@@ -24,8 +26,29 @@ def _run_bench_answers(args: argparse.Namespace) -> int:
 
         llm = ChatOpenAI(model=args.model, base_url=args.base_url)
     index = open_index(args)  # --index DIR, --store-uri URI, or the default folder
-    print_answer_bench(bench_answers(index, args.answers, k=args.k, llm=llm), as_json=args.json)
+    if args.project is None:
+        print_answer_bench(bench_answers(index, args.answers, k=args.k, llm=llm), as_json=args.json)
+        return 0
+    from rag.tracing import StoreTracer
+
+    tracer = StoreTracer(project_name=args.project)
+    result = bench_answers(index, args.answers, k=args.k, llm=llm,
+                           config={"callbacks": [tracer], "run_name": "bench answer", "tags": ["rag bench"]})
+    _record_scores(tracer, result)
+    print_answer_bench(result, as_json=args.json)
     return 0
+
+
+def _record_scores(tracer: Any, result: Any) -> None:
+    """Each answer's checks as feedback beside its run (key_phrase, source_cited: 0 or 1),
+    so ``rag trace projects`` shows two versions' projects side by side."""
+    if not tracer.flush(60):
+        print("rag: warning: not every run reached the trace store in 60 s", file=sys.stderr)
+    for run_id, score in zip(result.run_ids, result.scores):
+        tracer.store.add_feedback(run_id, score=float(score.key_phrase), key="key_phrase", check=False)
+        tracer.store.add_feedback(run_id, score=float(score.source_cited), key="source_cited", check=False)
+    print(f"rag bench: {len(result.run_ids)} runs recorded in project {tracer.project_name!r} of "
+          f"{tracer.store.path} (compare: rag trace projects)", file=sys.stderr)
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -34,8 +57,8 @@ def run_bench(args: argparse.Namespace) -> int:
 
     if args.answers is not None:
         return _run_bench_answers(args)
-    if args.model is not None or args.base_url is not None:
-        raise RagCliError("--model and --base-url apply to --answers QA.tsv only")
+    if args.model is not None or args.base_url is not None or args.project is not None:
+        raise RagCliError("--model, --base-url and --project apply to --answers QA.tsv only")
     if args.dataset is None:
         raise RagCliError("give a BEIR dataset folder (rag bench DATASET_DIR) or a QA set (rag bench --answers QA.tsv)")
     if args.config:

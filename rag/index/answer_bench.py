@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from rag.evaluation.answers import AnswerScore, AnswerTotals, QAItem, load_qa, score_answer, summarize_scores
@@ -13,7 +14,7 @@ from rag.index.config import ANSWER_K, check_k
 
 if TYPE_CHECKING:
     from rag.index.core import Index
-    from rag.runnables import Runnable
+    from rag.runnables import Runnable, RunnableConfig
 
 __all__ = ["AnswerBenchResult", "bench_answers"]
 
@@ -22,13 +23,15 @@ __all__ = ["AnswerBenchResult", "bench_answers"]
 class AnswerBenchResult:
     """Per question: its :class:`~rag.evaluation.answers.AnswerScore` and the answer text;
     overall: :class:`~rag.evaluation.answers.AnswerTotals`. ``model``: "offline" or the
-    chat model's name."""
+    chat model's name. ``run_ids``: each question's run id, when a ``config`` was given
+    (its tracer's runs, to store feedback beside)."""
 
     qa: str
     model: str
     scores: list[AnswerScore]
     answers: list[str]
     totals: AnswerTotals
+    run_ids: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,10 +44,11 @@ class AnswerBenchResult:
 
 
 def bench_answers(index: Index, qa: Union[str, os.PathLike, list[QAItem]], *, k: int = ANSWER_K,
-                  llm: Optional[Runnable] = None) -> AnswerBenchResult:
+                  llm: Optional[Runnable] = None, config: Optional[RunnableConfig] = None) -> AnswerBenchResult:
     """Ask each question of ``qa`` (a QA.tsv path, or items) of ``index`` as ``rag ask``
     does (``k`` chunks, default 6, with their context), offline or with ``llm``, and check
-    each answer."""
+    each answer. ``config`` (callbacks, tags, metadata) goes with every question, each run
+    under an id of its own (in ``run_ids``) with its question's number in ``metadata``."""
     check_k(k)
     items = load_qa(qa) if not isinstance(qa, list) else qa
     chain = index.chain(k=k, llm=llm)
@@ -53,8 +57,14 @@ def bench_answers(index: Index, qa: Union[str, os.PathLike, list[QAItem]], *, k:
     scores: list[AnswerScore] = []
     answers: list[str] = []
     began = time.perf_counter()
-    for item in items:
-        answer = Answer.from_result(chain.invoke({"input": item.question}))
+    run_ids: list[str] = []
+    for number, item in enumerate(items, start=1):
+        asked: Optional[RunnableConfig] = None
+        if config is not None:
+            run_id = uuid.uuid4()
+            run_ids.append(str(run_id))
+            asked = {**config, "run_id": run_id, "metadata": {**config.get("metadata", {}), "question": number}}
+        answer = Answer.from_result(chain.invoke({"input": item.question}, asked))
         score = score_answer(item, answer.answer, answer.source_texts())
         # The answer's citations to missing sources were removed from its text: count them.
         score.invalid = sorted(set(score.invalid) | set(answer.invalid_citations))
@@ -63,4 +73,4 @@ def bench_answers(index: Index, qa: Union[str, os.PathLike, list[QAItem]], *, k:
     seconds = time.perf_counter() - began
     model = "offline" if llm is None else str(getattr(llm, "model_name", None) or getattr(llm, "model", "model"))
     return AnswerBenchResult(str(qa) if not isinstance(qa, list) else "(items)", model, scores, answers,
-                             summarize_scores(scores, seconds))
+                             summarize_scores(scores, seconds), run_ids)
