@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Hashable, Optional, Sequence
+from typing import Callable, Hashable, Optional, Sequence
 
 import numpy as np
 
 from rag.documents import Document
 from rag.errors import NotFoundError, ValidationError
 
-__all__ = ["weighted_reciprocal_rank", "normalized_score_fusion", "fusion_key", "SCORE_NORMALIZATIONS"]
+__all__ = ["weighted_reciprocal_rank", "normalized_score_fusion", "union_score_fusion", "fusion_key",
+           "SCORE_NORMALIZATIONS", "Rescorer"]
+
+#: A side's true scores of documents it did not return: ``rescore(documents)`` gives one
+#: score per document, in that order, in the side's own units (a dense side's relevance,
+#: a lexical side's BM25; a document the side cannot find scores that side's lowest
+#: possible score, 0 for both). One call per side and query: a database's one round trip.
+Rescorer = Callable[[Sequence[Document]], Sequence[float]]
 
 
 def fusion_key(document: Document, id_key: Optional[str], use_ids: bool) -> Hashable:
@@ -121,6 +128,26 @@ def normalized_score_fusion(
         raise ValidationError(f"got {len(scored_lists)} ranked lists for {len(weights)} weights")
     if method not in SCORE_NORMALIZATIONS:
         raise ValidationError(f"method must be one of {', '.join(SCORE_NORMALIZATIONS)}, got {method!r}")
+    documents, rows = _union(scored_lists, id_key)
+    total = np.zeros(len(documents), dtype=np.float64)
+    # A list with no candidates (a query none of whose words the lexical side knows) says
+    # nothing: it is left out of the mean rather than lowering every document alike.
+    weight_sum = float(sum(weight for docs, weight in zip(scored_lists, weights) if docs))
+    for docs, row, weight in zip(scored_lists, rows, weights):
+        if not weight or not docs:
+            continue
+        normalized = _normalized(np.asarray([float(score) for _, score in docs], dtype=np.float64), method)
+        side = np.full(len(documents), _absent(normalized, method))
+        side[row] = normalized
+        total += weight * side
+    return _ranked(documents, total / weight_sum if weight_sum > 0 else total, method)
+
+
+def _union(scored_lists: Sequence[Sequence[tuple[Document, float]]], id_key: Optional[str]
+           ) -> tuple[list[Document], list[list[int]]]:
+    """Each distinct document once, in first-seen order (the first list first), and for
+    each list the positions of its documents in that order. Documents are matched as by
+    :func:`weighted_reciprocal_rank`."""
     use_ids = id_key is None and all(doc.id for docs in scored_lists for doc, _ in docs)
     position: dict[Hashable, int] = {}  # key -> position in first-seen order
     documents: list[Document] = []
@@ -134,18 +161,14 @@ def normalized_score_fusion(
                 documents.append(document)
             row.append(position[key])
         rows.append(row)
-    total = np.zeros(len(documents), dtype=np.float64)
-    # A list with no candidates (a query none of whose words the lexical side knows) says
-    # nothing: it is left out of the mean rather than lowering every document alike.
-    weight_sum = float(sum(weight for docs, weight in zip(scored_lists, weights) if docs))
-    for docs, row, weight in zip(scored_lists, rows, weights):
-        if not weight or not docs:
-            continue
-        normalized = _normalized(np.asarray([float(score) for _, score in docs], dtype=np.float64), method)
-        side = np.full(len(documents), _absent(normalized, method))
-        side[row] = normalized
-        total += weight * side
-    fused = total / weight_sum if weight_sum > 0 else total
+    return documents, rows
+
+
+def _ranked(documents: list[Document], fused: np.ndarray, method: str,
+            best_rank: Optional[np.ndarray] = None) -> list[tuple[Document, float]]:
+    """``documents`` best first by ``fused`` (a weighted mean of normalised scores), each
+    with its score mapped to [0, 1] (``zscore``: ``Phi``); equal scores by ``best_rank``
+    (lower first) when given, then in first-seen order."""
     # Sums that are equal in exact arithmetic (two candidates whose z-scores cancel) can
     # differ in the last bits, by an amount that depends on the sides' scale: ordering on
     # the sums rounded to 1e-9 makes such ties ties, so the order never depends on a
@@ -153,5 +176,94 @@ def normalized_score_fusion(
     fused = np.round(fused, 9)
     if method == "zscore":
         fused = np.asarray([0.5 * (1.0 + math.erf(z / math.sqrt(2.0))) for z in fused.tolist()])
-    order = np.argsort(-fused, kind="stable")  # stable: ties keep first-seen order
+    if best_rank is None:
+        order = np.argsort(-fused, kind="stable")  # stable: ties keep first-seen order
+    else:
+        order = np.lexsort((np.arange(len(documents)), best_rank, -fused))
     return [(documents[i], float(fused[i])) for i in order.tolist()]
+
+
+def union_score_fusion(
+    scored_lists: Sequence[Sequence[tuple[Document, float]]], weights: Sequence[float],
+    rescorers: Sequence[Rescorer], method: str = "zscore", id_key: Optional[str] = None,
+) -> list[tuple[Document, float]]:
+    """Fuse ranked lists by every side's true score of every candidate.
+
+    The candidates are the union of the lists (each distinct document once). A candidate
+    a list did not return gets that side's true score from its rescorer (``rescorers[i]``
+    for list ``i``, called once with all of that side's missing candidates, and not at all
+    when there are none): a chunk holding no query term scores 0 for BM25, a chunk dense
+    search ranked lower scores its own relevance. Each side's scores are then normalised
+    over the whole union (``zscore``: standard deviations from the mean; ``minmax``: the
+    fraction of the range), and a candidate's fused score is the weighted mean of its
+    normalised scores. Unlike :func:`normalized_score_fusion`, nothing is estimated: a
+    document is not "as good as the side's lowest candidate" but as good as it is.
+
+    Sides that are left out of the mean: one with weight 0 (not rescored either); one
+    that returned no candidates (a lexical side that knows none of the query's words:
+    every chunk scores 0 there); one whose scores are all equal over the union (one
+    candidate, or zero variance: it cannot order them). When every side is left out, each
+    candidate scores the middle of the scale (0.5) and keeps first-seen order.
+
+    Fused scores are in [0, 1]: ``minmax`` means are there already; a ``zscore`` mean
+    ``z`` becomes ``Phi(z)``, the standard normal distribution function (0.5 for a
+    candidate as good as the union's average). Each side's normalisation makes the result
+    independent of its scale and offset (``a * score + b``, ``a > 0``). Returns each
+    candidate once, best first. Equal fused scores (to 1e-9) go first to the candidate
+    some list ranked higher (its best position in any list), then in first-seen order,
+    the first list first: when one side's candidates all score alike but one, and the
+    other side has the mirror image (a rare term only one chunk holds, that chunk far
+    below near-identical dense matches), z-scores cancel exactly, and the chunk a side put
+    first is not left behind the 20th of the other.
+
+    >>> a, b, c = Document("a", id="a"), Document("b", id="b"), Document("c", id="c")
+    >>> dense, lexical = [(a, 0.9), (b, 0.5)], [(c, 4.0), (b, 3.0)]
+    >>> true_dense = lambda docs: [{"c": 0.1}[d.id] for d in docs]  # c: dense search ranked it lower
+    >>> true_lexical = lambda docs: [{"a": 0.0}[d.id] for d in docs]  # a: holds no query term
+    >>> fused = union_score_fusion([dense, lexical], [0.5, 0.5], [true_dense, true_lexical], "minmax")
+    >>> [(d.id, round(s, 3)) for d, s in fused]
+    [('b', 0.625), ('a', 0.5), ('c', 0.5)]
+    """
+    if not len(scored_lists) == len(weights) == len(rescorers):
+        raise ValidationError(f"got {len(scored_lists)} ranked lists for {len(weights)} weights and "
+                              f"{len(rescorers)} rescorers")
+    if method not in SCORE_NORMALIZATIONS:
+        raise ValidationError(f"method must be one of {', '.join(SCORE_NORMALIZATIONS)}, got {method!r}")
+    documents, rows = _union(scored_lists, id_key)
+    # Each candidate's best position in any list: the tie-break (see the docstring).
+    best_rank = np.full(len(documents), np.iinfo(np.int64).max, dtype=np.int64)
+    for row in rows:
+        if row:
+            np.minimum.at(best_rank, row, np.arange(len(row)))
+    total = np.zeros(len(documents), dtype=np.float64)
+    weight_sum = 0.0
+    for docs, row, weight, rescore in zip(scored_lists, rows, weights, rescorers):
+        if not weight or not docs:
+            continue
+        side = _true_scores(docs, row, rescore, documents)
+        if float(side.max()) == float(side.min()):
+            continue  # all alike over the union: this side cannot order the candidates
+        total += weight * _normalized(side, method)
+        weight_sum += weight
+    if weight_sum == 0:
+        # No side orders the candidates: the middle of the scale (Phi(0), or half the range).
+        return _ranked(documents, np.zeros(len(documents)) if method == "zscore" else np.full(len(documents), 0.5),
+                       method, best_rank)
+    return _ranked(documents, total / weight_sum, method, best_rank)
+
+
+def _true_scores(docs: Sequence[tuple[Document, float]], row: list[int], rescore: Rescorer,
+                 documents: list[Document]) -> np.ndarray:
+    """One side's score of every candidate: its own for the ones it returned, the
+    rescorer's for the others (one call)."""
+    side = np.full(len(documents), np.nan)
+    side[row] = [float(score) for _, score in docs]
+    missing = np.flatnonzero(np.isnan(side))
+    if missing.size:
+        found = [float(score) for score in rescore([documents[i] for i in missing.tolist()])]
+        if len(found) != missing.size:
+            raise ValidationError(f"a rescorer gave {len(found)} scores for {missing.size} documents")
+        side[missing] = found
+    if not np.isfinite(side).all():
+        raise ValidationError(f"scores to fuse must be finite numbers, got {side[~np.isfinite(side)][:3].tolist()}")
+    return side

@@ -15,14 +15,19 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 
 from rag.documents import Document
-from rag.fusion import SCORE_NORMALIZATIONS, normalized_score_fusion, weighted_reciprocal_rank
+from rag.embeddings.base import embed_query_text
+from rag.fusion import SCORE_NORMALIZATIONS, Rescorer, normalized_score_fusion, union_score_fusion, weighted_reciprocal_rank
 from rag.errors import ValidationError
 
-__all__ = ["HybridConfig", "FUSIONS", "fuse", "lexical_ranking", "hybrid_search"]
+__all__ = ["HybridConfig", "FUSIONS", "UNION_FUSIONS", "fuse", "rescorer", "lexical_ranking", "hybrid_search"]
 
-#: The ways :func:`fuse` combines the two sides: by rank (``rrf``) or by score, each side
-#: normalised over its own candidates (``zscore``, ``minmax``).
-FUSIONS = ("rrf", *SCORE_NORMALIZATIONS)
+#: The fusions that score every candidate on both sides (``union-zscore``, ``union-minmax``;
+#: see :func:`~rag.fusion.union_score_fusion`): :func:`fuse` then needs each side's rescorer.
+UNION_FUSIONS = tuple(f"union-{method}" for method in SCORE_NORMALIZATIONS)
+#: The ways :func:`fuse` combines the two sides: by rank (``rrf``); by score, each side
+#: normalised over its own candidates (``zscore``, ``minmax``); or by every candidate's
+#: true score on both sides (:data:`UNION_FUSIONS`).
+FUSIONS = ("rrf", *SCORE_NORMALIZATIONS, *UNION_FUSIONS)
 #: What a config saved before a setting was recorded used (and keeps using): an index keeps
 #: the fusion it was built with, whatever today's defaults are.
 _SAVED_BEFORE = {"fetch_k": 20, "weights": (0.5, 0.5), "c": 60.0, "fusion": "rrf"}
@@ -100,21 +105,35 @@ class HybridConfig:
         (a score fusion's, in [0, 1])."""
         return "rrf" if self.fusion == "rrf" else "fused"
 
+    @property
+    def rescores(self) -> bool:
+        """Whether the fusion needs each side's scores of the other side's candidates."""
+        return self.fusion in UNION_FUSIONS
+
 
 def fuse(dense: Sequence[tuple[Document, float]], lexical: Sequence[tuple[Document, float]], config: HybridConfig,
-         k: int) -> list[tuple[Document, float]]:
+         k: int, rescorers: Optional[tuple[Rescorer, Rescorer]] = None) -> list[tuple[Document, float]]:
     """The best ``k`` of two ranked, scored lists (``(document, score)``, best first: the
     dense side's relevance, the lexical side's own score), fused as ``config.fusion`` says,
     ``(document, fused score)``.
 
     ``rrf``: a document scores ``sum(weight / (rank + c))`` over the lists it appears in
     (the scores themselves are not used); ``zscore`` / ``minmax``: see
-    :func:`~rag.fusion.normalized_score_fusion`. Documents are matched by id when every
-    document has one, else by text; ties keep first-seen order, dense first.
+    :func:`~rag.fusion.normalized_score_fusion`; ``union-zscore`` / ``union-minmax``: see
+    :func:`~rag.fusion.union_score_fusion`, with ``rescorers`` (dense, lexical): each
+    side's true scores of the candidates only the other side returned (required for
+    them, unused otherwise). Documents are matched by id when every document has one,
+    else by text; ties keep first-seen order, dense first.
     """
     if config.fusion == "rrf":
         ranked = [[document for document, _ in dense], [document for document, _ in lexical]]
         return weighted_reciprocal_rank(ranked, config.weights, c=config.c)[:k]
+    if config.rescores:
+        if rescorers is None:
+            raise ValidationError(f"fusion {config.fusion!r} scores each side's candidates on the other side too and "
+                                  "needs both sides' rescorers; pass rescorers=(dense, lexical), or use fusion 'zscore'")
+        method = config.fusion.removeprefix("union-")
+        return union_score_fusion([dense, lexical], config.weights, rescorers, method)[:k]
     return normalized_score_fusion([dense, lexical], config.weights, config.fusion)[:k]
 
 
@@ -139,5 +158,28 @@ def hybrid_search(
     filter compiled for the BM25 side (the caller compiles it once, with the store's
     filter language)."""
     per_side = config.per_side(k)
-    dense = store.similarity_search_with_relevance_scores(query, k=per_side, filter=filter) if len(store) else []
-    return fuse(dense, lexical_ranking(lexical, query, per_side, predicate), config, k)
+    if not len(store):
+        return fuse([], lexical_ranking(lexical, query, per_side, predicate), config, k, _NO_RESCORE)
+    if not config.rescores:
+        dense = store.similarity_search_with_relevance_scores(query, k=per_side, filter=filter)
+        return fuse(dense, lexical_ranking(lexical, query, per_side, predicate), config, k)
+    vector = embed_query_text(store.embeddings, query, dimension=store.dimension)
+    dense = store.similarity_search_with_relevance_scores_by_vector(vector, k=per_side, filter=filter)
+    rescorers = (rescorer(lambda ids: store.relevance_scores_by_ids(vector, ids)),
+                 rescorer(lambda ids: {} if lexical is None else lexical.scores_of(query, ids)))
+    return fuse(dense, lexical_ranking(lexical, query, per_side, predicate), config, k, rescorers)
+
+
+def rescorer(scores_of: Callable[[list[str]], Mapping[str, float]]) -> Rescorer:
+    """A :data:`~rag.fusion.Rescorer` over a side's ``scores_of(ids)`` (id -> score, one
+    call): a document it does not name (deleted since the other side returned it) scores
+    0, the lowest relevance and BM25."""
+    def rescore(documents: Sequence[Document]) -> list[float]:
+        scores = scores_of([str(document.id) for document in documents])
+        return [scores.get(str(document.id), 0.0) for document in documents]
+    return rescore
+
+
+#: Rescorers for a side with no candidates to score (an empty store).
+_NO_RESCORE: tuple[Rescorer, Rescorer] = (lambda documents: [0.0] * len(documents),
+                                          lambda documents: [0.0] * len(documents))

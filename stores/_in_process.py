@@ -95,6 +95,20 @@ class InProcessStore(VectorStore, Persistence):
     def _count(self) -> int:
         return len(self._columns)
 
+    def _raw_scores_by_ids(self, query: np.ndarray, ids: list[str]) -> tuple[list[str], np.ndarray]:
+        found = [doc_id for doc_id in ids if doc_id in self._columns]
+        if not found:
+            return [], np.empty(0, dtype=np.float32)
+        return found, self._scores_of_labels(query, self._columns.labels_of(found))
+
+    def _scores_of_labels(self, query: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """Raw scores of ``query`` (d,) against the vectors of ``labels`` (all present), in
+        that order. This default is a search restricted to them (exact when
+        :attr:`exact_filtering`); a backend that can compute them directly overrides it."""
+        scores, found = self._search_vectors(query[None, :], int(labels.size), labels)
+        by_label = dict(zip(found[0].tolist(), scores[0].tolist()))
+        return np.asarray([by_label[label] for label in labels.tolist()], dtype=np.float32)
+
     # ------------------------------------------------------------------ searching
 
     def _allowed_labels(self, filter: Union[Expr, Callable[..., bool], None]) -> Optional[np.ndarray]:

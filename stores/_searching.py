@@ -8,7 +8,7 @@ functions of :mod:`stores.scoring` and :mod:`stores.mmr`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -134,6 +134,36 @@ class SearchMethods:
         check_k(k)
         threshold = None if score_threshold is None else check_fraction(score_threshold, "score_threshold")
         return self._relevance_search(self._query_vector(query), k, filter, threshold, fetch_k)
+
+    def similarity_search_with_relevance_scores_by_vector(
+        self, embedding: VectorLike, k: int = 4, filter: Filter = None, *, score_threshold: Optional[float] = None,
+        fetch_k: Optional[int] = None,
+    ) -> list[tuple[Document, float]]:
+        """:meth:`similarity_search_with_relevance_scores` for a query vector (one embedded
+        once and used for several searches)."""
+        check_k(k)
+        threshold = None if score_threshold is None else check_fraction(score_threshold, "score_threshold")
+        return self._relevance_search(self._as_query(embedding), k, filter, threshold, fetch_k)
+
+    def relevance_scores_by_ids(self, embedding: VectorLike, ids: Sequence[str]) -> dict[str, float]:
+        """id -> relevance in [0, 1] of each stored document of ``ids`` to the query vector
+        ``embedding``: the score a similarity search that returned it would give (same
+        mapping, see :meth:`similarity_search_with_relevance_scores`), whatever its rank.
+        Absent ids are left out. One vectorised pass (a database: one round trip); no
+        filter applies: the caller names the documents. Hybrid search scores the lexical
+        side's candidates with it."""
+        if isinstance(ids, str):
+            raise ValidationError(f"ids must be a list of ids, got the single string {ids!r:.60}; wrap it in a list")
+        query = self._as_query(embedding)
+        wanted = list(dict.fromkeys(str(i) for i in ids))
+        if not wanted:
+            return {}
+        with self._lock:
+            found, raw = self._raw_scores_by_ids(query, wanted)
+            if not found:
+                return {}
+            relevance = self._relevance(np.asarray(raw, dtype=np.float32), query)
+        return dict(zip(found, (float(score) for score in relevance.tolist())))
 
     def _relevance_search(
         self, query: np.ndarray, k: int, filter: Filter, threshold: Optional[float], fetch_k: Optional[int]

@@ -124,6 +124,16 @@ class VectorStore(SearchMethods, AsyncMethods, ABC):
     def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Map raw scores of ``query`` (as given by the caller) to relevance in [0, 1]."""
 
+    def _raw_scores_by_ids(self, query: np.ndarray, ids: list[str]) -> tuple[list[str], np.ndarray]:
+        """``(found ids, raw scores)``: the raw score of ``query`` (d,) against each stored
+        document of ``ids`` (distinct), in the unit :meth:`_search_documents` gives, in
+        the order asked, absent ids skipped. Optional: hybrid search's score fusions over
+        both sides' candidates need it (every built-in store has it)."""
+        from rag.errors import UnsupportedOperationError
+
+        raise UnsupportedOperationError(f"{type(self).__name__} cannot score given documents against a query; "
+                                        "hybrid search over it needs fusion 'rrf', 'zscore' or 'minmax'")
+
     # ------------------------------------------------------------------ basics
 
     @property

@@ -306,6 +306,17 @@ class FAISS(FaissPersistence, InProcessStore):
         order = np.argsort(labels < 0, axis=1, kind="stable")[:, :k]
         return np.take_along_axis(scores, order, axis=1), np.take_along_axis(labels, order, axis=1)
 
+    def _scores_of_labels(self, query: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        # From the stored vectors (as MMR reads them), in faiss's unit: squared L2 distance,
+        # else inner product (of normalised vectors for COSINE). Exact where faiss's own
+        # filtered search over a graph index could miss some of them.
+        stored = np.asarray(self._get_vectors(labels), dtype=np.float32)
+        prepared = self._prepare(np.asarray(query, dtype=np.float32)[None, :])[0]
+        if self.distance_strategy == DistanceStrategy.EUCLIDEAN_DISTANCE:
+            difference = stored - prepared
+            return np.einsum("ij,ij->i", difference, difference)
+        return np.einsum("ij,j->i", stored, prepared)
+
     def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
         if self.override_relevance_score_fn is not None:
             custom = np.asarray([self.override_relevance_score_fn(float(s)) for s in raw_scores], dtype=np.float32)

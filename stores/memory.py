@@ -165,6 +165,13 @@ class InMemoryVectorStore(InProcessStore):
         positions = best if rows is None else rows[best]
         return scores, self._row_labels[positions]
 
+    def _scores_of_labels(self, query: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        # The cosine _search_vectors computes, for these rows only.
+        rows = self._row_of_label[labels]
+        norm = float(np.linalg.norm(query))
+        unit = query / norm if norm > 0 else np.zeros_like(query)
+        return np.einsum("ij,j->i", self._matrix[rows], unit.astype(np.float32)) * self._inverse_norms[rows]
+
     def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
         return relevance_from_cosine(raw_scores)
 

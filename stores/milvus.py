@@ -50,7 +50,7 @@ from stores._milvus_conn import CONSISTENCY_LEVELS, MilvusConnection
 from stores._milvus_expr import check_text, expression, row_fields, string_literal
 from stores.base import VectorStore
 from stores.filters import Expr
-from stores.scoring import DistanceStrategy, relevance_from_cosine
+from stores.scoring import DistanceStrategy, cosine_similarity, relevance_from_cosine
 
 require_installed(("pymilvus",), feature="stores.milvus", extra="milvus")
 
@@ -345,6 +345,16 @@ class Milvus(VectorStore):
 
     def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
         return relevance_from_cosine(raw_scores)
+
+    def _raw_scores_by_ids(self, query: np.ndarray, ids: list[str]) -> tuple[list[str], np.ndarray]:
+        # The cosine similarity a COSINE search reports, from the stored vectors (one query
+        # per batch of ids): exact, where a search restricted to them could miss some in HNSW.
+        rows = self._rows_by_ids(ids, ["vector"])
+        present = [doc_id for doc_id in ids if doc_id in rows]
+        if not present:
+            return [], np.empty(0, dtype=np.float32)
+        vectors = np.asarray([rows[doc_id]["vector"] for doc_id in present], dtype=np.float32)
+        return present, cosine_similarity(query[None, :], vectors)[0].astype(np.float32)
 
     def _run_search(self, queries: np.ndarray, k: int, filter: Any, fields: list[str]) -> list[Any]:
         if self._collection is None:

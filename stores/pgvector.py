@@ -308,6 +308,17 @@ class PGVector(VectorStore):
             self._conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING gin (lexemes)").format(
                 sql.Identifier(table_name(self.collection_name) + "_fts"), self._table))
 
+    def full_text_scores(self, words: list[str], ids: list[str], language: str = "english") -> dict[str, float]:
+        """id -> the ``ts_rank`` :meth:`full_text_search` would give each stored document of
+        ``ids`` (0 for one matching none of ``words``; absent ids left out): one statement."""
+        if self._dimension is None or not words or not ids:
+            return {}
+        query = sql.SQL("SELECT id, ts_rank(lexemes, q, 1) FROM {}, to_tsquery({}::regconfig, %s) AS q "
+                        "WHERE id = ANY(%s)").format(self._table, sql.Literal(language))
+        with self._session():
+            rows = self._conn.execute(query, [_tsquery(words), ids]).fetchall()
+        return {doc_id: float(rank) for doc_id, rank in rows}
+
     def full_text_search(self, words: list[str], k: int, filter: Any = None,
                          language: str = "english") -> list[tuple[Document, float]]:
         """The ``k`` documents matching any of ``words`` best by PostgreSQL's ``ts_rank``
@@ -322,10 +333,8 @@ class PGVector(VectorStore):
             "SELECT id, document, metadata, ts_rank(lexemes, q, 1) AS rank FROM {}, "
             "to_tsquery({}::regconfig, %s) AS q WHERE lexemes @@ q AND ({}) ORDER BY rank DESC, id LIMIT {}"
         ).format(self._table, sql.Literal(language), where, sql.Literal(k))
-        # Words are bound as one parameter; each is quoted as a tsquery literal, joined by OR.
-        text = " | ".join("'" + word.replace("'", "''").replace("\\", "") + "'" for word in words)
         with self._session():
-            rows = self._conn.execute(query, [text, *params]).fetchall()
+            rows = self._conn.execute(query, [_tsquery(words), *params]).fetchall()
         return [(Document._unchecked(document, metadata, doc_id), float(rank)) for doc_id, document, metadata, rank in rows]
 
     def _query(self, query: Any, params: Any = ()) -> list[tuple]:
@@ -380,6 +389,14 @@ class PGVector(VectorStore):
     def _relevance(self, raw_scores: np.ndarray, query: np.ndarray) -> np.ndarray:
         return relevance_from_cosine(1.0 - raw_scores)
 
+    def _raw_scores_by_ids(self, query: np.ndarray, ids: list[str]) -> tuple[list[str], np.ndarray]:
+        # The cosine distance a search orders by, for these rows only: one statement.
+        rows = self._query(sql.SQL("SELECT id, embedding <=> %s FROM {} WHERE id = ANY(%s)").format(self._table),
+                           (query, ids))
+        found = {doc_id: float(distance) for doc_id, distance in rows}
+        present = [doc_id for doc_id in ids if doc_id in found]
+        return present, np.asarray([found[doc_id] for doc_id in present], dtype=np.float32)
+
     def _select(self, filter: Optional[Expr], k: int, with_vectors: bool) -> tuple[sql.Composable, list[Any]]:
         columns = sql.SQL("id, document, metadata, embedding <=> %s AS distance" + (", embedding" if with_vectors else ""))
         where, params = (sql.SQL("true"), []) if filter is None else where_clause(filter)
@@ -425,3 +442,8 @@ class PGVector(VectorStore):
         pairs = [(Document._unchecked(text, metadata, doc_id), float(distance)) for doc_id, text, metadata, distance, _ in rows]
         vectors = np.stack([row[4].to_numpy() for row in rows]).astype(np.float32) if rows else np.empty((0, query.shape[0]), np.float32)
         return pairs, vectors
+
+
+def _tsquery(words: list[str]) -> str:
+    """``words`` as one tsquery (bound as one parameter): each quoted as a literal, joined by OR."""
+    return " | ".join("'" + word.replace("'", "''").replace("\\", "") + "'" for word in words)

@@ -71,6 +71,7 @@ class BM25Retriever(BaseRetriever):
             raise ValidationError(f"preprocess_func must be callable, got {preprocess_func!r}")
         self.index = index
         self.docs = list(docs)
+        self._positions: Optional[dict[str, int]] = None  # id -> position in docs, on first scores_of
         self.k = check_k(k)
         self.analyzer = analyzer if analyzer is not None else Analyzer()
         self.preprocess_func = preprocess_func
@@ -155,6 +156,18 @@ class BM25Retriever(BaseRetriever):
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every document in ``docs`` for ``query`` (float64, same order)."""
         return self.index.score(self._terms(self._check_query(query)))
+
+    def scores_of(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """id -> BM25 score of ``query`` for each document of ``ids`` (0 for one sharing no
+        term with it; ids no document has are left out): what a search that returned the
+        document would report, whatever its rank (hybrid search's union fusions use it)."""
+        if self._positions is None:
+            self._positions = {doc.id: p for p, doc in enumerate(self.docs) if doc.id is not None}
+        known = [doc_id for doc_id in ids if doc_id in self._positions]
+        if not known:
+            return {}
+        scores = self.scores(query)
+        return dict(zip(known, scores[[self._positions[doc_id] for doc_id in known]].tolist()))
 
     def search_positions(self, queries: Sequence[str], k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """For each query, (positions in ``docs``, scores) of its best ``k``: no copies, for

@@ -15,7 +15,7 @@ import numpy as np
 
 from rag.documents import Document
 from rag.embeddings.base import embed_texts, model_id_of
-from rag.hybrid import HybridConfig, fuse
+from rag.hybrid import HybridConfig, fuse, rescorer
 
 __all__ = ["RetrievalSystem", "CorpusVectors", "DenseSystem", "BM25System", "HybridSystem"]
 
@@ -76,9 +76,12 @@ class DenseSystem:
             for vector in embed_texts(self.embeddings, list(queries))
         ]
 
-    def search_scored(self, queries: Sequence[str], k: int) -> list[list[tuple[Document, float]]]:
-        """For each query, its best ``k`` by similarity, ``(document, relevance in [0, 1])``."""
-        query_vectors = embed_texts(self.embeddings, list(queries))
+    def search_scored(self, queries: Sequence[str], k: int, query_vectors: Optional[np.ndarray] = None
+                      ) -> list[list[tuple[Document, float]]]:
+        """For each query, its best ``k`` by similarity, ``(document, relevance in [0, 1])``;
+        ``query_vectors``: the queries already embedded (default: embedded here)."""
+        if query_vectors is None:
+            query_vectors = embed_texts(self.embeddings, list(queries))
         hits = self.store.similarity_search_with_score_by_vectors(query_vectors, k)
         scored = []
         for vector, row in zip(query_vectors, hits):
@@ -138,6 +141,14 @@ class HybridSystem:
 
     def search(self, queries: Sequence[str], k: int) -> list[list[str]]:
         per_side = self.config.per_side(k)
-        dense = self.dense.search_scored(queries, per_side)
+        vectors = embed_texts(self.dense.embeddings, list(queries))
+        dense = self.dense.search_scored(queries, per_side, vectors)
         lexical = self.lexical.search_scored(queries, per_side)
-        return [[doc.id for doc, _ in fuse(d, l, self.config, k)] for d, l in zip(dense, lexical)]
+        store, bm25 = self.dense.store, self.lexical.retriever
+        fused = []
+        for query, vector, d, l in zip(queries, vectors, dense, lexical):
+            # Each side's true scores of the other's candidates, for the union fusions.
+            rescorers = (rescorer(lambda ids, v=vector: store.relevance_scores_by_ids(v, ids)),
+                         rescorer(lambda ids, q=query: bm25.scores_of(q, ids)))
+            fused.append([doc.id for doc, _ in fuse(d, l, self.config, k, rescorers)])
+        return fused

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Optional, Protocol, Sequence, Union
 
 from rag.documents import Document
 from rag.errors import ValidationError
@@ -125,6 +125,12 @@ class IndexBackend(Protocol):
                        ) -> list[tuple[Document, float]]:
         """The ``k`` best lexical matches, ``(chunk, score)``; ``filter`` in the stores' dict
         language (or a predicate), ``predicate`` the same compiled over metadata."""
+
+    def lexical_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """chunk id -> the lexical side's score of ``query`` for each stored chunk of ``ids``,
+        as :meth:`lexical_search` would report it (0 for a chunk matching no query term;
+        unknown ids may be left out): one vectorised pass or round trip. No filter: the
+        caller names chunks that passed it on the other side."""
 
     def before_read(self) -> None:
         """Make the store readable before a search (a folder reads its segments here)."""

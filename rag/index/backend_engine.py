@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence
 
 from rag.documents import Document
 from rag.errors import EmbeddingMismatchError, IndexNotFoundError, ValidationError
@@ -124,6 +124,9 @@ class EngineBackend:
     def lexical_search(self, query: str, k: int, filter: Any, predicate: Optional[Predicate]
                        ) -> list[tuple[Document, float]]:
         return self.engine.lexical_search(query, k, filter)
+
+    def lexical_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        return self.engine.lexical_scores(query, ids)
 
     def before_read(self) -> None:
         pass  # the engine serves every read

@@ -16,7 +16,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError, IndexNotFoundError, RagError, StorageError, ValidationError
@@ -135,6 +135,10 @@ class FolderBackend:
     def lexical_search(self, query: str, k: int, filter: Any, predicate: Optional[Predicate]
                        ) -> list[tuple[Document, float]]:
         return lexical_ranking(self._current().lexical(), query, k, predicate)
+
+    def lexical_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        lexical = self._current().lexical()
+        return {} if lexical is None else lexical.scores_of(query, ids)
 
     # ------------------------------------------------------------------ reading
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ContextManager, Optional, Protocol
+from typing import TYPE_CHECKING, Any, ContextManager, Optional, Protocol, Sequence
 
 from rag.documents import Document
 from rag.errors import ValidationError
@@ -89,6 +89,11 @@ class IndexEngine(Protocol):
     def lexical_search(self, query: str, k: int, filter: Any) -> list[tuple[Document, float]]:
         """The ``k`` best lexical matches of ``query``, ``(chunk, score)``, best first;
         ``filter`` in the stores' dict language (or None)."""
+
+    def lexical_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """chunk id -> the lexical score of ``query`` for each chunk of ``ids`` that
+        :meth:`lexical_search` would report (0: no query term; unknown ids may be left
+        out), in one round trip."""
 
     def size_bytes(self) -> int:
         """Bytes the index takes in the engine (0 when the engine does not say)."""

@@ -45,7 +45,7 @@ import re
 import uuid
 import warnings
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, TypeGuard
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, TypeGuard
 
 from rag.documents import Document
 from rag.errors import CorruptIndexError, ValidationError
@@ -312,16 +312,31 @@ class MilvusEngine:
             raise ValidationError("a raw Milvus expression filters dense searches only: bm25 and hybrid searches of "
                                   "an index take a dict filter such as {'source': 'a.md'}")
         predicate = compile_filter(filter)
-        if self.store is None or self.store.dimension is None:
+        if not self._bm25_current():
             return []
-        stamp = self._row(_STAMP, "Session")
-        if self._bm25 is None or stamp != self._bm25_stamp:
-            self._load(stamp)
         try:
             return lexical_ranking(self._bm25, query, k, predicate)
         except CorruptIndexError:  # a chunk deleted under this BM25: another process updated the index
             self._rebuild()
             return lexical_ranking(self._bm25, query, k, predicate)
+
+    def lexical_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """BM25 of these chunks from the postings :meth:`lexical_search` ranked with: a
+        hybrid search's lexical side has just brought them up to the write stamp, so no
+        round trip (the stamp is read only when this process has no BM25 yet)."""
+        if self._bm25 is None:
+            self._bm25_current()
+        return {} if self._bm25 is None else self._bm25.scores_of(query, ids)
+
+    def _bm25_current(self) -> bool:
+        """Bring this process's BM25 up to the write stamp (see the module docstring);
+        False when there are no chunks."""
+        if self.store is None or self.store.dimension is None:
+            return False
+        stamp = self._row(_STAMP, "Session")
+        if self._bm25 is None or stamp != self._bm25_stamp:
+            self._load(stamp)
+        return True
 
     def _load(self, stamp: Optional[dict[str, Any]]) -> None:
         """BM25 at ``stamp``: from the local cache when it holds that stamp's, else rebuilt."""

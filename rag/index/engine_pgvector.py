@@ -151,6 +151,9 @@ class PGVectorEngine:
     def lexical_search(self, query: str, k: int, filter: Any) -> list[tuple[Document, float]]:
         return self.store.full_text_search(_WORD.findall(query.lower()), k, filter)
 
+    def lexical_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        return self.store.full_text_scores(_WORD.findall(query.lower()), list(ids))
+
     def size_bytes(self) -> int:
         if not self.store.dimension:
             return 0

@@ -216,6 +216,16 @@ class SegmentedBM25:
                                                params.k1, params.b)
         return total
 
+    def scores_of(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """chunk id -> BM25 score of ``query`` for each live chunk of ``ids`` (0 for one
+        sharing no term with it; unknown ids left out): what a search that returned the
+        chunk would report, whatever its rank."""
+        known = [chunk_id for chunk_id in ids if chunk_id in self._row_of]
+        if not known:
+            return {}
+        scores = self.scores(query)
+        return dict(zip(known, scores[[self._row_of[chunk_id] for chunk_id in known]].tolist()))
+
     def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Live (global rows, tf) of ``term`` across the parts."""
         rows, tf = [], []

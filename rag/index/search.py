@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 from rag.documents import Document
-from rag.hybrid import fuse
+from rag.embeddings.base import embed_query_text
+from rag.hybrid import fuse, rescorer
 from rag.index.backend import EXPRESSION_FILTER, IndexBackend
 from rag.index.request import SearchRequest, score_name
 from rag.search_types import SearchType
@@ -27,8 +28,9 @@ def _compile(filter: Any) -> Optional[Predicate]:
 def run_search(backend: IndexBackend, request: SearchRequest) -> list[tuple[Document, float]]:
     """``(chunk, score)`` pairs, best first, at most ``request.k``.
 
-    Scores: the fusion score for ``hybrid`` (dense and lexical ranks fused with the
-    index's :class:`~rag.hybrid.HybridConfig`); relevance in [0, 1] for ``similarity``,
+    Scores: the fusion score for ``hybrid`` (dense and lexical results fused with the
+    index's :class:`~rag.hybrid.HybridConfig`: a reciprocal-rank sum, or a score fusion's
+    in [0, 1]); relevance in [0, 1] for ``similarity``,
     ``threshold`` (only chunks with relevance >= the threshold) and ``mmr`` (each picked
     chunk's relevance); the lexical side's own score for ``bm25`` (BM25, or PostgreSQL's
     ``ts_rank``). ``fetch_k`` and ``lambda_mult`` default to the index's saved MMR
@@ -67,10 +69,26 @@ def run_search(backend: IndexBackend, request: SearchRequest) -> list[tuple[Docu
         return [(d, relevance.get(d.id, 0.0)) for d in picked]
     if search_type is SearchType.BM25:
         return backend.lexical_search(request.query, k, request.filter, predicate)
-    per_side = config.hybrid.per_side(k)
-    dense = store.similarity_search_with_relevance_scores(request.query, k=per_side, filter=filter)
-    lexical = backend.lexical_search(request.query, per_side, request.filter, predicate)
-    return fuse(dense, lexical, config.hybrid, k)
+    return _hybrid(backend, request, filter, predicate)
+
+
+def _hybrid(backend: IndexBackend, request: SearchRequest, filter: Any, predicate: Optional[Predicate]
+            ) -> list[tuple[Document, float]]:
+    """Both sides' ``per_side`` best, fused. A union fusion then scores the candidates only
+    one side returned on the other side too (the query embedded once; one vectorised pass
+    or round trip per side): only chunks that passed the filter on one side are scored,
+    so the filter still holds."""
+    store, hybrid, query, k = backend.store, backend.config.hybrid, request.query, request.k
+    per_side = hybrid.per_side(k)
+    if not hybrid.rescores:
+        dense = store.similarity_search_with_relevance_scores(query, k=per_side, filter=filter)
+        return fuse(dense, backend.lexical_search(query, per_side, request.filter, predicate), hybrid, k)
+    vector = embed_query_text(store.embeddings, query, dimension=store.dimension)
+    dense = store.similarity_search_with_relevance_scores_by_vector(vector, k=per_side, filter=filter)
+    lexical = backend.lexical_search(query, per_side, request.filter, predicate)
+    rescorers = (rescorer(lambda ids: store.relevance_scores_by_ids(vector, ids)),
+                 rescorer(lambda ids: backend.lexical_scores(query, ids)))
+    return fuse(dense, lexical, hybrid, k, rescorers)
 
 
 def _on_metadata(predicate: Predicate) -> Callable[[Document], bool]:

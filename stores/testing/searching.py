@@ -61,6 +61,16 @@ class SearchingTests:
         for document, relevance in pairs:
             assert relevance == pytest.approx(min(max(cosines[int(document.id)], 0.0), 1.0), abs=1e-4)
 
+    def test_relevance_of_named_documents_is_what_a_search_reports_for_them(self, vector_store):
+        query = vector_store._test_vectors[3]
+        found = {d.id: s for d, s in vector_store.similarity_search_with_relevance_scores_by_vector(query, k=50)}
+        named = vector_store.relevance_scores_by_ids(query, [*reversed(found), "no-such-id"])
+        assert named == pytest.approx(found, abs=1e-4)
+
+    def test_relevance_of_named_documents_leaves_absent_ones_out(self, vector_store):
+        assert vector_store.relevance_scores_by_ids(vector_store._test_vectors[0], ["no-such-id"]) == {}
+        assert vector_store.relevance_scores_by_ids(vector_store._test_vectors[0], []) == {}
+
     def test_score_threshold_drops_less_relevant_results(self, vector_store):
         vector_store._embedding = FixedEmbedding(vector_store._test_vectors[3])
         pairs = vector_store.similarity_search_with_relevance_scores("q", k=50, score_threshold=0.5)

@@ -99,7 +99,7 @@ def test_hybrid_search_fuses_by_the_configured_fusion():
 
 
 @pytest.mark.parametrize("fields, shown", [
-    ({"fusion": "softmax"}, "fusion must be one of rrf, zscore, minmax, got 'softmax'"),
+    ({"fusion": "softmax"}, "fusion must be one of rrf, zscore, minmax, union-zscore, union-minmax, got 'softmax'"),
     ({"weights": (-0.1, 1.0)}, "weights must be (dense, lexical), two finite numbers >= 0"),
     ({"weights": (float("inf"), 1.0)}, "weights must be (dense, lexical), two finite numbers >= 0"),
     ({"weights": (0, 0)}, "at least one weight must be greater than 0"),

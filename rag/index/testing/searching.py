@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from rag.embeddings.base import embed_query_text
+from rag.hybrid import UNION_FUSIONS, HybridConfig
 from rag.index.request import SearchRequest
 from rag.index.testing._support import names, write_files
 
@@ -82,6 +84,26 @@ class SearchTests:
         assert names(index.search("is it the descaler7x", k=1, search_type="bm25")) == ["manual.md"]
         assert "manual.md" in names(index.search("is it the descaler7x", k=5, search_type="hybrid"))
 
+    @pytest.mark.parametrize("fusion", UNION_FUSIONS)
+    def test_a_union_fusion_ranks_each_chunk_once_with_a_score_between_0_and_1(self, indexed, fusion):
+        indexed.configure(hybrid=HybridConfig(fusion=fusion))
+        found = indexed.search("owls hunt at night in the park", k=4, search_type="hybrid")
+        ids = [document.id for document, _ in found]
+        assert names(found)[0] == "owls.md" and len(ids) == len(set(ids)) == 4
+        assert all(0.0 <= score <= 1.0 for _, score in found)
+
+    def test_each_side_scores_named_chunks_as_its_own_search_reports_them(self, indexed):
+        query = "owls hunt at night in the park"
+        dense = {d.id: s for d, s in indexed.search(query, k=4, search_type="similarity")}
+        lexical = {d.id: s for d, s in indexed.search(query, k=4, search_type="bm25")}
+        ids = list(dense) + ["no-such-chunk"]
+        store = indexed.backend.store
+        vector = embed_query_text(store.embeddings, query, dimension=store.dimension)
+        assert store.relevance_scores_by_ids(vector, ids) == pytest.approx(dense, abs=1e-5)
+        scored = indexed.backend.lexical_scores(query, ids)
+        assert "no-such-chunk" not in scored and scored == pytest.approx({i: lexical.get(i, 0.0) for i in scored})
+        assert set(lexical) <= set(scored)
+
     @pytest.mark.parametrize("search_type", SEARCH_TYPES)
     def test_each_result_is_a_stored_chunk_with_its_source_and_id(self, indexed, search_type):
         held = indexed.sources()
@@ -122,6 +144,13 @@ class FilterTests:
     @pytest.mark.parametrize("search_type", SEARCH_TYPES)
     def test_a_filter_that_matches_nothing_finds_nothing(self, indexed, docs, search_type):
         assert search(indexed, "owls hunt at night", search_type, k=4, filter={"source": str(docs / "none.md")}) == []
+
+    @pytest.mark.parametrize("fusion", UNION_FUSIONS)
+    def test_a_union_fusion_scores_no_chunk_outside_the_filter(self, indexed, docs, fusion):
+        indexed.configure(hybrid=HybridConfig(fusion=fusion))
+        # The owl chunk is first on both sides unfiltered: neither side may bring it back.
+        found = indexed.search("owls hunt at night in the park", k=4, filter={"source": {"$ne": str(docs / "owls.md")}})
+        assert found and "owls.md" not in names(found)
 
     @pytest.mark.parametrize("search_type", DENSE_TYPES)
     def test_k_results_come_back_whenever_k_chunks_match_the_filter(self, index, tmp_path, search_type):
