@@ -60,8 +60,9 @@ def _hints(func: Any) -> tuple[Any, Any]:
 
 
 def _display_name(func: Any) -> Optional[str]:
+    # As LangChain: a lambda gives no name, so the run is named "RunnableLambda".
     name = getattr(func, "__name__", None)
-    return "Lambda" if name == "<lambda>" else name
+    return None if name == "<lambda>" else name
 
 
 class RunnableLambda(Runnable[Input, Output]):
@@ -175,7 +176,8 @@ class RunnableGenerator(Runnable[Input, Output]):
             transform, atransform = None, transform  # type: ignore[assignment]
         self._transform = transform
         self._atransform = atransform
-        self.name = name or _display_name(transform or atransform)
+        # LangChain names a generator by its function's __name__, "<lambda>" included.
+        self.name = name or getattr(transform or atransform, "__name__", None)
 
     def transform(self, input: Iterator[Input], config: Optional[RunnableConfig] = None, **kwargs: Any) -> Iterator[Output]:
         if self._transform is None:
