@@ -128,16 +128,33 @@ def test_summary_buffer_and_token_buffer_memories_prune_alike():
     assert lc == ours
 
 
+def _qa_prompt(side):
+    return side.ChatPrompt.from_messages([("system", "Context:\n{context}"), ("human", "{question}")])
+
+
 TEXTS = ["Paris is the capital of France.", "Madrid is the capital of Spain.", "Cats purr."]
 
 
 def test_retrieval_qa_answers_with_the_same_sources_and_trace():
     def script(side):
         recorder = side.Recorder()
+        # The prompt given on both sides: the default prompts' wording is our own.
         qa = side.chains.RetrievalQA.from_chain_type(side.FakeList(["Paris."]), retriever=side.Retriever(texts=TEXTS),
-                                                     return_source_documents=True)
+                                                     return_source_documents=True,
+                                                     chain_type_kwargs={"prompt": _qa_prompt(side)})
         out = qa.invoke({"query": "capital france"}, {"callbacks": [recorder]})
-        return text_of(out), qa.input_keys, qa.output_keys, recorder.shallow(1)
+        return text_of(out), qa.input_keys, qa.output_keys, recorder.events
+
+    lc, ours = both(script)
+    assert lc == ours
+
+
+def test_retrieval_qa_default_prompt_gives_the_same_outputs_and_runs():
+    def script(side):
+        recorder = side.Recorder()
+        qa = side.chains.RetrievalQA.from_llm(side.FakeList(["Paris."]), retriever=side.Retriever(texts=TEXTS))
+        out = qa.invoke({"query": "capital france"}, {"callbacks": [recorder]})
+        return out, [e for e in recorder.events if e[1] != "text"]
 
     lc, ours = both(script)
     assert lc == ours
@@ -150,7 +167,8 @@ def test_conversational_retrieval_chain_with_memory_rewrites_the_follow_up_alike
         model = side.FakeList(["Paris.", "capital spain", "Madrid."])
         chain = side.chains.ConversationalRetrievalChain.from_llm(
             model, side.Retriever(texts=TEXTS), memory=memory, condense_question_prompt=condense,
-            return_generated_question=True, return_source_documents=True)
+            return_generated_question=True, return_source_documents=True,
+            combine_docs_chain_kwargs={"prompt": _qa_prompt(side)})
         recorder = side.Recorder()
         # LangChain's outputs hold the history's own list as "chat_history", so it has
         # grown by the call's own exchange when it is returned (ours is the history the call
@@ -158,7 +176,7 @@ def test_conversational_retrieval_chain_with_memory_rewrites_the_follow_up_alike
         first = text_of(chain.invoke({"question": "capital of France?"}))
         second = text_of(chain.invoke({"question": "and of Spain?"}, {"callbacks": [recorder]}))
         first.pop("chat_history"), second.pop("chat_history")
-        return first, second, text_of(memory.chat_memory.messages), recorder.shallow(1)
+        return first, second, text_of(memory.chat_memory.messages), recorder.events
 
     lc, ours = both(script)
     assert lc == ours
@@ -204,7 +222,7 @@ def test_react_agent_runs_the_same_steps_outputs_and_callbacks(name):
         executor = side.agents.AgentExecutor(agent=agent, tools=tools, return_intermediate_steps=True)
         recorder = side.Recorder()
         out = executor.invoke({"input": "go"}, {"callbacks": [recorder]})
-        return out["output"], _steps(out["intermediate_steps"]), recorder.shallow(1)
+        return out["output"], _steps(out["intermediate_steps"]), recorder.events
 
     lc, ours = both(script)
     assert lc == ours
@@ -218,7 +236,7 @@ def test_return_direct_tool_ends_the_run_with_its_result_alike():
         executor = side.agents.AgentExecutor(agent=agent, tools=tools, return_intermediate_steps=True)
         recorder = side.Recorder()
         out = executor.invoke({"input": "go"}, {"callbacks": [recorder]})
-        return out["output"], _steps(out["intermediate_steps"]), recorder.shallow(1)
+        return out["output"], _steps(out["intermediate_steps"]), recorder.events
 
     lc, ours = both(script)
     assert lc == ours
@@ -235,7 +253,7 @@ def test_parsing_errors_handled_are_shown_to_the_model_alike(handle):
                                              return_intermediate_steps=True)
         recorder = side.Recorder()
         out = executor.invoke({"input": "go"}, {"callbacks": [recorder]})
-        return out["output"], _steps(out["intermediate_steps"]), recorder.shallow(1)
+        return out["output"], _steps(out["intermediate_steps"]), recorder.events
 
     lc, ours = both(script)
     assert lc == ours
@@ -306,7 +324,7 @@ def test_tool_calling_agent_runs_parallel_calls_alike():
         recorder = side.Recorder()
         out = executor.invoke({"input": "add"}, {"callbacks": [recorder]})
         steps = [(a.tool, a.tool_input, a.tool_call_id, o) for a, o in out["intermediate_steps"]]
-        return out["output"], steps, recorder.shallow(1)
+        return out["output"], steps, recorder.events
 
     lc, ours = both(script)
     assert lc == ours
