@@ -127,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "such as HTML, Markdown, text, PDF, less generated output such as Sphinx's _static/)")
     index.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                        help="leave out matching files or folders (gitignore syntax, repeatable; .ragignore files are read too)")
+    index.add_argument("--prune", action="store_true", help="with --glob: also delete from the index the files the "
+                       "glob does not match (without it such an update is refused; --exclude always deletes)")
     index.add_argument("--dry-run", action="store_true", help="list what would be indexed (files, bytes, estimated "
                        "chunks and embedding time per type) and write nothing")
     index.add_argument("--beir", action="store_true", help="each SOURCE is a BEIR dataset folder: every corpus document "
@@ -272,7 +274,7 @@ def _run_index(args: argparse.Namespace) -> int:
             summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
                                    exclude=args.exclude, beir=args.beir, workers=args.workers, cluster=args.cluster,
                                    chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, progress=bars,
-                                   on_wait=waiting)
+                                   on_wait=waiting, prune=args.prune)
         finally:
             bars.close()
     print_summary(summary, index.where, as_json=args.json)

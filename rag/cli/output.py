@@ -48,6 +48,9 @@ def print_summary(summary: UpdateSummary, index: Union[str, Path], *, as_json: b
     )
     print(f"Sources: {summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged (skipped), "
           f"{summary.deleted} deleted.", file=out)
+    for root in summary.empty_roots:
+        print(f"Nothing to index in {root}: no file in it was selected (it is empty, or --glob/--exclude/.ragignore "
+              "left out every file).", file=out)
     if summary.failed:
         _print_reasons(f"failed: {len(summary.failed)} (left as they were in the index)", summary.failed, out,
                        limit=None)

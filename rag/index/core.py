@@ -281,7 +281,7 @@ class Index:
         self, sources: Sequence[PathLike], *, crawl: Optional[int] = None, sitemap: bool = False,
         glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False, chunk_size: Optional[int] = None,
         chunk_overlap: Optional[int] = None, progress: Optional[rag.index.update.Progress] = None, on_wait: OnWait = None,
-        workers: Optional[int] = None, cluster: Optional[str] = None,
+        workers: Optional[int] = None, cluster: Optional[str] = None, prune: bool = False,
     ) -> rag.index.update.UpdateSummary:
         """Bring the index up to date with ``sources`` (files, folders, http(s) URLs) and save.
 
@@ -297,7 +297,9 @@ class Index:
         to take from folders (default: the document types, less generated output such as
         Sphinx's ``_static/``; see :func:`loaders.selection.select_files`); ``exclude``:
         gitignore-style patterns left out of folders (``.ragignore`` files are read too);
-        ``beir``: each source is a BEIR dataset (each corpus document its own source,
+        files a ``glob`` does not match but that are still on disk are not deleted: the
+        update is refused (ValidationError, nothing changed) unless ``prune`` (default
+        False) says to delete them (see :mod:`rag.index.pruning`); ``beir``: each source is a BEIR dataset (each corpus document its own source,
         ``metadata["doc_id"]``). New ``chunk_size``/``chunk_overlap`` re-chunk every
         source, so the update must then name every root the index holds.
         ``progress(stage, done, total)`` reports loading and embedding; ``on_wait()`` is
@@ -325,7 +327,7 @@ class Index:
             with self._updating, self.backend.writing(on_wait):
                 self.backend.refresh(self._rw.writing)
                 config = self.config.with_chunking(chunk_size, chunk_overlap)
-                summary = self._run_update(roots, config, glob, exclude, progress, embedder)
+                summary = self._run_update(roots, config, glob, exclude, progress, embedder, prune)
         finally:
             embedder.close()
         summary.seconds = time.perf_counter() - began
@@ -333,12 +335,14 @@ class Index:
 
     def _run_update(self, roots: list[rag.index.sources.Root], config: IndexConfig, glob: Optional[str],
                     exclude: Sequence[str], progress: Optional[rag.index.update.Progress],
-                    embedder: rag.index.workers.Embedder) -> rag.index.update.UpdateSummary:
+                    embedder: rag.index.workers.Embedder, prune: bool = False) -> rag.index.update.UpdateSummary:
         """Plan and embed (the Updater), then hand each checkpoint to the backend, which
         applies and persists it while this process's searches wait."""
+        from rag.index.pruning import check_glob_keeps_files
         from rag.index.update import Updater, check_rechunking
 
         check_rechunking(self.backend, roots, config)
+        check_glob_keeps_files(roots, self.backend.record, glob, exclude, self.path, prune)
 
         def commit(batch: Batch, final: bool) -> None:
             self.backend.commit(batch, config, final=final, exclusive=self._rw.writing)

@@ -38,7 +38,9 @@ class UpdateSummary:
     """What an update did. Counts are of sources (files, pages, BEIR documents) except
     ``documents`` (documents loaded), ``chunks`` (chunks embedded) and ``total_chunks``
     (in the index after the update). ``failed`` and ``skipped_files`` are ``(source,
-    reason)`` pairs: a failed source is left as it was; a skipped file is not text."""
+    reason)`` pairs: a failed source is left as it was; a skipped file is not text.
+    ``empty_roots``: roots that gave no source at all (an empty folder, a glob matching
+    nothing), so that a caller can say so rather than report an empty index as success."""
 
     documents: int = 0
     chunks: int = 0
@@ -51,6 +53,7 @@ class UpdateSummary:
     seconds: float = 0.0
     total_chunks: int = 0
     embeddings: str = ""
+    empty_roots: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,7 +61,7 @@ class UpdateSummary:
             "unchanged": self.unchanged, "deleted": self.deleted, "seconds": round(self.seconds, 3),
             "failed": [{"source": s, "reason": r} for s, r in self.failed],
             "skipped_files": [{"source": s, "reason": r} for s, r in self.skipped_files],
-            "total_chunks": self.total_chunks, "embeddings": self.embeddings,
+            "total_chunks": self.total_chunks, "embeddings": self.embeddings, "empty_roots": self.empty_roots,
         }
 
 
@@ -156,8 +159,10 @@ class Updater:
         for root in roots:
             any_document = False
             root_failed = False
+            any_source = False
             for item in iter_root(root, glob=self.glob, excludes=self.excludes, index_folder=self.index_folder,
                                   previous=self._previous_read, progress=self.progress):
+                any_source = any_source or item.skipped is None
                 if item.failed is not None:
                     self.summary.failed.append((item.source, item.failed))
                     failed.add(item.source)
@@ -168,6 +173,8 @@ class Updater:
                     seen.add(item.source)
                     any_document = True
                     self._source(root, item)
+            if not any_source:
+                self.summary.empty_roots.append(root.key)
             if root_failed and (root.kind in ("crawl", "sitemap", "beir") or not any_document):
                 # A failed page (or nested sitemap, or unreadable corpus line) hides sources
                 # reachable only through it: what was not seen may still exist, so nothing
