@@ -92,11 +92,12 @@
     return Array.isArray(docs) && docs.length && typeof docs[0] === "object" ? docs : null;
   }
 
-  function runBody(run) {
+  // What a run took and gave. Errors, retrieved documents, tokens and feedback show at
+  // once; inputs, outputs, tags and metadata fold away so that the tree stays readable.
+  function runBody(run, selected) {
     const body = el("div", "body");
-    const add = (title, node) => { body.append(el("h3", null, title), node); };
-    if (run.error) add("Error", el("pre", "failed", run.error));
-    if (run.inputs != null) add("Inputs", pre(run.inputs));
+    const add = (parent, title, node) => { parent.append(el("h3", null, title), node); };
+    if (run.error) add(body, "Error", el("pre", "failed", run.error));
     const docs = documentsOf(run.outputs);
     if (docs) {
       const listing = el("ol", "docs");
@@ -105,13 +106,19 @@
         const text = String(d.page_content || "");
         listing.append(el("li", null, source + " — " + (text.length > 300 ? text.slice(0, 297) + "..." : text)));
       });
-      add("Retrieved documents", listing);
-    } else if (run.outputs != null) add("Outputs", pre(run.outputs));
-    if (run.total_tokens) add("Tokens", el("p", null, "in " + (run.input_tokens || 0) + ", out " + (run.output_tokens || 0) + ", total " + run.total_tokens));
-    if (run.tags && run.tags.length) add("Tags", el("p", null, run.tags.join(", ")));
-    if (run.metadata && Object.keys(run.metadata).length) add("Metadata", pre(run.metadata));
-    (run.notes || []).forEach((note) => add("Note", el("p", "note", note)));
-    (run.feedback || []).forEach((f) => add("Feedback", el("p", null, f.key + " = " + f.score + (f.comment ? " (" + f.comment + ")" : ""))));
+      add(body, "Retrieved documents", listing);
+    }
+    if (run.total_tokens) add(body, "Tokens", el("p", null, "in " + (run.input_tokens || 0) + ", out " + (run.output_tokens || 0) + ", total " + run.total_tokens));
+    (run.feedback || []).forEach((f) => add(body, "Feedback", el("p", null, f.key + " = " + f.score + (f.comment ? " (" + f.comment + ")" : ""))));
+    const io = el("details", "io");
+    io.open = selected;
+    io.append(el("summary", null, "Inputs and outputs"));
+    if (run.inputs != null) add(io, "Inputs", pre(run.inputs));
+    if (run.outputs != null && !docs) add(io, "Outputs", pre(run.outputs));
+    if (run.tags && run.tags.length) add(io, "Tags", el("p", null, run.tags.join(", ")));
+    if (run.metadata && Object.keys(run.metadata).length) add(io, "Metadata", pre(run.metadata));
+    (run.notes || []).forEach((note) => add(io, "Note", el("p", "note", note)));
+    body.append(io);
     return body;
   }
 
@@ -125,6 +132,7 @@
       const box = el("details", run.error ? "run failed" : "run");
       box.open = run.depth < 2 || run.error != null || run.id === found.selected;
       box.dataset.runId = run.id;
+      box.dataset.runType = run.run_type;
       if (run.id === found.selected && run.depth > 0) box.classList.add("selected");
       const summary = el("summary");
       summary.append(el("span", "name", run.name), el("span", "kind", run.run_type), el("span", "duration", ms(run.duration_ms)));
@@ -137,7 +145,7 @@
       bar.append(fill);
       summary.append(bar);
       if (run.error) summary.append(el("span", "failed", "error"));
-      box.append(summary, runBody(run));
+      box.append(summary, runBody(run, run.id === found.selected));
       const parent = run.parent_run_id && open.get(run.parent_run_id);
       (parent || tree).append(box);
       open.set(run.id, box);
@@ -169,8 +177,8 @@
     loadTraces(false).catch((e) => showError(e.message));
   });
   more.addEventListener("click", () => loadTraces(true).catch((e) => showError(e.message)));
-  $("expand").addEventListener("click", () => tree.querySelectorAll("details").forEach((d) => { d.open = true; }));
-  $("collapse").addEventListener("click", () => tree.querySelectorAll("details").forEach((d) => { d.open = false; }));
+  $("expand").addEventListener("click", () => tree.querySelectorAll("details.run").forEach((d) => { d.open = true; }));
+  $("collapse").addEventListener("click", () => tree.querySelectorAll("details.run").forEach((d) => { d.open = false; }));
   keyInput.addEventListener("change", () => { loadProjects().then(() => loadTraces(false)).catch((e) => showError(e.message)); fromHash(); });
   window.addEventListener("hashchange", fromHash);
 
