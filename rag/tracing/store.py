@@ -242,7 +242,7 @@ class TraceStore:
                 values.append(value)
         if errors_only or status is not None:
             where.append("status = ?")
-            values.append("error" if errors_only else status)
+            values.append("error" if errors_only else str(status))
         sql = ("SELECT * FROM traces" + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY start_us DESC LIMIT ?")
         rows = self._read(sql, (*values, int(limit)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from contextlib import contextmanager
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, TypeVar, overload
+from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional, TypeVar, overload
 
 from rag import _callbacks
 
@@ -89,12 +89,12 @@ def traceable(func: Optional[F] = None, *, name: Optional[str] = None, run_type:
         raise ValueError(f"run_type must be one of {', '.join(RUN_TYPES)}; got {run_type!r}")
 
     def decorate(function: F) -> F:
-        run_name = name or getattr(function, "__name__", "traceable")
+        run_name = str(name or getattr(function, "__name__", "traceable"))
         try:
             signature: Optional[inspect.Signature] = inspect.signature(function)
         except (TypeError, ValueError):
             signature = None
-        extra = {} if run_type == "chain" else {"run_type": run_type}
+        extra: dict[str, Any] = {} if run_type == "chain" else {"run_type": run_type}
 
         def start(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_callbacks.Run, Any]:
             run = _callbacks.start_run(None, "chain", run_name, _inputs(signature, args, kwargs), tags=tags,
@@ -124,7 +124,7 @@ def traceable(func: Optional[F] = None, *, name: Optional[str] = None, run_type:
 
         if inspect.isgeneratorfunction(function):
             @functools.wraps(function)
-            def gen_wrapper(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
                 run, child = start(args, kwargs)
                 items: list[Any] = []
                 generator = function(*args, **kwargs)
