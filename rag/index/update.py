@@ -29,7 +29,8 @@ __all__ = ["UpdateSummary", "Updater", "Progress", "check_rechunking", "parse_ro
 #: Chunks embedded (and committed) first, to measure the model's rate.
 _FIRST_BATCH = 64
 
-#: ``progress(stage, done, total)``: stage "load" counts roots, "embed" counts chunks.
+#: ``progress(stage, done, total)``: stage "load" counts a folder's files, "embed" counts
+#: chunks (``total``: the chunks found so far, final once loading is done).
 Progress = Callable[[str, int, int], None]
 
 
@@ -324,7 +325,9 @@ class Updater:
         self._last_commit = time.monotonic()
 
     def _embed_progress(self, stage: str, done: int, total: int) -> None:
+        # The total is every chunk found so far: this batch's plus those embedded before
+        # (chunks of files not loaded yet are unknown until they are).
         if self.progress is not None:
-            self.progress("embed", self._embedded + done, 0)
+            self.progress("embed", self._embedded + done, self._embedded + total)
         if done == total:
             self._embedded += total

@@ -1,8 +1,7 @@
-"""Exit codes a script can rely on, reports of what was skipped, and progress on a terminal."""
+"""Exit codes a script can rely on, and reports of what was skipped (progress: test_cli_progress.py)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -10,8 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from rag.cli.progress import ProgressBars
 
 
 def rag(*args: str) -> subprocess.CompletedProcess:
@@ -56,31 +53,6 @@ def test_json_lists_skipped_files_with_their_reason(docs, tmp_path):
 def test_a_blank_query_is_a_usage_error(command, text, tmp_path):
     result = rag(command, text, "--index", str(tmp_path / "ix"))
     assert result.returncode == 2 and "non-empty" in result.stderr
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_progress_shows_a_bar_with_rate_and_time_left_when_the_total_is_known():
-    screen = _Terminal()
-    bars = ProgressBars(stream=screen)
-    bars("load", 10, 10)
-    assert "load" in screen.getvalue() and "10/10" in screen.getvalue() and "/s" in screen.getvalue()
-    assert "s left" in screen.getvalue()
-
-
-def test_progress_shows_a_count_and_rate_when_the_total_is_unknown():
-    screen = _Terminal()
-    ProgressBars(stream=screen)("embed", 64, 0)
-    assert "embed" in screen.getvalue() and "64 (" in screen.getvalue()
-
-
-def test_progress_is_silent_when_not_on_a_terminal():
-    quiet = io.StringIO()
-    ProgressBars(stream=quiet)("load", 1, 2)
-    assert quiet.getvalue() == ""
 
 
 def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(docs, tmp_path):
