@@ -48,7 +48,7 @@ from rag.serve._asgi import ASGIApp, Receive, Scope, Send
 from rag.serve.freshness import DEFAULT_REFRESH_SECONDS, IndexWatcher
 from rag.serve.limits import DEFAULT_LIMITS, RequestLimits
 from rag.serve.origins import SitePolicy
-from rag.serve.security import DEFAULT_BODY_SECONDS, DEFAULT_MAX_BODY_BYTES, Guard
+from rag.serve.security import DEFAULT_BODY_SECONDS, DEFAULT_MAX_BODY_BYTES, Guard, check_body_options
 from rag.serve.sse import EventStreamResponse, format_event
 from rag.serve.traces import TRACES_STATIC, trace_routes
 
@@ -249,6 +249,7 @@ def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optio
     """
     from rag.serve.openai_api import OpenAIRoutes
 
+    check_body_options(max_body_bytes, body_seconds)  # now, not at the first request (Starlette builds Guard then)
     served = _IndexRoutes(index, llm, k, limits)
     name = model_name or (getattr(llm, "model", None) if llm is not None else None) or "rag-extractive"
     openai = OpenAIRoutes(index, llm, name, k, limits)

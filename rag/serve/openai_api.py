@@ -117,7 +117,7 @@ class OpenAIRoutes:
         question = question_of(body)
         refusal = self.limits.text_refusal(len(question))
         if refusal is not None:
-            raise BadRequest(422, f"the question (the last user message): {refusal}", "messages")
+            raise BadRequest(422, f"'messages': the last user message (the question): {refusal}", "messages")
         return question, stream, include_usage
 
     async def chat_completions(self, request: Request) -> Union[Response, EventStreamResponse]:

@@ -18,7 +18,7 @@ from rag.errors import ValidationError
 from rag.serve._asgi import ASGIApp, Message, Receive, Scope, Send
 from rag.serve.origins import SitePolicy
 
-__all__ = ["Guard", "is_loopback", "check_exposure", "json_content_type", "DEFAULT_MAX_BODY_BYTES",
+__all__ = ["Guard", "is_loopback", "check_exposure", "check_body_options", "json_content_type", "DEFAULT_MAX_BODY_BYTES",
            "DEFAULT_BODY_SECONDS"]
 
 #: Default cap on a request body: 1 MiB, far above any question or chat history a person types.
@@ -53,6 +53,14 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any], headers: 
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             *headers]})
     await send({"type": "http.response.body", "body": body})
+
+
+def check_body_options(max_body_bytes: int, body_seconds: float) -> None:
+    """ValidationError unless the body cap is >= 1 byte and its deadline > 0 s."""
+    if max_body_bytes < 1:
+        raise ValidationError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
+    if not body_seconds > 0:
+        raise ValidationError(f"body_seconds must be > 0, got {body_seconds}")
 
 
 class _Refused(BaseException):
@@ -111,10 +119,7 @@ class Guard:
     def __init__(self, app: ASGIApp, *, api_key: Optional[str] = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  public: Callable[[str], bool] = lambda path: False, sites: SitePolicy = SitePolicy(),
                  body_seconds: float = DEFAULT_BODY_SECONDS) -> None:
-        if max_body_bytes < 1:
-            raise ValidationError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
-        if not body_seconds > 0:
-            raise ValidationError(f"body_seconds must be > 0, got {body_seconds}")
+        check_body_options(max_body_bytes, body_seconds)
         self.app, self.max_body_bytes, self.public, self.sites = app, max_body_bytes, public, sites
         self.body_seconds = body_seconds
         self._key = api_key.encode() if api_key is not None else None

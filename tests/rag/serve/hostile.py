@@ -1,0 +1,49 @@
+"""What the hostile-input tests share: a served index with a user's chain added, its route
+table (so a route added to the app is covered without touching the tests), and the
+message of an error answer in each of the three shapes the server writes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from rag.runnables import RunnableLambda
+from rag.serve import add_routes
+from rag.serve.index_app import index_app
+from tests.rag.serve.index_server import build_index
+
+JSON = {"content-type": "application/json"}
+
+
+def hostile_app(folder: Path, **options: Any) -> Starlette:
+    """rag serve's app over a small index, with a chain a user added at ``/mine``."""
+    app = index_app(build_index(folder), **options)
+    add_routes(app, RunnableLambda(lambda text: str(text).upper()), "/mine")
+    return app
+
+
+def route_table(app: Starlette) -> list[tuple[str, str]]:
+    """``(method, path)`` of every route, path parameters filled in (``{run_id}`` -> ``x``)."""
+    table = []
+    for route in app.routes:
+        if isinstance(route, Route) and route.methods:
+            path = re.sub(r"\{[^}]+\}", "x", route.path)
+            table += [(method, path) for method in sorted(route.methods) if method != "HEAD"]
+    return table
+
+
+def message_of(reply: httpx.Response) -> str:
+    """The error's words: rag serve's ``message``, OpenAI's ``error.message`` or FastAPI's
+    ``detail[0].msg`` (with its location)."""
+    body = reply.json()
+    if "message" in body:
+        return str(body["message"])
+    if "error" in body:
+        return str(body["error"]["message"])
+    first = body["detail"][0]
+    return f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
