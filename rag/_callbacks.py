@@ -54,6 +54,10 @@ _IGNORE_ATTR = {"chain": "ignore_chain", "chat_model": "ignore_chat_model",
 PARENT_RUN_ID_KEY = "_parent_run_id"
 # Tags for the next run only, not its children (LangChain's ``seq:step:N``, ``map:key:K``).
 RUN_TAGS_KEY = "_run_tags"
+# The environment's trace store tracer (or None), as the top run found it (internal):
+# reading the environment costs microseconds a run, so the children of a run do not.
+ENVIRONMENT_TRACER_KEY = "_environment_tracer"
+_UNREAD = object()
 # Each chunk a streaming chain run yields (not a LangChain callback: event streams use it).
 STREAM_CHUNK_EVENT = "on_stream_chunk"
 
@@ -192,6 +196,7 @@ class Run:
     run_id: uuid.UUID = field(default_factory=uuid.uuid4)
     parent_run_id: Optional[uuid.UUID] = None
     tags: list[str] = field(default_factory=list)
+    environment_tracer: Any = None  # the trace store's tracer, when the environment turns it on
 
     def _ids(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "parent_run_id": self.parent_run_id, "tags": self.tags}
@@ -230,6 +235,8 @@ class Run:
         child = {k: v for k, v in (config or {}).items() if k not in ("run_name", "run_id", RUN_TAGS_KEY)}
         if self.handlers:
             child[PARENT_RUN_ID_KEY] = self.run_id
+        # The top run read the environment once; its children take its answer.
+        child[ENVIRONMENT_TRACER_KEY] = self.environment_tracer
         return child
 
 
@@ -241,12 +248,15 @@ def _prepare(config: Optional[Mapping[str, Any]], kind: str, name: str,
     if isinstance(config.get("callbacks"), ChildCallbacks):
         config = _bound_to_parent(config)
     listeners = [h for h in handlers_of(config) if not getattr(h, _IGNORE_ATTR[kind], False)]
-    environment_tracer = _environment_tracer()
+    environment_tracer = config.get(ENVIRONMENT_TRACER_KEY, _UNREAD)
+    if environment_tracer is _UNREAD:
+        environment_tracer = _environment_tracer()
     if environment_tracer is not None and all(h is not environment_tracer for h in listeners):
         listeners.append(environment_tracer)
     inherited = list(config.get("tags") or [])
     run_tags = inherited + [t for t in [*(tags or []), *(config.get(RUN_TAGS_KEY) or [])] if t not in inherited]
-    run = Run(kind, listeners, config.get("run_id") or uuid.uuid4(), config.get(PARENT_RUN_ID_KEY), run_tags)
+    run = Run(kind, listeners, config.get("run_id") or uuid.uuid4(), config.get(PARENT_RUN_ID_KEY), run_tags,
+              environment_tracer)
     extra = {"metadata": {**_configurable_metadata(config), **(metadata or {}), **(config.get("metadata") or {})},
              "name": config.get("run_name") or name}
     return run, extra

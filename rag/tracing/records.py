@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, NamedTuple, Optional
 
 from rag.callbacks.serialize import to_jsonable
 from rag.callbacks.tracer import TraceRun
@@ -48,23 +47,34 @@ def encode_field(value: Any, limit: int, what: str, notes: list[str]) -> Optiona
     if value is None:
         return None
     reprs = [0]
-    data = to_jsonable(value, unknown=lambda item: _repr_of(item, reprs))
+
+    def unknown(item: Any) -> Any:
+        return _repr_of(item, reprs)
+
     try:
-        text = json.dumps(data, ensure_ascii=False, allow_nan=False)
-    except ValueError:
-        text = json.dumps(_finite(data), ensure_ascii=False)
+        # The C encoder first, calling back only for what JSON does not know (a Document,
+        # a message, a UUID...): most runs never leave C.
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False,
+                          default=lambda item: to_jsonable(item, unknown=unknown))
+    except (TypeError, ValueError, RecursionError):  # odd keys, NaN, a cycle: the careful walk
+        reprs[0] = 0
+        data = to_jsonable(value, unknown=unknown)
+        try:
+            text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            text = json.dumps(_finite(data), ensure_ascii=False)
     if reprs[0]:
         notes.append(f"{what}: {reprs[0]} value(s) not JSON-serialisable, stored as repr")
-    size = len(text.encode("utf-8"))
-    if size > limit:
-        preview = text.encode("utf-8")[:limit].decode("utf-8", "ignore")
-        notes.append(f"{what}: truncated to {limit} of {size} bytes")
-        text = json.dumps({TRUNCATED_KEY: {"bytes": size, "kept": limit, "preview": preview}}, ensure_ascii=False)
+    if len(text) * 4 > limit or len(text.encode("utf-8")) > limit:  # 4 bytes a character at most
+        size = len(text.encode("utf-8"))
+        if size > limit:
+            preview = text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+            notes.append(f"{what}: truncated to {limit} of {size} bytes")
+            text = json.dumps({TRUNCATED_KEY: {"bytes": size, "kept": limit, "preview": preview}}, ensure_ascii=False)
     return text
 
 
-@dataclass
-class RunRow:
+class RunRow(NamedTuple):
     """One row of the ``runs`` table (times as ISO 8601 UTC text and microseconds)."""
 
     id: str
@@ -90,8 +100,7 @@ class RunRow:
     notes: Optional[str]
 
 
-@dataclass
-class TraceRow:
+class TraceRow(NamedTuple):
     """One row of the ``traces`` table: the top run and the tree's totals, for listing."""
 
     trace_id: str
@@ -133,16 +142,16 @@ def rows_of(root: TraceRun, project: str, max_field_bytes: int) -> tuple[TraceRo
         notes: list[str] = []
         inputs = encode_field(run.inputs, max_field_bytes, "inputs", notes)
         outputs = encode_field(run.outputs, max_field_bytes, "outputs", notes)
-        metadata = encode_field(run.metadata or {}, max_field_bytes, "metadata", notes) or "{}"
+        metadata = encode_field(run.metadata, max_field_bytes, "metadata", notes) if run.metadata else "{}"
         rows.append(RunRow(
             str(run.id), trace_id, str(run.parent_run_id) if run is not root and run.parent_run_id else None,
             run.dotted_order, project, run.name, run.run_type, _micros(run), run.start_time.isoformat(),
             run.end_time.isoformat() if run.end_time else None, run.duration_ms,
             "error" if run.error is not None else "success", run.error, inputs, outputs,
-            json.dumps(run.tags, ensure_ascii=False), metadata, _tokens(run, "input_tokens"),
+            json.dumps(run.tags, ensure_ascii=False) if run.tags else "[]", metadata, _tokens(run, "input_tokens"),
             _tokens(run, "output_tokens"), _tokens(run, "total_tokens"),
             json.dumps(notes, ensure_ascii=False) if notes else None))
-    totals = {key: sum(row.__dict__[key] or 0 for row in rows) for key in ("input_tokens", "output_tokens", "total_tokens")}
+    totals = {key: sum(getattr(row, key) or 0 for row in rows) for key in ("input_tokens", "output_tokens", "total_tokens")}
     trace = TraceRow(trace_id, project, root.name, _micros(root), root.start_time.isoformat(), root.duration_ms,
                      "error" if root.error is not None else "success", root.error, len(rows),
                      sum(1 for row in rows if row.status == "error"), totals["input_tokens"], totals["output_tokens"],

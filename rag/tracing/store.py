@@ -21,7 +21,6 @@ import re
 import sqlite3
 import time
 from contextlib import closing
-from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
@@ -56,8 +55,8 @@ CREATE TABLE IF NOT EXISTS feedback (
 CREATE INDEX IF NOT EXISTS feedback_by_run ON feedback (run_id);
 """
 
-_RUN_COLUMNS = tuple(RunRow.__dataclass_fields__)
-_TRACE_COLUMNS = tuple(TraceRow.__dataclass_fields__)
+_RUN_COLUMNS = RunRow._fields
+_TRACE_COLUMNS = TraceRow._fields
 _INSERT_RUN = f"INSERT OR IGNORE INTO runs ({', '.join(_RUN_COLUMNS)}) VALUES ({', '.join('?' * len(_RUN_COLUMNS))})"
 _INSERT_TRACE = (f"INSERT OR IGNORE INTO traces ({', '.join(_TRACE_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(_TRACE_COLUMNS))})")
@@ -174,8 +173,8 @@ class TraceStore:
         connection.execute("BEGIN IMMEDIATE")
         try:
             for trace, runs in traces:
-                connection.execute(_INSERT_TRACE, tuple(asdict(trace).values()))
-                connection.executemany(_INSERT_RUN, [tuple(asdict(run).values()) for run in runs])
+                connection.execute(_INSERT_TRACE, trace)
+                connection.executemany(_INSERT_RUN, runs)
                 count += len(runs)
             connection.execute("COMMIT")
         except BaseException:
