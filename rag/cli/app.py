@@ -225,6 +225,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="larger request bodies get 413 (default 1048576)")
     serve.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                        help="let pages from ORIGIN call the API (repeatable; default none: CORS off)")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="answer requests for Host NAME too (repeatable; default: loopback names only, "
+                       "against DNS rebinding; '*' for any)")
+    serve.add_argument("--max-batch", type=_positive_int, default=100, metavar="N",
+                       help="inputs per /batch request (default 100; more get 413)")
+    serve.add_argument("--max-query-chars", type=_positive_int, default=10_000, metavar="N",
+                       help="characters per query or question (default and most 10000; longer get 422)")
 
     info = commands.add_parser("info", help="what an index holds")
     with_index(info)

@@ -32,7 +32,7 @@ from rag.callbacks.tracer import BaseTracer, TraceRun
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.index.core import Index
-from rag.index.request import REQUEST_FIELDS, SearchRequest
+from rag.index.request import MAX_QUERY_CHARS, REQUEST_FIELDS, SearchRequest
 from rag.runnables import Runnable
 from rag.serve.index_http import (
     BadRequest,
@@ -234,7 +234,8 @@ def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optio
     origins allowed to call from other sites' pages (default none: CORS off);
     ``allowed_hosts``: ``Host`` names answered besides loopback (default none; see
     :class:`~rag.serve.origins.SitePolicy`); ``limits``: batch size and query length caps
-    (:class:`~rag.serve.limits.RequestLimits`, default 100 inputs, 10,000 characters);
+    (:class:`~rag.serve.limits.RequestLimits`, default 100 inputs, 10,000 characters, which
+    is also the most: the index's own limit on a query);
     ``body_seconds``: time for a body to arrive (default 20 s, then 408);
     ``refresh_seconds``: how often to look for a newer committed version of the index and
     serve it (default 0.5 s; None: serve the version opened; see
@@ -250,6 +251,10 @@ def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optio
     from rag.serve.openai_api import OpenAIRoutes
 
     check_body_options(max_body_bytes, body_seconds)  # now, not at the first request (Starlette builds Guard then)
+    if limits.max_query_chars is None or limits.max_query_chars > MAX_QUERY_CHARS:
+        # Past it, the index refuses a query inside the ask chain: a 500, not a 422.
+        raise ValidationError(f"max_query_chars must be at most {MAX_QUERY_CHARS} (the index's own limit on a query), "
+                              f"got {limits.max_query_chars}")
     served = _IndexRoutes(index, llm, k, limits)
     name = model_name or (getattr(llm, "model", None) if llm is not None else None) or "rag-extractive"
     openai = OpenAIRoutes(index, llm, name, k, limits)

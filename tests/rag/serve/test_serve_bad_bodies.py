@@ -149,3 +149,11 @@ def test_a_limit_must_be_a_positive_int(bad):
 
     with pytest.raises(ValidationError, match="max_batch_size"):
         RequestLimits(max_batch_size=bad)
+
+
+def test_a_query_cap_above_the_indexs_own_limit_is_refused(tmp_path):
+    from rag.errors import ValidationError
+    from rag.index.request import MAX_QUERY_CHARS
+
+    with pytest.raises(ValidationError, match=f"at most {MAX_QUERY_CHARS}"):
+        hostile_app(tmp_path, limits=RequestLimits(max_query_chars=MAX_QUERY_CHARS + 1))
