@@ -81,6 +81,10 @@ def print_dry_run(plan: DryRun, *, as_json: bool = False, stream: Optional[IO[st
               f"{row.seconds:>11.0f}s", file=out)
     print(f"{'total':<8} {plan.files:>7} {'':>10} {plan.chunks:>9} {plan.seconds:>11.0f}s"
           f"   (model: {plan.rate:.1f} chunks/s measured on a sample)", file=out)
+    if plan.files:
+        print(_estimate_quality(plan), file=out)
+    elif not plan.not_estimated:
+        print("Nothing to index: no file was selected.", file=out)
     if plan.unchanged:
         print(f"Unchanged since the index read them (not read again): {plan.unchanged} file(s), "
               f"{_human_bytes(plan.unchanged_bytes)}", file=out)
@@ -88,6 +92,18 @@ def print_dry_run(plan: DryRun, *, as_json: bool = False, stream: Optional[IO[st
         print("Not estimated (fetched only when indexed): " + ", ".join(plan.not_estimated), file=out)
     if plan.skipped:
         _print_reasons(f"Left out: {len(plan.skipped)} file(s) or folder(s):", plan.skipped, out)
+
+
+def _estimate_quality(plan: DryRun) -> str:
+    """How good a dry run's chunk count is, in a sentence."""
+    margin, sampled = plan.chunks_margin, plan.sampled_files
+    if sampled == plan.files and margin == 0:
+        return f"Chunks counted exactly: all {plan.files} file(s) were loaded and split."
+    how = f"{sampled} of {plan.files} file(s) loaded and split"
+    if margin is None:
+        return f"Chunks estimated from {how}: too few samples of some type for a margin; a rough guide."
+    share = 100 * margin / plan.chunks if plan.chunks else 0.0
+    return f"Chunks estimated from {how}: {plan.chunks} +/- {margin:.0f} (95%, +/-{share:.0f}%)."
 
 
 def print_results(
