@@ -12,7 +12,15 @@ from typing import Any
 
 from rag.callbacks.manager import _RunManagerBase
 
-__all__ = ["CallbackManagerForChainRun", "AsyncCallbackManagerForChainRun"]
+__all__ = ["CallbackManagerForChainRun", "AsyncCallbackManagerForChainRun", "child_config"]
+
+
+def child_config(run_manager: Any) -> Any:
+    """``{"callbacks": run_manager.get_child()}`` for a call made inside the run, or None
+    when nobody listens (LangChain's own models fail on an empty callbacks list)."""
+    if run_manager is None or not run_manager.handlers:
+        return None
+    return {"callbacks": run_manager.get_child()}
 
 
 class CallbackManagerForChainRun(_RunManagerBase):

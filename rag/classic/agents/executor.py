@@ -37,7 +37,8 @@ _DONE = object()
 def _wrap_agent(agent: Any, stream_runnable: bool) -> Any:
     if isinstance(agent, (BaseSingleActionAgent, BaseMultiActionAgent)):
         return agent
-    if not isinstance(agent, Runnable):
+    # A runnable from another library (LangChain's) is run through its invoke/stream.
+    if not (isinstance(agent, Runnable) or (hasattr(agent, "invoke") and hasattr(agent, "stream"))):
         raise ValidationError(f"agent must be a runnable or a RunnableAgent, got {type(agent).__name__}: {agent!r:.60}")
     last = getattr(agent, "last", agent)
     # A tool-calling agent's parser returns a list of actions: run them all each step.

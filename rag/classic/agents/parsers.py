@@ -10,7 +10,7 @@ import logging
 import re
 from typing import Any, Optional, Union
 
-from rag.classic.agents.types import AgentAction, AgentFinish, ToolAgentAction
+from rag.classic.agents.types import AgentAction, AgentFinish, OpenAIToolAgentAction, ToolAgentAction
 from rag.errors import OutputParserException, ValidationError
 from rag.messages import AIMessage
 from rag.parsers import BaseOutputParser, parse_json_markdown
@@ -18,6 +18,7 @@ from rag.runnables import RunnableConfig
 
 __all__ = ["AgentOutputParser", "ReActSingleInputOutputParser", "JSONAgentOutputParser", "StructuredChatOutputParser",
            "ToolsAgentOutputParser", "OpenAIToolsAgentOutputParser", "parse_ai_message_to_tool_action",
+           "parse_ai_message_to_openai_tool_action", "ToolAgentAction", "OpenAIToolAgentAction",
            "FINAL_ANSWER_ACTION"]
 
 logger = logging.getLogger("rag.classic.agents")
@@ -134,6 +135,10 @@ def parse_ai_message_to_tool_action(message: Any) -> Union[list[AgentAction], Ag
         log = f"\nInvoking: `{call['name']}` with `{tool_input}`\n{said}\n"
         actions.append(ToolAgentAction(call["name"], tool_input, log, message_log=[message], tool_call_id=call["id"]))
     return actions
+
+
+# LangChain's name for the same reading in the OpenAI tools agent.
+parse_ai_message_to_openai_tool_action = parse_ai_message_to_tool_action
 
 
 class ToolsAgentOutputParser(BaseOutputParser[Union[list[AgentAction], AgentFinish]]):

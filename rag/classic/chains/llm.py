@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from rag.classic._run_manager import CallbackManagerForChainRun
+from rag.classic._run_manager import CallbackManagerForChainRun, child_config
 from rag.classic.chains.base import Chain
 from rag.errors import ValidationError
 from rag.parsers import StrOutputParser
+from rag.prompts import StringPromptValue
+from rag.runnables import Runnable
 
 __all__ = ["LLMChain", "text_of_output"]
 
@@ -68,11 +70,17 @@ class LLMChain(Chain):
     def output_keys(self) -> list[str]:
         return [self.output_key] if self.return_final_only else [self.output_key, "full_generation"]
 
-    def _prompt_of(self, inputs: dict[str, Any], run_manager: Any) -> Any:
+    def _prompt_of(self, inputs: dict[str, Any]) -> Any:
         value = self.prompt.format_prompt(**{key: inputs[key] for key in self.prompt.input_variables})
-        if run_manager is not None:
-            run_manager.on_text(_PROMPT_TEXT.format(value.to_string()), end="\n", verbose=self.verbose)
+        if isinstance(value, StringPromptValue) and not isinstance(self.llm, Runnable):
+            # A model from another library (a LangChain LLM) does not know our prompt
+            # values; a string prompt is its text.
+            return value.to_string()
         return value
+
+    @staticmethod
+    def _prompt_text(value: Any) -> str:
+        return _PROMPT_TEXT.format(value if isinstance(value, str) else value.to_string())
 
     def _model_kwargs(self, inputs: dict[str, Any]) -> dict[str, Any]:
         stop = inputs.get("stop")
@@ -85,16 +93,16 @@ class LLMChain(Chain):
         return outputs
 
     def _call(self, inputs: dict[str, Any], run_manager: Optional[CallbackManagerForChainRun] = None) -> dict[str, Any]:
-        prompt = self._prompt_of(inputs, run_manager)
-        config = {"callbacks": run_manager.get_child()} if run_manager is not None else None
-        return self._outputs(self.llm.invoke(prompt, config, **self._model_kwargs(inputs)))
+        prompt = self._prompt_of(inputs)
+        if run_manager is not None:
+            run_manager.on_text(self._prompt_text(prompt), end="\n", verbose=self.verbose)
+        return self._outputs(self.llm.invoke(prompt, child_config(run_manager), **self._model_kwargs(inputs)))
 
     async def _acall(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
-        prompt = self.prompt.format_prompt(**{key: inputs[key] for key in self.prompt.input_variables})
+        prompt = self._prompt_of(inputs)
         if run_manager is not None:
-            await run_manager.on_text(_PROMPT_TEXT.format(prompt.to_string()), end="\n", verbose=self.verbose)
-        config = {"callbacks": run_manager.get_child()} if run_manager is not None else None
-        return self._outputs(await self.llm.ainvoke(prompt, config, **self._model_kwargs(inputs)))
+            await run_manager.on_text(self._prompt_text(prompt), end="\n", verbose=self.verbose)
+        return self._outputs(await self.llm.ainvoke(prompt, child_config(run_manager), **self._model_kwargs(inputs)))
 
     def predict(self, callbacks: Any = None, **kwargs: Any) -> Any:
         """The parsed output for the prompt's variables given as keywords."""

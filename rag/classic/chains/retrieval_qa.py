@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from rag.classic._run_manager import CallbackManagerForChainRun
+from rag.classic._run_manager import CallbackManagerForChainRun, child_config
 from rag.classic.chains.base import Chain
 from rag.classic.chains.combine_documents import load_qa_chain
 from rag.classic.chains.llm import LLMChain
@@ -37,10 +37,6 @@ def get_chat_history(chat_history: list[Any]) -> str:
         else:
             raise ValidationError(f"Unsupported chat history format: {type(turn)}. Full chat history: {chat_history} ")
     return "".join(f"\n{line}" for line in lines)
-
-
-def _child(run_manager: Optional[CallbackManagerForChainRun]) -> Optional[dict[str, Any]]:
-    return {"callbacks": run_manager.get_child()} if run_manager is not None else None
 
 
 class RetrievalQA(Chain):
@@ -96,14 +92,14 @@ class RetrievalQA(Chain):
 
     def _call(self, inputs: dict[str, Any], run_manager: Optional[CallbackManagerForChainRun] = None) -> dict[str, Any]:
         question = inputs[self.input_key]
-        documents = self.retriever.invoke(question, _child(run_manager))
+        documents = self.retriever.invoke(question, child_config(run_manager))
         callbacks = run_manager.get_child() if run_manager is not None else None
         answer = self.combine_documents_chain.run(input_documents=documents, question=question, callbacks=callbacks)
         return self._outputs(answer, documents)
 
     async def _acall(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
         question = inputs[self.input_key]
-        documents = await self.retriever.ainvoke(question, _child(run_manager))
+        documents = await self.retriever.ainvoke(question, child_config(run_manager))
         callbacks = run_manager.get_child() if run_manager is not None else None
         answer = await self.combine_documents_chain.arun(input_documents=documents, question=question,
                                                          callbacks=callbacks)
@@ -180,7 +176,7 @@ class ConversationalRetrievalChain(Chain):
         question = inputs["question"]
         if history:
             question = self.question_generator.run(question=question, chat_history=history, callbacks=callbacks)
-        documents = self.retriever.invoke(question, _child(run_manager))
+        documents = self.retriever.invoke(question, child_config(run_manager))
         if self.response_if_no_docs_found is not None and not documents:
             return self._outputs(self.response_if_no_docs_found, documents, question)
         answer = self.combine_docs_chain.run(input_documents=documents,
@@ -195,7 +191,7 @@ class ConversationalRetrievalChain(Chain):
             question = await self.question_generator.arun(
                 question=question, chat_history=history,
                 callbacks=run_manager.get_child() if run_manager is not None else None)
-        documents = await self.retriever.ainvoke(question, _child(run_manager))
+        documents = await self.retriever.ainvoke(question, child_config(run_manager))
         if self.response_if_no_docs_found is not None and not documents:
             return self._outputs(self.response_if_no_docs_found, documents, question)
         answer = await self.combine_docs_chain.arun(

@@ -11,6 +11,7 @@ from rag.classic.memory.chat_memory import BaseChatMemory, replace_messages
 from rag.errors import ValidationError
 from rag.messages import BaseMessage, SystemMessage, get_buffer_string
 from rag.prompts import PromptTemplate
+from rag.runnables import Runnable
 
 __all__ = ["SUMMARY_PROMPT", "ConversationSummaryMemory", "ConversationSummaryBufferMemory",
            "ConversationTokenBufferMemory", "count_message_tokens"]
@@ -24,12 +25,17 @@ _WORDS = re.compile(r"\w+|[^\w\s]")
 
 
 def count_message_tokens(llm: Any, messages: list[BaseMessage]) -> int:
-    """``llm.get_num_tokens_from_messages(messages)`` when the model counts tokens;
-    otherwise words and punctuation marks of each ``role: text`` line (an approximation
-    that needs no tokenizer download)."""
+    """``llm.get_num_tokens_from_messages(messages)`` when the model counts tokens; a
+    model from another library that counts text (a LangChain LLM's ``get_num_tokens``)
+    counts each message's transcript line, as LangChain's base class does; otherwise
+    words and punctuation marks of each ``role: text`` line (an approximation that needs
+    no tokenizer download)."""
     counter = getattr(llm, "get_num_tokens_from_messages", None)
-    if counter is not None:
+    if counter is not None and isinstance(llm, Runnable):
         return int(counter(messages))
+    text_counter = getattr(llm, "get_num_tokens", None)
+    if text_counter is not None:
+        return sum(int(text_counter(get_buffer_string([m]))) for m in messages)
     return sum(len(_WORDS.findall(f"{m.type}: {m.text}")) for m in messages)
 
 
