@@ -63,6 +63,13 @@ _DONE = object()
 def merge_streams(streams: Mapping[str, Callable[[], Iterator[Any]]], workers: int) -> Iterator[tuple[str, Any]]:
     """Run each stream in its own thread (at most ``workers`` at once) and yield
     ``(key, chunk)`` as chunks arrive. The first error stops the merge and is raised."""
+    if len(streams) == 1 or workers == 1:
+        # One at a time is the order a one-worker pool gives; no thread needed (a thread
+        # per stream step made a one-branch assign, e.g. an agent's scratchpad, ~10x slower).
+        for key, open_stream in streams.items():
+            for chunk in open_stream():
+                yield key, chunk
+        return
     inbox: "queue.Queue[tuple[str, Any, BaseException | None]]" = queue.Queue()
     stop = threading.Event()
 
