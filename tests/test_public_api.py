@@ -39,6 +39,7 @@ PACKAGES = [
     "rag.persistence",
     "rag.search_types",
     "rag.serve",
+    "rag.tracing",
     "stores",
     "stores.faiss",
     "stores.filters",

@@ -279,8 +279,8 @@ class TraceStore:
 
     def get_trace(self, run_id: str) -> dict[str, Any]:
         """The trace holding the run ``run_id`` (or an id prefix): ``{"trace": traces row,
-        "runs": [run rows in dotted_order, JSON fields decoded, each with "depth" and its
-        "feedback"], "selected": the full run id}``. Raises :class:`RunNotFoundError`."""
+        "runs": [run rows in dotted_order, JSON fields decoded, each with "depth",
+        "session_name" (the project) and its "feedback"], "selected": the full run id}``. Raises :class:`RunNotFoundError`."""
         found = self.resolve(run_id)
         traces = self._read("SELECT * FROM traces WHERE trace_id = ?", (found["trace_id"],))
         runs = self._read("SELECT * FROM runs WHERE trace_id = ? ORDER BY dotted_order", (found["trace_id"],))
@@ -291,6 +291,7 @@ class TraceStore:
                 if run[column] is not None:
                     run[column] = json.loads(run[column])
             run["depth"] = run["dotted_order"].count(".")
+            run["session_name"] = run["project"]  # LangSmith's name for it
             run["feedback"] = [item for item in feedback if item["run_id"] == run["id"]]
         trace = traces[0] if traces else {}
         if trace:

@@ -86,6 +86,27 @@ def test_importing_and_running_untraced_starts_no_thread_and_a_traced_exit_flush
     assert len(TraceStore(db).list_traces(limit=100)) == 50
 
 
+def test_exit_waits_a_bounded_time_for_a_locked_database_then_warns_and_exits(tmp_path):
+    db = tmp_path / "locked.sqlite3"
+    TraceStore(db)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock past the exit
+    try:
+        code = """
+            from rag.runnables import RunnableLambda
+            from rag.tracing.settings import environment_tracer
+            RunnableLambda(lambda x: x, name="step").invoke(1)
+            environment_tracer().writer.exit_timeout_s = 1.0
+            print("done")
+        """
+        result = python(code, {"RAG_TRACING_DB": str(db)}, timeout=60)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.returncode == 0 and result.stdout.strip() == "done"
+    assert "exiting before every trace was written to" in result.stderr and "locked.sqlite3" in result.stderr
+
+
 def test_a_corrupt_database_turns_tracing_off_with_a_warning_naming_it_and_the_program_goes_on(
         tmp_path, monkeypatch, caplog):
     db = tmp_path / "broken.sqlite3"
