@@ -50,13 +50,13 @@ class HybridConfig:
     ``weights``: (dense, lexical), each >= 0, not both 0, default equal; ``c``: the
     reciprocal-rank constant, >= 0 (default 60; larger values flatten the advantage of top
     ranks; ``rrf`` only). On SciFact every fusion of MiniLM and stemmed BM25 beats either
-    side alone (see benchmarks/README.md).
+    side alone (see docs/benchmarks/quality.md).
 
     >>> HybridConfig().per_side(10), HybridConfig().per_side(80)
     (20, 80)
     """
 
-    # Reciprocal rank stays the default (benchmarks/README.md, "Hybrid fusion"): z-score
+    # Reciprocal rank stays the default (docs/benchmarks/hybrid-fusion.md): z-score
     # fusion over 50 candidates a side scores higher on SciFact (nDCG@10 0.727 against
     # 0.713) and alike on the QA sets, but a rare term that only one document holds (an
     # error code, an identifier) can be lost when dense search ranks that document far

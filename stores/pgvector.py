@@ -324,7 +324,7 @@ class PGVector(VectorStore):
         """The ``k`` documents matching any of ``words`` best by PostgreSQL's ``ts_rank``
         normalised by the log of the document's length (needs :meth:`enable_full_text`),
         with that rank; ``filter`` as for searches. It has no IDF: on SciFact its nDCG@10
-        is 0.598 where BM25's is 0.686 (``ts_rank_cd``: 0.372; see benchmarks/README.md)."""
+        is 0.598 where BM25's is 0.686 (``ts_rank_cd``: 0.372; see docs/benchmarks/postgres.md)."""
         expr = self._parsed_filter(filter)
         if self._dimension is None or not words:
             return []

@@ -24,7 +24,7 @@ SEARCH_TYPES: tuple[str, ...] = INDEX_SEARCH_TYPES.names
 BENCH_SEARCH_TYPES = INDEX_SEARCH_TYPES.without("threshold")
 BENCH_TYPES: tuple[str, ...] = BENCH_SEARCH_TYPES.names
 #: Chunks retrieved for an answer (``rag ask``, ``Index.ask``/``chain``, ``rag bench --answers``):
-#: measured on two PostgreSQL-manual QA sets, 6 with context windows beat 4 (benchmarks/README.md).
+#: measured on two PostgreSQL-manual QA sets, 6 with context windows beat 4 (docs/benchmarks/answers.md).
 ANSWER_K = 6
 
 

@@ -19,7 +19,7 @@
   chunk deleted under a cached BM25 also triggers a rebuild. A rebuild reads every chunk
   text; its postings are then kept on local disk under the stamp
   (:mod:`rag.index.engine_milvus_cache`), so the next process on this machine reads them
-  instead while the stamp is unchanged (figures in benchmarks/README.md). Before its first
+  instead while the stamp is unchanged (figures in docs/benchmarks/milvus.md). Before its first
   chunk change, an update also writes a stamp marked ``writing``, under which nothing is
   kept on disk: a writer that dies between its chunks and its settled stamp leaves no
   cache without its chunks (new processes rebuild until the next update).
