@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 from rag._fields import assign_fields
 from rag.classic.agents.types import AgentAction, AgentFinish
@@ -103,10 +103,3 @@ class RunnableAgent(BaseSingleActionAgent):
 
 class RunnableMultiActionAgent(BaseMultiActionAgent):
     """A runnable returning a list of :class:`AgentAction` or an :class:`AgentFinish`."""
-
-
-def is_multi_action(agent: Any) -> bool:
-    return isinstance(agent, BaseMultiActionAgent)
-
-
-Decision = Union[AgentAction, AgentFinish, list[AgentAction]]

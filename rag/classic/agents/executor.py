@@ -18,7 +18,7 @@ from rag import _callbacks
 from rag.classic._run_manager import CallbackManagerForChainRun
 from rag.classic.agents.agent import BaseMultiActionAgent, BaseSingleActionAgent, RunnableAgent, RunnableMultiActionAgent
 from rag.classic.agents.parsers import ToolsAgentOutputParser
-from rag.classic.agents.tools import EXCEPTION_TOOL, INVALID_TOOL, ToolRunError, run_tool
+from rag.classic.agents.tools import EXCEPTION_TOOL, INVALID_TOOL, run_tool
 from rag.classic.agents.types import AddableDict, AgentAction, AgentFinish, AgentStep
 from rag.classic.chains.base import Chain
 from rag.classic.schema import RUN_KEY, RunInfo

@@ -6,7 +6,7 @@ import asyncio
 import warnings
 
 import pytest
-from classic_peers import LANGCHAIN, OURS, SIDES
+from classic_peers import LANGCHAIN, OURS
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
