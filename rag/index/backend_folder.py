@@ -26,7 +26,7 @@ from rag.index.config import IndexConfig
 from rag.index.folders import check_kind, check_spec_matches, saved_manifest
 from rag.index.registry import default_embedding_spec
 from rag.index.manifest import MANIFEST
-from rag.index.segments import Batch
+from rag.index.segments import Batch, read_manifest
 from rag.index.state import IndexState, SourceRecord, saved_version, write_lock
 from rag.persistence import index_folder_exists
 
@@ -172,6 +172,10 @@ class FolderBackend:
     def refresh(self, exclusive: Exclusive) -> bool:
         state = self._current()
         version = saved_version(self.path)
+        if version is None and state.version is not None:
+            # The save this process read has become unreadable (damaged or removed): say why
+            # (a CorruptIndexError naming the file) rather than report "no change".
+            read_manifest(self.path)
         if version is None or version == state.version:
             return False
         if state.version is None:

@@ -171,3 +171,19 @@ def test_the_watcher_stops_with_the_server(tmp_path):
         httpx.get(f"{url}/v1/models")
         assert app.state.watcher.running
     assert not app.state.watcher.running
+
+
+def test_a_damaged_manifest_leaves_the_previous_version_served_and_is_logged_once(tmp_path, caplog):
+    index = opened(tmp_path)
+    watcher = IndexWatcher(index, interval=0.1)
+    manifest = tmp_path / "index" / "manifest.json"
+    good = manifest.read_bytes()
+    manifest.write_bytes(good[: len(good) // 2])  # cut short, as a bad disk or a hand edit leaves it
+    with caplog.at_level(logging.WARNING, logger="rag.serve"):
+        assert [watcher.check() for _ in range(3)] == [False, False, False]
+        assert len(caplog.records) == 1 and "manifest.json" in caplog.records[0].getMessage()
+        assert {Path(doc.metadata["source"]).name for doc, _ in index.search("cats dogs", k=10)} == {"cats.md",
+                                                                                                   "dogs.md"}
+        manifest.write_bytes(good)
+        assert watcher.check() is False and watcher.failure is None
+        assert "reads again" in caplog.records[-1].getMessage()
