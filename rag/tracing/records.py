@@ -15,6 +15,7 @@ from typing import Any, Iterator, NamedTuple, Optional
 
 from rag.callbacks.serialize import to_jsonable
 from rag.callbacks.tracer import TraceRun
+from rag.documents import Document
 
 __all__ = ["TRUNCATED_KEY", "RunRow", "TraceRow", "encode_field", "rows_of"]
 
@@ -51,11 +52,15 @@ def encode_field(value: Any, limit: int, what: str, notes: list[str]) -> Optiona
     def unknown(item: Any) -> Any:
         return _repr_of(item, reprs)
 
+    def default(item: Any) -> Any:
+        if type(item) is Document:  # the commonest by far: its metadata stays with the C encoder
+            return {"page_content": item.page_content, "metadata": item.metadata, "id": item.id}
+        return to_jsonable(item, unknown=unknown)
+
     try:
         # The C encoder first, calling back only for what JSON does not know (a Document,
         # a message, a UUID...): most runs never leave C.
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False,
-                          default=lambda item: to_jsonable(item, unknown=unknown))
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=default)
     except (TypeError, ValueError, RecursionError):  # odd keys, NaN, a cycle: the careful walk
         reprs[0] = 0
         data = to_jsonable(value, unknown=unknown)
