@@ -68,6 +68,8 @@ NOT_OFFERED = {
                              "same chunks",
     "create_openai_functions_agent": "the OpenAI functions agent (legacy function_call API) is not offered; "
                                      "create_openai_tools_agent / create_tool_calling_agent are",
+    "StructuredChatAgent": "the pre-LCEL StructuredChatAgent class (deprecated since LangChain 0.1) is not offered; "
+                           "create_structured_chat_agent and StructuredChatOutputParser are",
     "FunctionMessage": "rag.messages has no FunctionMessage (OpenAI's legacy function role)",
 }
 
