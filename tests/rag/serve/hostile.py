@@ -5,10 +5,13 @@ message of an error answer in each of the three shapes the server writes."""
 from __future__ import annotations
 
 import re
+import socket
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 from starlette.routing import Route
 
@@ -35,6 +38,30 @@ def route_table(app: Starlette) -> list[tuple[str, str]]:
             path = re.sub(r"\{[^}]+\}", "x", route.path)
             table += [(method, path) for method in sorted(route.methods) if method != "HEAD"]
     return table
+
+
+def served_route_table() -> list[tuple[str, str]]:
+    """:func:`route_table` of :func:`hostile_app`, read when a test module is collected
+    (parametrize needs the list then)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return route_table(hostile_app(Path(folder)))
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One client (one kept-alive connection) for a module's hundreds of cases."""
+    with httpx.Client(timeout=60) as client:
+        yield client
+
+
+def ipv6_loopback() -> bool:
+    """Whether this machine can serve on ::1."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
 
 
 def message_of(reply: httpx.Response) -> str:

@@ -17,7 +17,13 @@ from rag.serve import serve_in_thread  # noqa: E402
 from rag.serve.limits import RequestLimits  # noqa: E402
 from rag.serve.validation import MAX_JSON_DEPTH, loads_json  # noqa: E402
 
-from tests.rag.serve.hostile import JSON, hostile_app, message_of, route_table  # noqa: E402
+from tests.rag.serve.hostile import (  # noqa: E402
+    JSON,
+    hostile_app,
+    http,  # noqa: F401 -- a fixture
+    message_of,
+    served_route_table,
+)
 
 LIMITS = RequestLimits(max_batch_size=5, max_query_chars=200)
 
@@ -59,22 +65,7 @@ def url(app):
         yield base
 
 
-@pytest.fixture(scope="module")
-def http():
-    with httpx.Client(timeout=60) as client:  # one connection for hundreds of cases
-        yield client
-
-
-def body_routes() -> list[str]:
-    # Read from a real app when the module is collected: parametrize needs the list then.
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as folder:
-        return [path for method, path in route_table(hostile_app(Path(folder))) if method == "POST"]
-
-
-BODY_ROUTES = body_routes()
+BODY_ROUTES = [path for method, path in served_route_table() if method == "POST"]
 
 
 def test_the_table_covers_every_kind_of_route():

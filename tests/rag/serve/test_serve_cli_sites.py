@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ import pytest
 
 pytest.importorskip("uvicorn")
 
+from tests.rag.serve.hostile import ipv6_loopback  # noqa: E402
 from tests.rag.serve.index_server import build_index  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
@@ -54,16 +54,7 @@ def index_path(tmp_path_factory) -> Path:
     return folder / "index"
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-        return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
 def test_rag_serve_on_ipv6_loopback_announces_a_url_that_works(index_path):
     process, url = serve("--index", str(index_path), "--host", "::1")
     try:

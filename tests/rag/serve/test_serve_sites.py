@@ -19,20 +19,19 @@ from rag.serve import serve_in_thread  # noqa: E402
 from rag.serve.origins import SitePolicy, host_name  # noqa: E402
 from rag.serve.security import json_content_type  # noqa: E402
 
-from tests.rag.serve.hostile import JSON, hostile_app, message_of, route_table  # noqa: E402
+from tests.rag.serve.hostile import (  # noqa: E402
+    JSON,
+    hostile_app,
+    http,  # noqa: F401 -- a fixture
+    ipv6_loopback,
+    message_of,
+    served_route_table,
+)
 
 UI = "https://ui.example"
 
 
-def all_routes() -> list[tuple[str, str]]:
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as folder:
-        return route_table(hostile_app(Path(folder)))
-
-
-ROUTES = all_routes()
+ROUTES = served_route_table()
 BODY_ROUTES = [path for method, path in ROUTES if method == "POST"]
 
 
@@ -41,12 +40,6 @@ def url(tmp_path_factory):
     app = hostile_app(tmp_path_factory.mktemp("sites"), cors_origins=[UI], allowed_hosts=["rag.internal"])
     with serve_in_thread(app) as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def http():
-    with httpx.Client(timeout=60) as client:  # one connection for hundreds of cases
-        yield client
 
 
 def call(http: httpx.Client, url: str, method: str, path: str, headers: dict[str, str]) -> httpx.Response:
@@ -161,16 +154,7 @@ def test_the_flags_reach_the_parser():
     assert args.allowed_host == ["a.example", "b"] and args.cors_origin == [UI]
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-        return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
 def test_the_server_runs_on_ipv6_loopback(tmp_path):
     with serve_in_thread(hostile_app(tmp_path), host="::1") as base:
         assert base.startswith("http://[::1]:")
