@@ -165,3 +165,29 @@ def test_a_trace_file_is_still_printed_as_a_tree(recorded, tmp_path):
     assert done.returncode == 0 and done.stdout.startswith("rag ask [chain]")
     missing = rag("trace", str(tmp_path / "none.jsonl"))
     assert missing.returncode == 1 and "no trace file at" in missing.stderr
+
+
+def test_rag_trace_serve_opens_the_page_over_the_store_without_an_index(recorded):
+    import re
+
+    import httpx
+
+    _, db = recorded
+    clean = {k: v for k, v in os.environ.items() if k not in TRACING_VARIABLES and k != "RAG_API_KEY"}
+    process = subprocess.Popen([sys.executable, "-m", "rag", "trace", "serve", "--db", str(db), "--port", "0"],
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=clean)
+    try:
+        seen = []
+        for line in process.stderr:  # uvicorn's own lines come first
+            seen.append(line)
+            found = re.search(r"at (http://127\.0\.0\.1:\d+)/traces", line)
+            if found or len(seen) > 20:
+                break
+        assert found, seen
+        base = found.group(1)
+        assert "<title>rag traces</title>" in httpx.get(base + "/traces", timeout=30).text
+        assert len(httpx.get(base + "/traces/api/traces", timeout=30).json()["traces"]) == 2
+        assert httpx.get(base + "/", timeout=30, follow_redirects=False).headers["location"] == "/traces"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
