@@ -221,8 +221,10 @@ def test_react_agent_runs_the_same_steps_outputs_and_callbacks(name):
                                                side.Prompt.from_template(REACT_PROMPT))
         executor = side.agents.AgentExecutor(agent=agent, tools=tools, return_intermediate_steps=True)
         recorder = side.Recorder()
+        prompts = []
+        recorder.on_chat_model_start = lambda serialized, messages, **kw: prompts.append(messages[0][0].content)
         out = executor.invoke({"input": "go"}, {"callbacks": [recorder]})
-        return out["output"], _steps(out["intermediate_steps"]), recorder.events
+        return out["output"], _steps(out["intermediate_steps"]), recorder.events, prompts
 
     lc, ours = both(script)
     assert lc == ours
@@ -401,3 +403,33 @@ def test_chains_and_agents_run_alike_on_the_async_path():
         return await chain.ainvoke({"q": 1}), out["output"], _steps(out["intermediate_steps"]), chunks
 
     assert asyncio.run(script(LANGCHAIN)) == asyncio.run(script(OURS))
+
+
+JSON_BLOB = '```json\n{{"action": "{action}", "action_input": {value}}}\n```'
+
+
+@pytest.mark.parametrize("constructor", ["create_structured_chat_agent", "create_json_chat_agent"])
+def test_json_action_agents_run_the_same_steps_and_callbacks(constructor):
+    def script(side):
+        tools = _react_tools(side)
+        replies = [JSON_BLOB.format(action="shout", value='"hi"'), JSON_BLOB.format(action="count", value='"abcd"'),
+                   JSON_BLOB.format(action="Final Answer", value='"4"')]
+        if constructor == "create_structured_chat_agent":
+            prompt = side.ChatPrompt.from_messages([("system", "{tools}\n{tool_names}"),
+                                                    ("human", "{input}\n{agent_scratchpad}")])
+            agent = side.agents.create_structured_chat_agent(side.FakeList(replies), tools, prompt)
+        else:
+            prompt = side.ChatPrompt.from_messages([("system", "{tools}\n{tool_names}"), ("human", "{input}"),
+                                                    side.Placeholder("agent_scratchpad")])
+            agent = side.agents.create_json_chat_agent(side.FakeList(replies), tools, prompt,
+                                                       template_tool_response="Tool said: {observation}")
+        executor = side.agents.AgentExecutor(agent=agent, tools=tools, return_intermediate_steps=True)
+        recorder = side.Recorder()
+        seen = []
+        recorder.on_chat_model_start = lambda serialized, messages, **kw: seen.append(
+            [(m.type, m.content) for m in messages[0]])
+        out = executor.invoke({"input": "go"}, {"callbacks": [recorder]})
+        return out["output"], _steps(out["intermediate_steps"]), recorder.events, seen[-1]
+
+    lc, ours = both(script)
+    assert lc == ours
