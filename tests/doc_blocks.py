@@ -4,7 +4,8 @@ tests/test_readme.py and tests/test_docs_examples.py.
 A page's blocks run in order, in one scratch folder (``docs/`` with two small Markdown
 files, and ``.venv`` linked to this checkout's environment, so ``source .venv/bin/activate``
 works as written), Python blocks in one namespace. ``python`` blocks run in this process;
-``sh`` blocks run in bash with ``set -e`` and the environment's ``bin/`` first on PATH.
+``sh`` blocks run in bash with ``set -e`` and the environment's ``bin/`` first on PATH, and
+curl fails on an HTTP error status (``--fail-with-body``).
 Blocks of other languages are output or data (``text``, ``json``...), never run; a fence
 without a language is an error, so that no block goes unrun by accident.
 
@@ -170,7 +171,12 @@ def _environment() -> dict[str, str]:
     return env
 
 
+# A reader sees an HTTP error in curl's output; the test must see it as a failure too.
+CURL_FAILS_ON_HTTP_ERRORS = 'curl() { command curl --fail-with-body "$@"; }\n'
+
+
 def _run_shell(block: Block, code: str, workspace: Path, timeout: float) -> None:
+    code = CURL_FAILS_ON_HTTP_ERRORS + code
     result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], cwd=workspace, env=_environment(),
                             capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     if result.returncode != 0:
