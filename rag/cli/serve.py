@@ -50,6 +50,9 @@ def run_serve(args: argparse.Namespace) -> int:
         where = getattr(index, "path", None) or getattr(index, "where", "the index")
         print(f"rag serve: {where} at {base_url(args.host, port)}/ (playground at /, OpenAI API at /v1"
               f"{', API key required' if api_key else ''})", file=sys.stderr, flush=True)
+        if args.host in ("0.0.0.0", "::") and not args.allowed_host:
+            print("rag serve: requests are answered for loopback host names only; name the ones other machines "
+                  "use with --allowed-host NAME", file=sys.stderr, flush=True)
 
     serve_forever(app, host=args.host, port=args.port, on_ready=ready)
     return 0
