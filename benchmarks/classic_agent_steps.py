@@ -49,6 +49,10 @@ from rag.models import FakeListChatModel, GenericFakeChatModel  # noqa: E402
 from rag.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate  # noqa: E402
 from rag.tools import Tool  # noqa: E402
 
+# langchain_classic turns its deprecation warnings back on when imported; silence them so
+# neither side pays for printing warnings.
+warnings.filterwarnings("ignore")
+
 REACT = "Tools:\n{tools}\nNames: {tool_names}\nQuestion: {input}\n{agent_scratchpad}"
 
 
