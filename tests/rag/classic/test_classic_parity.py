@@ -433,3 +433,35 @@ def test_json_action_agents_run_the_same_steps_and_callbacks(constructor):
 
     lc, ours = both(script)
     assert lc == ours
+
+
+def test_a_reply_with_both_an_action_and_an_answer_is_an_invalid_response_alike():
+    def script(side):
+        tools = _react_tools(side)
+        replies = ["Action: shout\nAction Input: x\nFinal Answer: y", "Final Answer: fixed"]
+        agent = side.agents.create_react_agent(side.FakeList(replies), tools, side.Prompt.from_template(REACT_PROMPT))
+        executor = side.agents.AgentExecutor(agent=agent, tools=tools, handle_parsing_errors=True,
+                                             return_intermediate_steps=True)
+        chunks = [sorted(c) for c in executor.stream({"input": "go"})]
+        out = executor.invoke({"input": "go"})
+        return out["output"], [(a.tool, a.tool_input, o) for a, o in out["intermediate_steps"]], chunks
+
+    lc, ours = both(script)
+    assert lc == ours
+
+
+def test_conversational_retrieval_chain_takes_history_pairs_and_a_run_name_alike():
+    def script(side):
+        condense = side.Prompt.from_template("History:{chat_history}\nQ: {question}\nStandalone:")
+        chain = side.chains.ConversationalRetrievalChain.from_llm(
+            side.FakeList(["capital spain", "Madrid."]), side.Retriever(texts=TEXTS), condense_question_prompt=condense,
+            combine_docs_chain_kwargs={"prompt": _qa_prompt(side)}, rephrase_question=False,
+            response_if_no_docs_found="none found")
+        recorder = side.Recorder()
+        out = chain.invoke({"question": "and Spain?", "chat_history": [("capital of France?", "Paris.")]},
+                           {"callbacks": [recorder], "run_name": "followup", "tags": ["t"]})
+        empty = chain.invoke({"question": "zzz", "chat_history": []})
+        return text_of(out), recorder.events, empty["answer"]
+
+    lc, ours = both(script)
+    assert lc == ours
