@@ -172,7 +172,8 @@ class AgentExecutor(Chain):
                         run_manager: Optional[CallbackManagerForChainRun]) -> Iterator[Any]:
         """The decision and its consequences: an AgentFinish, or each AgentAction then
         each AgentStep (a parsing error handled is one step of the "_Exception" tool)."""
-        child = run_manager.get_child() if run_manager is not None else None
+        # No empty callbacks list: LangChain's models (a LangChain runnable agent) fail on one.
+        child = run_manager.get_child() if run_manager is not None and run_manager.handlers else None
         try:
             decision = self.agent.plan(self._visible_steps(steps), callbacks=child, **inputs)
         except OutputParserException as exc:
