@@ -22,6 +22,7 @@ import ctypes.util
 import errno
 import os
 import shutil
+import stat
 import time
 import uuid
 from pathlib import Path
@@ -222,11 +223,28 @@ def _exchange(a: Path, b: Path) -> bool:
     raise StorageError(code, f"could not swap {a} into place: {os.strerror(code)}", str(b))
 
 
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading, unbuffered; OSError unless it is a regular file: a
+    FIFO put in an index folder would block a read forever (opened non-blocking, it is
+    refused before any read), a device never end."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder): refused", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _read_files(folder: Path, names: Iterable[str]) -> dict[str, Payload]:
     payloads: dict[str, Payload] = {}
     for name in names:
         try:
-            payloads[name] = (folder / name).read_bytes()
+            with _open_regular(folder / name) as handle:
+                payloads[name] = handle.read()
         except FileNotFoundError:
             payloads[name] = None
         except OSError as exc:
@@ -238,7 +256,7 @@ def _open_files(folder: Path, names: Iterable[str]) -> dict[str, Payload]:
     payloads: dict[str, Payload] = {}
     for name in names:
         try:
-            payloads[name] = open(folder / name, "rb", buffering=0)
+            payloads[name] = _open_regular(folder / name)
         except FileNotFoundError:
             payloads[name] = None
         except OSError as exc:

@@ -198,3 +198,19 @@ def test_info_does_not_fail_while_a_writer_renames_staging_folders(index_folder)
         stop.set()
         writer.join()
     assert len(sizes) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_in_place_of_a_section_of_an_older_format_folder_is_refused(tmp_path):
+    from rag.persistence import Manifest, write_index_folder
+
+    write_index_folder(tmp_path / "old", Manifest(store_class="Notes", model_id=None, dimension=None),
+                       {"docs": ["a", "b"]})
+    section = next(p for p in (tmp_path / "old").iterdir() if p.name != "manifest.json")
+    section.unlink()
+    os.mkfifo(section)
+    script = ("from rag.persistence import read_index_folder\n"
+              f"folder = read_index_folder({str(tmp_path / 'old')!r})\n"
+              "folder.json('docs')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "not a regular file" in done.stderr and section.name in done.stderr
