@@ -26,14 +26,15 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
 
 def summary_markdown(data: dict) -> str:
     """The speed table and the quality table, each row linking to its page."""
-    lines = ["| figure | ours | peer | ratio | reproduce | page |", "|---|---|---|---:|---|---|"]
+    lines = ["| figure | ours | peer | ratio | machine | reproduce |", "|---|---|---|---:|---|---|"]
     for row in data["speed"]:
         title = row["page"].removesuffix(".md").replace("-", " ")
-        lines.append(f"| {row['figure']} | {row['ours']} | {row['peer']} | {row['ratio']:g}x | "
-                     f"`{row['command']}` | [{title}]({row['page']}) |")
+        machine = row.get("machine", data["machine_short"])
+        lines.append(f"| {row['figure']} | {row['ours']} | {row['peer']} | {row['ratio']:g}x | {machine} | "
+                     f"`{row['command']}`, [{title}]({row['page']}) |")
     quality = data["quality"]
     lines += ["", f"{quality['metric']} on {quality['dataset']} (`{quality['command']}`, "
               f"[retrieval quality]({quality['page']})):", "", f"| system | {quality['metric']} |", "|---|---:|"]
     lines += [f"| {system['system']} | {system['value']:.3f} |" for system in quality["systems"]]
-    lines += ["", f"Machine, for every figure: {data['machine']}."]
+    lines += ["", f"The machine ({data['machine_short']}): {data['machine']}."]
     return "\n".join(lines)
