@@ -6,6 +6,11 @@
 1. Indexes SciFact (read in place) with MiniLM (FAISS flat, cosine: the ``minilm-faiss``
    configuration) and stemmed BM25, and keeps each side's scored top 100 for the 300 test
    queries in an ``.npz`` cache (default under /tmp: a rerun takes seconds).
+   For the union fusions (``union-zscore``, ``union-minmax``: every candidate scored on
+   both sides) it also keeps each side's true score of the other side's top 100 (dense
+   relevance from the stored vectors, ``relevance_scores_by_ids``; BM25 from the full
+   score array, ``scores_of``), in a second cache beside the first; the passage vectors
+   are read from ``scifact-passages-minilm.npy`` there when present, else embedded.
 2. Fuses the cached lists offline with ``rag.hybrid.fuse`` (what the index runs) for every
    fusion, lexical weight 0.1..0.9 (dense = 1 - lexical) and fetch_k 20/50/100. nDCG@10 is
    a k=10 search (each side gives max(fetch_k, 10)); recall@100 a k=100 search (each side
@@ -111,18 +116,90 @@ def load_or_compute(dataset: BeirDataset, cache: Path) -> Candidates:
     return found
 
 
+@dataclass
+class TrueScores:
+    """Each side's true score of the other side's candidates, aligned with
+    :class:`Candidates`: ``dense_of_lexical[row, j]`` is the dense relevance of
+    ``lexical_positions[row, j]``, ``lexical_of_dense[row, j]`` the BM25 of
+    ``dense_positions[row, j]`` (0 where it holds no query term)."""
+
+    dense_of_lexical: np.ndarray
+    lexical_of_dense: np.ndarray
+
+    def rescorers(self, cands: Candidates, row: int, position: dict[str, int]) -> tuple[Any, Any]:
+        """``fuse``'s rescorers for query ``row``: every candidate's true score on each side."""
+        sides = []
+        for own_positions, own_scores, other_positions, other_scores in (
+                (cands.dense_positions, cands.dense_scores, cands.lexical_positions, self.dense_of_lexical),
+                (cands.lexical_positions, cands.lexical_scores, cands.dense_positions, self.lexical_of_dense)):
+            known = dict(zip(other_positions[row].tolist(), other_scores[row].tolist()))
+            known.update(zip(own_positions[row].tolist(), own_scores[row].tolist()))
+            sides.append(lambda docs, known=known: [known[position[str(doc.id)]] for doc in docs])
+        return sides[0], sides[1]
+
+
+def load_or_compute_true_scores(dataset: BeirDataset, cands: Candidates, cache: Path) -> TrueScores:
+    """The cached true scores when they match ``cands``, else computed (through the stores'
+    and BM25's own ``relevance_scores_by_ids`` / ``scores_of``) and saved."""
+    if cache.is_file():
+        with np.load(cache, allow_pickle=False) as data:
+            if data["query_ids"].tolist() == cands.query_ids and int(data["documents"]) == len(dataset.doc_ids):
+                print(f"true scores read from {cache}")
+                return TrueScores(data["dense_of_lexical"], data["lexical_of_dense"])
+    from rag.embeddings import LocalEmbeddings
+    from rag.embeddings.base import embed_texts
+    from rag.evaluation import BM25System
+    from rag.index.registry import evaluation_store_factories
+
+    started = time.perf_counter()
+    embeddings, passages = LocalEmbeddings(), dataset.passages()
+    kept = WORK / "scifact-passages-minilm.npy"
+    vectors = np.load(kept) if kept.is_file() else None
+    if vectors is None or vectors.shape[0] != len(passages):
+        vectors = embed_texts(embeddings, list(passages))
+    store = evaluation_store_factories()["faiss"](embeddings)
+    store.add_vectors(vectors, [Document(text, {}, doc_id) for doc_id, text in zip(dataset.doc_ids, passages)],
+                      ids=list(dataset.doc_ids))
+    lexical = BM25System("bm25")
+    lexical.index(dataset.doc_ids, passages)
+    queries = [dataset.queries[qid] for qid in cands.query_ids]
+    query_vectors = embed_texts(embeddings, queries)
+    ids = np.asarray(dataset.doc_ids + [""])  # position -1 (padding) names no document
+    dense_of_lexical = np.zeros(cands.lexical_positions.shape)
+    lexical_of_dense = np.zeros(cands.dense_positions.shape)
+    for row, (query, vector) in enumerate(zip(queries, query_vectors)):
+        wanted = ids[cands.lexical_positions[row]].tolist()
+        relevance = store.relevance_scores_by_ids(vector, [i for i in wanted if i])
+        dense_of_lexical[row] = [relevance.get(i, 0.0) for i in wanted]
+        wanted = ids[cands.dense_positions[row]].tolist()
+        bm25 = lexical.retriever.scores_of(query, [i for i in wanted if i])
+        lexical_of_dense[row] = [bm25.get(i, 0.0) for i in wanted]
+    # The cached dense scores are this same relevance: a check that the vectors match.
+    both = cands.dense_positions[0][:5]
+    again = store.relevance_scores_by_ids(query_vectors[0], ids[both].tolist())
+    drift = max(abs(again[i] - s) for i, s in zip(ids[both].tolist(), cands.dense_scores[0][:5].tolist()))
+    print(f"true scores computed in {time.perf_counter() - started:.1f} s (vector check: max drift {drift:.1e})")
+    partial = cache.with_name(cache.name + ".partial.npz")
+    np.savez(partial, query_ids=np.asarray(cands.query_ids), documents=np.int64(len(dataset.doc_ids)),
+             dense_of_lexical=dense_of_lexical, lexical_of_dense=lexical_of_dense)
+    os.replace(partial, cache)
+    return TrueScores(dense_of_lexical, lexical_of_dense)
+
+
 def config_of(setting: Setting) -> HybridConfig:
     fusion, lexical, fetch_k = setting
     return HybridConfig(fetch_k=fetch_k, weights=(round(1 - lexical, 1), lexical), fusion=fusion)
 
 
 def per_query(cands: Candidates, docs: Sequence[Document], qrels: dict[str, dict[str, int]], config: HybridConfig,
-              k: int, metric: Callable[[Sequence[str], Any, int], float]) -> np.ndarray:
+              k: int, metric: Callable[[Sequence[str], Any, int], float], truth: TrueScores) -> np.ndarray:
     """``metric`` at ``k`` of a k-result hybrid search, one value per query (cands' order)."""
     values = np.empty(len(cands.query_ids))
+    position = {str(doc.id): p for p, doc in enumerate(docs)}
     for row, qid in enumerate(cands.query_ids):
         dense, lexical = cands.sides(row, docs, config.per_side(k))
-        values[row] = metric([str(doc.id) for doc, _ in fuse(dense, lexical, config, k)], qrels[qid], k)
+        rescorers = truth.rescorers(cands, row, position) if config.rescores else None
+        values[row] = metric([str(doc.id) for doc, _ in fuse(dense, lexical, config, k, rescorers)], qrels[qid], k)
     return values
 
 
@@ -141,17 +218,18 @@ def side_alone(cands: Candidates, docs: Sequence[Document], qrels: dict[str, dic
     return f"{ndcg:.3f} | {recall:.3f}"
 
 
-def fuse_microseconds(cands: Candidates, docs: Sequence[Document], rounds: int) -> dict[str, float]:
+def fuse_microseconds(cands: Candidates, docs: Sequence[Document], rounds: int, truth: TrueScores) -> dict[str, float]:
     """``fuse`` alone (equal weights, fetch_k 20, k 10), µs per call, best of ``rounds``
-    passes over all queries, fusions alternated."""
-    lists = [cands.sides(row, docs, 20) for row in range(len(cands.query_ids))]
+    passes over all queries, fusions alternated (union fusions: rescoring from memory)."""
+    position = {str(doc.id): p for p, doc in enumerate(docs)}
+    lists = [(*cands.sides(row, docs, 20), truth.rescorers(cands, row, position)) for row in range(len(cands.query_ids))]
     best = {fusion: float("inf") for fusion in FUSIONS}
     for _ in range(rounds):
         for fusion in FUSIONS:
             config = HybridConfig(fusion=fusion)
             started = time.perf_counter()
-            for dense, lexical in lists:
-                fuse(dense, lexical, config, 10)
+            for dense, lexical, rescorers in lists:
+                fuse(dense, lexical, config, 10, rescorers)
             best[fusion] = min(best[fusion], (time.perf_counter() - started) / len(lists) * 1e6)
     return best
 
@@ -208,10 +286,11 @@ def main(argv: list[str] | None = None) -> int:
 
     dataset = load_beir(args.data)
     cands = load_or_compute(dataset, args.cache)
+    truth = load_or_compute_true_scores(dataset, cands, args.cache.with_name(args.cache.stem + "-true.npz"))
     docs, qrels = dataset.documents(), dataset.qrels
     settings: list[Setting] = [(f, w, n) for f in FUSIONS for w in LEXICAL_WEIGHTS for n in FETCH_KS]
-    ndcg = {s: per_query(cands, docs, qrels, config_of(s), 10, ndcg_at_k) for s in settings}
-    recall = {(f, w): per_query(cands, docs, qrels, config_of((f, w, 20)), 100, recall_at_k)
+    ndcg = {s: per_query(cands, docs, qrels, config_of(s), 10, ndcg_at_k, truth) for s in settings}
+    recall = {(f, w): per_query(cands, docs, qrels, config_of((f, w, 20)), 100, recall_at_k, truth)
               for f in FUSIONS for w in LEXICAL_WEIGHTS}
     print(f"{len(settings)} settings x {len(cands.query_ids)} queries fused in {time.perf_counter() - started:.1f} s")
 
@@ -263,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nevaluation done in {time.perf_counter() - started:.1f} s")
 
     if not args.skip_latency:
-        micro = fuse_microseconds(cands, docs, rounds=7)
+        micro = fuse_microseconds(cands, docs, rounds=7, truth=truth)
         queries = [dataset.queries[qid] for qid in cands.query_ids]
         times, chunks = search_latency(args.data, queries, args.latency_embeddings, args.rounds)
         p50 = {fusion: statistics.median(values) for fusion, values in times.items()}

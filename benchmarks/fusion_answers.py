@@ -73,6 +73,8 @@ class Setting:
 
 
 def parse_settings(text: str) -> list[Setting]:
+    from rag.hybrid import FUSIONS
+
     settings = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         fusion, _, weight = part.partition(":")
@@ -80,8 +82,9 @@ def parse_settings(text: str) -> list[Setting]:
             lexical = 0.5 if not weight else float(weight)
         except ValueError:
             raise SystemExit(f"--settings: {part!r} is not FUSION or FUSION:LEXICAL_WEIGHT (e.g. zscore:0.3)") from None
-        if fusion not in ("rrf", "zscore", "minmax") or not 0 <= lexical <= 1:
-            raise SystemExit(f"--settings: {part!r}: fusion must be rrf, zscore or minmax and the lexical weight in [0, 1]")
+        if fusion not in FUSIONS or not 0 <= lexical <= 1:
+            raise SystemExit(f"--settings: {part!r}: fusion must be one of {', '.join(FUSIONS)} and the lexical "
+                             "weight in [0, 1]")
         settings.append(Setting(fusion, lexical))
     if not settings:
         raise SystemExit("--settings: no setting given")

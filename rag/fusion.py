@@ -199,6 +199,10 @@ def union_score_fusion(
     normalised scores. Unlike :func:`normalized_score_fusion`, nothing is estimated: a
     document is not "as good as the side's lowest candidate" but as good as it is.
 
+    Scores of one side within a millionth of its range of each other (``SNAP``, chained)
+    are made equal first: that is float32 noise (stores compute relevance in float32, and
+    PostgreSQL returns the same cosine a last digit apart for two equally similar chunks).
+
     Sides that are left out of the mean: one with weight 0 (not rescored either); one
     that returned no candidates (a lexical side that knows none of the query's words:
     every chunk scores 0 there); one whose scores are all equal over the union (one
@@ -240,7 +244,7 @@ def union_score_fusion(
     for docs, row, weight, rescore in zip(scored_lists, rows, weights, rescorers):
         if not weight or not docs:
             continue
-        side = _true_scores(docs, row, rescore, documents)
+        side = _snapped(_true_scores(docs, row, rescore, documents))
         if float(side.max()) == float(side.min()):
             continue  # all alike over the union: this side cannot order the candidates
         total += weight * _normalized(side, method)
@@ -250,6 +254,27 @@ def union_score_fusion(
         return _ranked(documents, np.zeros(len(documents)) if method == "zscore" else np.full(len(documents), 0.5),
                        method, best_rank)
     return _ranked(documents, total / weight_sum, method, best_rank)
+
+
+#: Scores of one side closer than this fraction of its range (chained) count as equal.
+SNAP = 1e-6
+
+
+def _snapped(scores: np.ndarray) -> np.ndarray:
+    """``scores`` with near-equal values made equal: sorted, a value within :data:`SNAP`
+    of the range of the one before takes the lowest value of its run. Stores compute
+    relevance in float32 (about 7 digits), and the same cosine comes back a last digit
+    apart from PostgreSQL for two equally similar chunks: without this, that noise, divided
+    by a small standard deviation, would decide the order of candidates that are equal."""
+    span = float(scores.max() - scores.min()) if scores.size else 0.0
+    if span <= 0:
+        return scores
+    order = np.argsort(scores, kind="stable")
+    ascending = scores[order]
+    starts = np.concatenate([[True], np.diff(ascending) > SNAP * span])
+    snapped = np.empty_like(scores)
+    snapped[order] = ascending[starts][np.cumsum(starts) - 1]
+    return snapped
 
 
 def _true_scores(docs: Sequence[tuple[Document, float]], row: list[int], rescore: Rescorer,

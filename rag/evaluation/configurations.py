@@ -24,6 +24,8 @@ CONFIGURATIONS: dict[str, str] = {
     "minilm-mmr": "LocalEmbeddings, FAISS, MMR (fetch_k=200, lambda_mult=0.5)",
     "hybrid": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (rag.hybrid's default: 0.5/0.5, c=60, 20 per side)",
     "hybrid-zscore": "MiniLM (FAISS) + BM25, z-score fusion (0.5/0.5, 50 per side)",
+    "hybrid-union": "MiniLM (FAISS) + BM25, union z-score fusion (every candidate scored by both sides; 0.5/0.5, 20 "
+                    "per side)",
 }
 
 
@@ -77,6 +79,10 @@ def build_systems(
         "hybrid-zscore": lambda: HybridSystem(
             "hybrid-zscore", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
             HybridConfig(fetch_k=50, fusion="zscore"),
+        ),
+        "hybrid-union": lambda: HybridSystem(
+            "hybrid-union", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
+            HybridConfig(fusion="union-zscore"),
         ),
     }
     return [factories[name]() for name in names]

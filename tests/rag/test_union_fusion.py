@@ -96,6 +96,18 @@ def test_a_rare_term_one_chunk_holds_is_not_lost_to_near_identical_dense_matches
     assert ids(fused)[:2] == ["n0", "manual"]
 
 
+def test_scores_a_float32_digit_apart_count_as_equal():
+    # The mirror image above, with the dense scores a last digit apart (as PostgreSQL
+    # returns equal cosines): noise must not put the 20 notes above the manual.
+    notes = [Document(f"note {n}", id=f"n{n}") for n in range(20)]
+    manual = Document("manual", id="manual")
+    dense = [(note, 0.63 + (-1) ** n * 6e-8) for n, note in enumerate(notes)]
+    true_dense = table({"manual": 0.18})
+    true_lexical = table({note.id: 0.0 for note in notes})
+    fused = union_score_fusion([dense, [(manual, 0.54)]], [0.5, 0.5], [true_dense, true_lexical], "zscore")
+    assert ids(fused)[:2] == ["n0", "manual"]
+
+
 def test_equal_scores_go_to_the_better_best_rank_then_first_seen():
     dense = [(A, 1.0), (B, 0.5), (C, 0.0)]
     lexical = [(C, 1.0), (B, 0.5), (A, 0.0)]
@@ -171,3 +183,28 @@ def test_bm25_scores_of_named_documents_are_what_its_search_reports():
                                               Document("a cat sleeps", id="s")])
     found = dict((d.id, s) for d, s in retriever.search_with_scores("cat", 3))
     assert retriever.scores_of("cat", ["s", "d", "missing", "c"]) == pytest.approx({**found, "d": 0.0})
+
+
+def test_hybrid_search_over_a_store_and_bm25_fuses_the_union_by_true_scores():
+    from rag.embeddings import HashingEmbeddings
+    from rag.hybrid import hybrid_search
+    from stores import FAISS
+
+    docs = [Document("The mitochondria is the powerhouse of the cell.", id="bio"),
+            Document("Stock markets fell sharply on Monday.", id="finance"),
+            Document("Photosynthesis converts light into chemical energy in plants.", id="plants"),
+            Document("Plants need light and water.", id="garden")]
+    store = FAISS(HashingEmbeddings(dim=64), distance_strategy="COSINE")
+    store.add_documents(docs)
+    lexical = BM25Retriever.from_documents(docs)
+    query = "plants energy light"
+    config = HybridConfig(fetch_k=2, fusion="union-zscore")  # two candidates a side: the rest rescored
+    found = hybrid_search(store, lexical, query, 2, config=config)
+    # By hand: every document's true score on each side, the sides' own top 2 as candidates.
+    dense_all = dict((d.id, s) for d, s in store.similarity_search_with_relevance_scores(query, k=4))
+    lexical_all = dict(zip([d.id for d in docs], lexical.scores(query).tolist()))
+    dense = [(d, s) for d, s in store.similarity_search_with_relevance_scores(query, k=2)]
+    top = sorted(docs, key=lambda d: -lexical_all[d.id])[:2]
+    expected = union_score_fusion([dense, [(d, lexical_all[d.id]) for d in top if lexical_all[d.id] > 0]],
+                                  [0.5, 0.5], [table(dense_all), table(lexical_all)], "zscore")[:2]
+    assert [(d.id, round(s, 6)) for d, s in found] == [(d.id, round(s, 6)) for d, s in expected]

@@ -72,7 +72,8 @@ class SearchTests:
         picked = names(index.search("kestrels hover hunting voles", k=2, search_type="mmr"))
         assert picked[0] in ("a.md", "copy.md") and picked[1] == "barns.md"
 
-    def test_hybrid_search_fuses_a_rare_term_that_dense_search_misses(self, index, tmp_path):
+    @pytest.mark.parametrize("fusion", [None, *UNION_FUSIONS])  # None: the index's default
+    def test_hybrid_search_fuses_a_rare_term_that_dense_search_misses(self, index, tmp_path, fusion):
         # Notes of stopwords: close to the query for dense search (words and word pairs in
         # common), invisible to BM25 (stopwords are not indexed).
         notes = {f"note-{n:02d}.md": f"is it the note {n}" for n in range(25)}
@@ -80,6 +81,8 @@ class SearchTests:
         # for dense search, first for BM25 (the rare term's idf).
         notes["manual.md"] = "kettle " + " ".join(f"filler{i}" for i in range(300)) + " the descaler7x"
         index.update([str(write_files(tmp_path / "docs", notes))])
+        if fusion is not None:
+            index.configure(hybrid=HybridConfig(fusion=fusion))
         assert "manual.md" not in names(index.search("is it the descaler7x", k=20, search_type="similarity"))
         assert names(index.search("is it the descaler7x", k=1, search_type="bm25")) == ["manual.md"]
         assert "manual.md" in names(index.search("is it the descaler7x", k=5, search_type="hybrid"))
