@@ -3,12 +3,10 @@ RunnableBranch) run through langchain_classic 1.0.8 and through rag.classic, wit
 models on both sides, gives the same outputs, intermediate steps and callback sequence."""
 
 import asyncio
-import warnings
 
 import pytest
 from classic_peers import LANGCHAIN, OURS
 
-warnings.filterwarnings("ignore", category=DeprecationWarning)
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
 
