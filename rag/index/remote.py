@@ -75,10 +75,17 @@ class NotAllowedEmbeddings(Embeddings):
             f"--embeddings {self.spec} (Index.open(path, embeddings={self.spec!r})) or "
             f"{ALLOW_VARIABLE}={self.spec}")
 
+    # Every entry point refuses (the async ones call these in a worker thread).
     def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         raise self.error()
 
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        raise self.error()
+
     def embed_query_array(self, text: str) -> np.ndarray:
+        raise self.error()
+
+    def embed_query(self, text: str) -> list[float]:
         raise self.error()
 
 
