@@ -10,7 +10,9 @@ __all__ = ["IndexInfo"]
 
 @dataclass(frozen=True)
 class IndexInfo:
-    """What an index holds (``size_on_disk_bytes``: its folder's files, 0 before a save)."""
+    """What an index holds (``size_on_disk_bytes``: for a folder index, the manifest plus
+    the files it names, with the sizes it gives them (no walk of the folder, which a
+    concurrent commit changes under it); 0 before a save)."""
 
     index: str
     embeddings: str
