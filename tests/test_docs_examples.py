@@ -42,3 +42,18 @@ def test_the_agent_tutorial_cites_the_passage_its_search_found(tmp_path):
     namespace = run_page(DOCS / "tutorials" / "agent.md", make_workspace(tmp_path), _fake_chat_openai)
     cited = namespace["sources"].cited(namespace["final"])
     assert [Path(d.metadata["source"]).name for d in cited] == ["setup.md"]
+
+
+@pytest.mark.parametrize("lang, code", [("python", "assert 1 + 1 == 3\n"), ("sh", "rag search\n")])
+def test_a_failing_block_is_reported_with_its_page_and_line(tmp_path, lang, code):
+    page = tmp_path / "page.md"
+    page.write_text(f"# A page\n\nText.\n\n```{lang}\n{code}```\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match=rf"page\.md:6: the block "):
+        run_page(page, make_workspace(tmp_path / "workspace"), _fake_chat_openai)
+
+
+def test_a_fence_without_a_language_or_a_skip_without_a_reason_is_a_problem(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n\n```\nrag index docs/\n```\n\n<!-- docs-test: skip -->\n```sh\nrag serve\n```\n",
+                    encoding="utf-8")
+    assert [problem.split(": ", 1)[0].rsplit("/", 1)[-1] for problem in problems(page)] == ["page.md:4", "page.md:9"]
