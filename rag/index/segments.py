@@ -215,7 +215,7 @@ class SegmentFolder:
         return np.load(io.BytesIO(self._read(kind, entry, filename)), allow_pickle=False)
 
     def read_json(self, kind: str, entry: dict[str, Any], filename: str) -> Any:
-        return parse_json(self._read(kind, entry, filename), self.path / kind / entry["name"] / filename)
+        return parse_json(self._read(kind, entry, filename), self.path / kind / entry["name"] / filename, strict=False)
 
     def live_record(self, segments: Iterable[dict[str, Any]]) -> dict[str, Any]:
         """The record (source -> JSON row) after replaying ``segments``' changes only:

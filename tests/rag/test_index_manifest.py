@@ -214,3 +214,15 @@ def test_a_fifo_in_place_of_a_section_of_an_older_format_folder_is_refused(tmp_p
               "folder.json('docs')\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "not a regular file" in done.stderr and section.name in done.stderr
+
+
+def test_a_crafted_segment_file_nested_100000_deep_is_a_one_line_error(index_folder, capsys):
+    import hashlib
+
+    data = _manifest(index_folder)
+    entry = data["segments"][0]
+    payload = ("[" * 100_000 + "]" * 100_000).encode()
+    (index_folder / "segments" / entry["name"] / "changes.json").write_bytes(payload)
+    entry["files"]["changes.json"] = {"sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
+    _write(index_folder, data, checksum=True)  # every checksum right: only the content is hostile
+    assert "changes.json is nested too deeply" in _cli_error(capsys, "info", "--index", str(index_folder))
