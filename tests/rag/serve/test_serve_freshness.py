@@ -187,3 +187,27 @@ def test_a_damaged_manifest_leaves_the_previous_version_served_and_is_logged_onc
         manifest.write_bytes(good)
         assert watcher.check() is False and watcher.failure is None
         assert "reads again" in caplog.records[-1].getMessage()
+
+
+def test_searches_are_answered_from_the_old_version_while_the_new_one_is_read(tmp_path, monkeypatch):
+    from rag.index.state import IndexState
+
+    index = opened(tmp_path)
+    (tmp_path / "docs" / "birds.md").write_text(BIRDS)
+    Index.open(tmp_path / "index").update([str(tmp_path / "docs")])  # another writer commits
+    reading, release = threading.Event(), threading.Event()
+    load = IndexState.load.__func__
+
+    def held_load(cls, *args, **kwargs):  # the watcher's read of the new version, held open by the test
+        reading.set()
+        release.wait(PATIENCE_SECONDS)
+        return load(cls, *args, **kwargs)
+
+    monkeypatch.setattr(IndexState, "load", classmethod(held_load))
+    with serve_in_thread(index_app(index, refresh_seconds=0.1)) as url:
+        try:
+            assert reading.wait(PATIENCE_SECONDS)
+            assert sources_found(url, "cats dogs parrots") == {"cats.md", "dogs.md"}  # answered, not queued
+        finally:
+            release.set()
+        eventually(lambda: "birds.md" in sources_found(url, "parrots"), "birds.md served once read")
