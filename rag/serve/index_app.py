@@ -14,8 +14,12 @@
 - ``GET /``: the playground page (static files shipped with the package, no CDN);
 - ``GET /traces``: the runs in the trace store (:mod:`rag.serve.traces`).
 
-Add your own chains to the returned app with ``add_routes(app, chain, "/mine")``; they are
-behind the same API key and body cap. Unknown paths get a JSON 404.
+Add your own chains to the returned app with ``add_routes(app, chain, "/mine")``, or any
+Starlette route with ``app.router.routes.append(Route(...))``: every route is behind the
+same guard (Host, Origin, API key, JSON bodies, body cap and deadline:
+:class:`~rag.serve.security.Guard`) and caps (:class:`~rag.serve.limits.RequestLimits`).
+The served index follows ``rag index`` runs (:class:`~rag.serve.freshness.IndexWatcher`).
+Unknown paths get a JSON 404.
 """
 
 from __future__ import annotations
