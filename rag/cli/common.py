@@ -88,13 +88,20 @@ def index_target(args: argparse.Namespace) -> IndexTarget:
 
 def open_index(args: argparse.Namespace, *, warm_up: bool = False) -> Index:
     """The index the arguments name; ``warm_up``: the command embeds a query next, so a
-    folder index loads its local model while it is read. ``--embeddings`` (where the
+    folder index loads its local model while it is read (and an embeddings server the
+    folder names but nobody allowed is refused at once). ``--embeddings`` (where the
     command has it) allows a folder's embeddings server (see :mod:`rag.index.remote`)."""
     from rag.index import Index
 
+    from rag.index.remote import NotAllowedEmbeddings
+
     where = index_target(args)
-    return Index.open(where.target, warm_up=warm_up, collection=where.collection, token=where.token,
-                      embeddings=getattr(args, "query_embeddings", None))
+    index = Index.open(where.target, warm_up=warm_up, collection=where.collection, token=where.token,
+                       embeddings=getattr(args, "query_embeddings", None))
+    if warm_up and isinstance(index.embeddings, NotAllowedEmbeddings):
+        # A command about to embed (a server above all) stops now, not at every request.
+        raise index.embeddings.error()
+    return index
 
 
 def store_token(uri: str) -> Optional[str]:

@@ -133,3 +133,8 @@ def test_a_local_model_needs_no_permission(tmp_path, corpus, monkeypatch):
     monkeypatch.delenv("RAG_ALLOW_EMBEDDINGS", raising=False)
     Index.create(tmp_path / "ix", embeddings="hashing").update([str(corpus)])
     assert Index.open(tmp_path / "ix").search("cats", k=1)
+
+
+def test_rag_serve_on_a_foreign_index_refuses_to_start(foreign_index, api, capsys):
+    assert app.main(["serve", "--index", str(foreign_index), "--port", "0"]) == 1
+    assert "RAG_ALLOW_EMBEDDINGS" in capsys.readouterr().err and api.requests == []
