@@ -41,12 +41,12 @@ test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest
 
 # The documentation site (mkdocs.yml, docs/) into site/; --strict turns a broken link or a
-# missing API reference into a failure. docs-serve rebuilds on every change (127.0.0.1:8001).
+# missing API reference into a failure. docs-serve rebuilds on every change (127.0.0.1:8002; rag trace serve takes 8001).
 docs: $(VENV)/.docs-installed
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 docs-serve: $(VENV)/.docs-installed
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8002
 
 clean:
 	rm -rf $(VENV) .rag .rag-demo .pytest_cache .hypothesis site

@@ -31,7 +31,7 @@ def test_the_site_builds_strictly_with_the_cli_reference_generated_from_the_pars
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     from rag.cli import build_parser
 
-    for option in ("--chunk-size", "--crawl", "--api-key-file", "--save-run", "--session"):
+    for option in ("--chunk-size", "--crawl", "--api-key-file", "--save-run", "--session", "--slower-than", "--otlp"):
         assert option in cli
     assert "cli-reference" not in cli  # the marker was replaced
     assert len(build_parser()._subparsers._group_actions[0].choices) == cli.count("<h2 id=\"rag-")

@@ -27,15 +27,23 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
 
         raise PluginError(f"{PAGE}: the marker {MARKER} is missing, so the CLI reference would not be generated")
     from rag.cli import build_parser
+    from rag.cli.trace import trace_parser
 
-    return markdown.replace(MARKER, cli_markdown(build_parser()))
+    # `rag trace ACTION` parses its actions with a parser of its own (rag trace FILE stays
+    # valid), so the reference reads that one too.
+    return markdown.replace(MARKER, cli_markdown(build_parser(), nested={"trace": trace_parser()}))
 
 
-def cli_markdown(parser: argparse.ArgumentParser) -> str:
-    """Markdown for ``parser`` and each of its subcommands, in the order they were added."""
+def cli_markdown(parser: argparse.ArgumentParser,
+                 nested: dict[str, argparse.ArgumentParser] | None = None) -> str:
+    """Markdown for ``parser`` and each of its subcommands, in the order they were added;
+    ``nested`` maps a subcommand to the parser of its own actions (rendered beneath it)."""
     parts = [_section(parser, parser.prog, level=2, summary=parser.description or "")]
     for name, sub, summary in _subcommands(parser):
         parts.append(_section(sub, f"{parser.prog} {name}", level=2, summary=summary))
+        inner = (nested or {}).get(name)
+        for action, action_parser, action_summary in _subcommands(inner) if inner else ():
+            parts.append(_section(action_parser, f"{parser.prog} {name} {action}", level=3, summary=action_summary))
     return "\n\n".join(parts) + "\n"
 
 
