@@ -30,7 +30,7 @@ from rag.index.config import ANSWER_K, BENCH_TYPES, SEARCH_TYPES
 from rag.index.registry import store_names
 from rag.cli.bench import run_bench
 from rag.cli.chat import add_chat_parser, run_chat
-from rag.cli.common import RagCliError, add_index_arguments, index_target, open_index
+from rag.cli.common import RagCliError, add_allow_embeddings, add_index_arguments, index_target, open_index
 from rag.cli.serve import run_serve
 from rag.cli.trace import add_trace_parser, run_trace
 from rag.process_defaults import apply_process_defaults
@@ -98,13 +98,6 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def _allow_embeddings(sub: argparse.ArgumentParser) -> None:
-    """``--embeddings SPEC``: the model server an index folder's queries may be sent to."""
-    sub.add_argument("--embeddings", dest="query_embeddings", metavar="openai:MODEL",
-                     help="allow the embeddings server the index was built with (an index folder never sends a "
-                     "query to a server you did not name here or in $RAG_ALLOW_EMBEDDINGS)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rag", description="Index files and websites, search them and ask questions, offline by default."
@@ -160,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
                         choices=SEARCH_TYPES, help="search type (default hybrid)")
     search.add_argument("--threshold", type=_unit_float, help="minimum relevance for --type threshold")
     search.add_argument("--json", action="store_true", help="print results as JSON")
-    _allow_embeddings(search)
+    add_allow_embeddings(search)
 
     bench = commands.add_parser("bench", help="retrieval quality on a BEIR-format dataset (nDCG@10, recall, MRR, MAP), "
                                 "or answer quality on a QA set (--answers)")
@@ -200,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")
     ask.add_argument("--stream", action="store_true", help="print the answer as it is produced")
     ask.add_argument("--json", action="store_true", help="print answer and sources as JSON")
-    _allow_embeddings(ask)
+    add_allow_embeddings(ask)
     ask.add_argument("--trace", type=Path, metavar="FILE", help="append the run's trace to FILE (see rag trace)")
 
     add_chat_parser(commands, _positive_int)
@@ -213,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine "
                        "only; any other needs an API key or --insecure)")
     serve.add_argument("--port", type=_non_negative_int, default=8000, help="port (default 8000; 0 picks a free one)")
-    _allow_embeddings(serve)
+    add_allow_embeddings(serve)
     serve.add_argument("--k", type=_positive_int, default=4, help="passages per answer, results per search (default 4)")
     serve.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model to answer with (default: "
                        "extracted offline)")

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Callable, Iterator, Optional, TextIO
 
-from rag.cli.common import RagCliError, add_index_arguments, open_index
+from rag.cli.common import RagCliError, add_allow_embeddings, add_index_arguments, open_index
 from rag.index.config import ANSWER_K
 
 __all__ = ["add_chat_parser", "run_chat"]
@@ -28,6 +28,7 @@ def add_chat_parser(commands: argparse._SubParsersAction, positive_int: Callable
     chat.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model (it rewrites follow-ups and "
                       "answers); without it answers are extracted offline")
     chat.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")
+    add_allow_embeddings(chat)
     chat.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
 
 

@@ -13,7 +13,7 @@ from rag.errors import RagError
 if TYPE_CHECKING:
     from rag.index import Index
 
-__all__ = ["RagCliError", "add_index_arguments", "index_path", "store_uri", "store_token", "IndexTarget",
+__all__ = ["RagCliError", "add_index_arguments", "add_allow_embeddings", "index_path", "store_uri", "store_token", "IndexTarget",
            "index_target", "open_index"]
 
 #: Where --store pgvector|milvus finds its URI when --store-uri is not given, in order.
@@ -36,6 +36,14 @@ def add_index_arguments(sub: argparse.ArgumentParser, *, index_help: str = "inde
                           "PostgreSQL passwords from $PGPASSWORD or ~/.pgpass, Milvus's token from $MILVUS_TOKEN)")
     sub.add_argument("--collection", metavar="NAME", default=None,
                      help="the index's name in the database (default rag)")
+
+
+def add_allow_embeddings(sub: argparse.ArgumentParser) -> None:
+    """``--embeddings SPEC``: the model server an index folder's queries may be sent to
+    (see :mod:`rag.index.remote`; read by :func:`open_index`)."""
+    sub.add_argument("--embeddings", dest="query_embeddings", metavar="openai:MODEL",
+                     help="allow the embeddings server the index was built with (an index folder never sends a "
+                     "query to a server you did not name here or in $RAG_ALLOW_EMBEDDINGS)")
 
 
 def index_path(args: argparse.Namespace) -> Path:
