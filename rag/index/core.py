@@ -368,8 +368,10 @@ class Index:
                 glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
                 chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> rag.index.dryrun.DryRun:
         """What :meth:`update` with these arguments would read: files, bytes, estimated
-        chunks and embedding time per file type, and what it would leave out. Reads no
-        document beyond a small sample (to time the model); writes nothing. New
+        chunks (with their 95% margin) and embedding time per file type, and what it
+        would leave out. Reads only a sample of each type (up to 32 files, 16 MB in all),
+        loaded and split as the update would, and times the model on its chunks (see
+        :mod:`rag.index.dryrun`); writes nothing. New
         ``chunk_size``/``chunk_overlap`` re-chunk every source, so no file counts as
         unchanged then."""
         from rag.index.dryrun import dry_run
