@@ -297,9 +297,8 @@ class Index:
         to take from folders (default: the document types, less generated output such as
         Sphinx's ``_static/``; see :func:`loaders.selection.select_files`); ``exclude``:
         gitignore-style patterns left out of folders (``.ragignore`` files are read too);
-        files a ``glob`` does not match but that are still on disk are not deleted: the
-        update is refused (ValidationError, nothing changed) unless ``prune`` (default
-        False) says to delete them (see :mod:`rag.index.pruning`); ``beir``: each source is a BEIR dataset (each corpus document its own source,
+        a ``glob`` leaving out files that are still on disk is refused (ValidationError,
+        nothing changed) unless ``prune`` (default False; :mod:`rag.index.pruning`); ``beir``: each source is a BEIR dataset (each corpus document its own source,
         ``metadata["doc_id"]``). New ``chunk_size``/``chunk_overlap`` re-chunk every
         source, so the update must then name every root the index holds.
         ``progress(stage, done, total)`` reports loading and embedding; ``on_wait()`` is
@@ -368,10 +367,9 @@ class Index:
                 glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False,
                 chunk_size: Optional[int] = None, chunk_overlap: Optional[int] = None) -> rag.index.dryrun.DryRun:
         """What :meth:`update` with these arguments would read: files, bytes, estimated
-        chunks (with their 95% margin) and embedding time per file type, and what it
-        would leave out. Reads only a sample of each type (up to 32 files, 16 MB in all),
-        loaded and split as the update would, and times the model on its chunks (see
-        :mod:`rag.index.dryrun`); writes nothing. New
+        chunks (and their 95% margin) and embedding time per file type, what it would
+        leave out. Reads a sample of each type, loaded and split as the update would, and
+        times the model on it (:mod:`rag.index.dryrun`); writes nothing. New
         ``chunk_size``/``chunk_overlap`` re-chunk every source, so no file counts as
         unchanged then."""
         from rag.index.dryrun import dry_run
