@@ -112,7 +112,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per measurement")
     args = parser.parse_args()
 
-    os.environ.setdefault("USER_AGENT", "rag-toolkit-benchmark")
+    os.environ.setdefault("USER_AGENT", "ragpath-benchmark")
     warnings.filterwarnings("ignore")
     logging.getLogger("langchain_community").setLevel(logging.ERROR)
     from langchain_community.document_loaders import WebBaseLoader as LangChainWebBaseLoader

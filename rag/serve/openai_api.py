@@ -16,6 +16,7 @@ import time
 import uuid
 from typing import Any, AsyncGenerator, Optional, Union
 
+from rag._optional import DISTRIBUTION
 from rag.errors import RagError
 from rag.index.answer import Answer
 from rag.index.core import Index
@@ -93,7 +94,7 @@ class OpenAIRoutes:
         self.created = int(time.time())
 
     def _model_json(self) -> dict[str, Any]:
-        return {"id": self.model, "object": "model", "created": self.created, "owned_by": "rag-toolkit"}
+        return {"id": self.model, "object": "model", "created": self.created, "owned_by": DISTRIBUTION}
 
     async def models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [self._model_json()]})

@@ -97,7 +97,7 @@ def test_a_conversation_without_a_user_message_is_422(client):
 
 def test_a_listed_model_can_be_retrieved_by_id(client):
     model = client.models.retrieve("rag-extractive")
-    assert (model.id, model.object, model.owned_by) == ("rag-extractive", "model", "rag-toolkit")
+    assert (model.id, model.object, model.owned_by) == ("rag-extractive", "model", "ragpath")
 
 
 def test_retrieving_an_unknown_model_is_a_404_in_openai_shape(client):
