@@ -99,3 +99,54 @@ def test_an_interrupted_change_of_a_large_file_keeps_old_and_new_chunks_consiste
     final = Index.open(tmp_path / "ix")
     assert all(" old " not in d.page_content for d in final.get_by_ids(final.sources()[str(large.resolve())]))
     _consistent(final)
+
+
+def test_a_process_killed_inside_a_large_file_keeps_its_checkpoints(tmp_path):
+    """A real kill -9 while one file is being embedded (the child's model slowed down so
+    that the kill lands inside the file; the test waits on the folder, not on a clock)."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    large = _large(tmp_path / "large.md")
+    script = f"""
+import time
+from rag.embeddings import HashingEmbeddings
+from rag.index import Index
+real = HashingEmbeddings.embed_documents_array
+def slow(self, texts):
+    time.sleep(0.2)
+    return real(self, texts)
+HashingEmbeddings.embed_documents_array = slow
+index = Index.create({str(tmp_path / 'ix')!r}, embeddings="hashing", chunk_size=100, chunk_overlap=0)
+index.checkpoint_chunks, index.checkpoint_seconds = 64, float("inf")
+index.update([{str(large)!r}])
+"""
+    child = subprocess.Popen([sys.executable, "-c", script])
+    manifest = tmp_path / "ix" / "manifest.json"
+    try:
+        for _ in range(6000):  # up to ~10 minutes on a loaded machine; normally a few seconds
+            if manifest.exists() and len(json.loads(manifest.read_text())["segments"]) >= 2:
+                break
+            if child.poll() is not None:
+                pytest.fail(f"the child ended (status {child.returncode}) before it committed two checkpoints")
+            time.sleep(0.1)
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=60)
+    interrupted = Index.open(tmp_path / "ix")
+    kept = len(interrupted)
+    assert 0 < kept < PARAGRAPHS
+    _consistent(interrupted)
+    summary = _index_reopened(tmp_path / "ix").update([str(large)])
+    assert summary.chunks == summary.total_chunks - kept  # only what was not committed is embedded again
+    _consistent(Index.open(tmp_path / "ix"))
+
+
+def _index_reopened(path: Path) -> Index:
+    index = Index.open(path)
+    index.checkpoint_chunks, index.checkpoint_seconds = 64, float("inf")
+    return index
