@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
 import shutil
 import uuid
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT_VERSION", "MANIFEST", "Batch", "Replay", "SegmentFolder", "read_manifest", "manifest_version"]
 
 FORMAT_VERSION = 2
+logger = logging.getLogger("rag.index")
 _SEGMENTS = "segments"
 _BM25 = "bm25"
 #: Where a commit puts parts an unverified manifest did not name (see _collect_garbage).
@@ -183,6 +185,7 @@ class SegmentFolder:
         if data.get("bm25"):
             keep.add(data["bm25"]["name"])
         named, trusted = base
+        moved = 0
         for kind in (_SEGMENTS, _BM25):
             for child in (self.path / kind).glob("*") if (self.path / kind).is_dir() else ():
                 if child.name in keep:
@@ -193,6 +196,13 @@ class SegmentFolder:
                     orphans = self.path / _ORPHANS
                     orphans.mkdir(exist_ok=True)
                     os.replace(child, orphans / f"{kind}-{child.name}")
+                    moved += 1
+        if moved:
+            # Said once, where a person sees it (the last-resort handler prints warnings).
+            logger.warning("%s: %d part folder(s) that the replaced manifest (unverified: %s) did not name were moved "
+                           "to %s instead of being deleted; check the index, then delete that folder",
+                           self.path, moved, "written before checksums" if named is not None else "unreadable",
+                           self.path / _ORPHANS)
         for leftover in self.path.glob(f".{MANIFEST}.*"):
             leftover.unlink(missing_ok=True)
 

@@ -147,12 +147,13 @@ def test_a_manifest_that_fails_its_checksum_deletes_nothing_when_indexing_again(
     assert _segment_folders(index_folder) == before
 
 
-def test_a_commit_on_an_old_manifest_that_lost_segments_keeps_them_aside(index_folder, corpus):
+def test_a_commit_on_an_old_manifest_that_lost_segments_keeps_them_aside(index_folder, corpus, caplog):
     lost = _segment_folders(index_folder)
     data = _manifest(index_folder)
     data["segments"] = []  # an old manifest (no checksum), damaged: nothing can tell
     _write(index_folder, data, checksum=False)
     Index.open(index_folder).update([str(corpus)])  # re-adds the files, as the manifest said the index was empty
+    assert f"moved to {index_folder / 'orphans'}" in caplog.text
     assert {p.name for p in (index_folder / "orphans").iterdir()} == {f"segments-{name}" for name in lost}
     (corpus / "more.md").write_text("Hamsters run.")
     Index.open(index_folder).update([str(corpus)])  # the next commit, on a verified manifest, keeps them too
