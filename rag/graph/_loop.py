@@ -21,7 +21,7 @@ from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
 from rag.graph.checkpoint.base import thread_of
-from rag.graph.constants import END, INTERRUPT, START
+from rag.graph.constants import END, INTERRUPT, RESULT, RESUME, START
 from rag.graph.errors import (
     CheckpointerRequiredError,
     EmptyInputError,
@@ -39,7 +39,6 @@ __all__ = ["Loop", "Task", "Emit", "IO", "RunTasks", "recursion_limit", "DEFAULT
 
 #: Supersteps one invocation may run (LangGraph 1.2: 10,007); config["recursion_limit"] overrides.
 DEFAULT_RECURSION_LIMIT = 25
-RESULT, RESUME = "__result__", "__resume__"
 
 
 @dataclass

@@ -5,3 +5,8 @@ END = "__end__"  #: the virtual last node: ``add_edge("last", END)``
 INTERRUPT = "__interrupt__"  #: the key under which paused runs report their interrupts
 
 __all__ = ["START", "END", "INTERRUPT"]
+
+# The write channels of a paused step in a checkpoint (a task's result, the value each
+# interrupt() resumes with): part of the saved format, read by the loop and the savers.
+RESULT = "__result__"
+RESUME = "__resume__"

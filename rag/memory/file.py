@@ -11,7 +11,9 @@ crash-safe:
 * The last line of each call carries ``"end": true``. A crash mid-write leaves either a
   torn last line (no newline) or lines after the last ``"end"``: both are an unfinished
   call, ignored when reading, and cut off (``truncate``) before the next append, so a
-  question is never stored without the answer that came with it.
+  question is never stored without the answer that came with it. The bytes cut are first
+  appended to ``<file>.unfinished`` (fsynced): a crash's leftovers, or whole lines whose
+  ``"end"`` a disk error changed, are set aside, never lost.
 * Writers take an exclusive ``flock`` on the file, so two processes appending to one
   session interleave whole calls.
 * A complete line in the middle that is not a message (a hand edit, a disk error) is
@@ -92,10 +94,12 @@ class FileChatMessageHistory(BaseChatMessageHistory):
             try:
                 record = json.loads(raw.decode(self.encoding))
                 message = message_from_dict(record)
-            except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
+            # RecursionError: a line nested deeper than the JSON reader goes is no message either.
+            except (ValueError, TypeError, RecursionError) as exc:
+                problem = f"{type(exc).__name__}: {exc}" if isinstance(exc, RecursionError) else str(exc)
                 raise CorruptHistoryError(
-                    f"{self.file_path}:{number}: not a chat message record ({exc}); the {len(messages)} message(s) "
-                    "before it are intact in error.messages; fix or delete that line",
+                    f"{self.file_path}:{number}: not a chat message record ({problem:.200}); the {len(messages)} "
+                    "message(s) before it are intact in error.messages; fix or delete that line",
                     location=f"{self.file_path}:{number}", messages=messages) from exc
             pending.append(message)
             if record.get("end", True) is not False and ("end" in record or "at" not in record):
@@ -136,9 +140,25 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         with self._locked(os.O_RDWR | os.O_APPEND) as fd:
             if not self._ends_whole(fd):
                 _, committed = self._read()  # the slow path, after a crash: read it all
+                self._set_aside(fd, committed)
                 os.ftruncate(fd, committed)  # an unfinished call's leftovers (see the module's notes)
             _write_all(fd, payload)
             os.fsync(fd)
+
+    def _set_aside(self, fd: int, committed: int) -> None:
+        """Append the bytes after ``committed`` (about to be cut) to ``<file>.unfinished``,
+        unless they are only the NUL bytes or blanks a crash leaves."""
+        size = os.fstat(fd).st_size
+        tail = os.pread(fd, size - committed, committed) if size > committed else b""
+        if not tail.strip(b"\0 \t\r\n"):
+            return
+        aside = os.open(self.file_path.with_name(self.file_path.name + ".unfinished"),
+                        os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            _write_all(aside, tail)
+            os.fsync(aside)
+        finally:
+            os.close(aside)
 
     def _ends_whole(self, fd: int) -> bool:
         """True when the file is empty or its last line is a whole, finished call's (the
@@ -154,7 +174,7 @@ class FileChatMessageHistory(BaseChatMessageHistory):
             return False  # a line longer than the tail read: let the full read judge it
         try:
             record = json.loads(last.decode(self.encoding))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (ValueError, RecursionError):  # the full read judges it, and names the line
             return False
         return isinstance(record, dict) and (record.get("end") is True or "at" not in record)
 

@@ -7,6 +7,11 @@ the table LangChain's ``SQLChatMessageHistory`` (langchain-community, on SQLAlch
 plus ``created_at`` and the index, so a database either one wrote is read by the other (a
 LangChain table gets the column and index added when opened here).
 
+A file that is not a database (or is damaged past SQLite's reading) is a
+:class:`~rag.errors.StorageError` naming it, whatever ``sqlite3`` raised; a row that is not
+a message is a :class:`~rag.memory.base.CorruptHistoryError` naming the row. Nothing is
+deleted on either.
+
 >>> import os, tempfile
 >>> history = SQLChatMessageHistory("alice", connection=os.path.join(tempfile.mkdtemp(), "chats.sqlite"))
 >>> history.add_user_message("hi"); history.add_ai_message("hello")
@@ -25,6 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from rag._sqlite_errors import database_file, sqlite_errors
 from rag.errors import StorageError, ValidationError
 from rag.graph.checkpoint.sqlite import switch_to_wal
 from rag.memory._sqlite_target import sqlite_target
@@ -95,8 +101,17 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         # make its later writes autocommit); sqlite3 never begins implicitly before BEGIN.
         if self._owned:
             self.conn.isolation_level = None
+        self.path = database_file(self.conn)  # named in errors
         self._lock = threading.Lock()
-        self._setup()
+        try:
+            with self._errors("opening it"):
+                self._setup()
+        except BaseException:
+            self.close()  # a file that cannot be used must not stay open (and perhaps locked)
+            raise
+
+    def _errors(self, doing: str) -> Any:
+        return sqlite_errors("the chat history database", self.path, doing=doing)
 
     def _setup(self) -> None:
         table, column = self.table_name, self.session_id_field_name
@@ -143,31 +158,33 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
             raise ValidationError(f"limit must be a non-negative int or None, got {limit!r}")
         table, column = self.table_name, self.session_id_field_name
         query = f'SELECT id, message FROM "{table}" WHERE "{column}" = ? ORDER BY id DESC'
-        with self._lock:
+        with self._errors(f"reading session {self.session_id!r}"), self._lock:
             rows = self.conn.execute(query + (" LIMIT ?" if limit is not None else ""),
                                      (self.session_id, limit) if limit is not None else (self.session_id,)).fetchall()
         messages: list[BaseMessage] = []
         for row_id, text in reversed(rows):
             try:
                 messages.append(message_from_dict(json.loads(text)))
-            except (json.JSONDecodeError, TypeError, ValueError) as exc:
+            # RecursionError: JSON nested deeper than the reader goes is no message either.
+            except (TypeError, ValueError, RecursionError) as exc:
+                problem = f"{type(exc).__name__}: {exc}" if isinstance(exc, RecursionError) else str(exc)
                 raise CorruptHistoryError(
-                    f"{table} row id={row_id} (session {self.session_id!r}) is not a chat message record ({exc}); "
-                    f"the {len(messages)} message(s) before it are in error.messages",
-                    location=f"{table} id={row_id}", messages=messages) from exc
+                    f"{self.path}: {table} row id={row_id} (session {self.session_id!r}) is not a chat message "
+                    f"record ({problem:.200}); the {len(messages)} message(s) before it are in error.messages",
+                    location=f"{self.path}: {table} id={row_id}", messages=messages) from exc
         return messages
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         messages = checked_messages(messages)
         at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         rows = [(self.session_id, json.dumps(message_to_dict(m), ensure_ascii=False), at) for m in messages]
-        with self._lock, self._transaction():
+        with self._errors(f"adding to session {self.session_id!r}"), self._lock, self._transaction():
             self.conn.executemany(f'INSERT INTO "{self.table_name}" ("{self.session_id_field_name}", message, '
                                   'created_at) VALUES (?, ?, ?)', rows)
 
     def clear(self) -> None:
         """Delete this session's messages (other sessions are untouched)."""
-        with self._lock, self._transaction():
+        with self._errors(f"clearing session {self.session_id!r}"), self._lock, self._transaction():
             self.conn.execute(f'DELETE FROM "{self.table_name}" WHERE "{self.session_id_field_name}" = ?',
                               (self.session_id,))
 

@@ -7,6 +7,13 @@ same file sees every committed checkpoint and can resume a paused thread. Checkp
 writes are JSON (never pickle). ``keep_last=N`` keeps only the newest N checkpoints of
 each thread; a step's pending writes are dropped once the next checkpoint is saved.
 
+A damaged or crafted file gives one error, never a stray ``KeyError`` or ``sqlite3`` error:
+a file that is not a database (or is damaged past SQLite's reading) is a
+:class:`~rag.errors.StorageError` naming it, and a row that does not read back as saved is a
+:class:`~rag.graph.checkpoint._checked.CorruptCheckpointError` (a StorageError) naming the
+file, thread and checkpoint. Reading never deletes anything, and a failed read stops a run
+before it writes.
+
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "graph.sqlite")
 >>> with SqliteSaver.from_conn_string(path) as saver:
@@ -22,8 +29,10 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
+from rag._sqlite_errors import database_file, sqlite_errors
 from rag.errors import StorageError, ValidationError
 from rag.graph.checkpoint import serde
+from rag.graph.checkpoint._checked import check_key, load_checkpoint, load_metadata, load_write
 from rag.graph.checkpoint.base import (
     BaseCheckpointSaver,
     Checkpoint,
@@ -93,6 +102,7 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def __init__(self, conn: Union[sqlite3.Connection, str, Path], *, keep_last: Optional[int] = None) -> None:
         super().__init__(keep_last=keep_last)
+        owned = isinstance(conn, (str, Path))
         if isinstance(conn, (str, Path)):
             conn = self._open(str(conn))
         if not isinstance(conn, sqlite3.Connection):
@@ -101,8 +111,18 @@ class SqliteSaver(BaseCheckpointSaver):
         # connection made with sqlite3.connect's default implicit transactions is switched off them.
         conn.isolation_level = None
         self.conn = conn
+        self.path = database_file(conn)  # named in errors
         self._lock = threading.Lock()
-        self._setup()
+        try:
+            with self._errors("opening it"):
+                self._setup()
+        except BaseException:
+            if owned:  # a file that cannot be used must not stay open (and perhaps locked)
+                conn.close()
+            raise
+
+    def _errors(self, doing: str) -> Any:
+        return sqlite_errors("the checkpoint database", self.path, doing=doing)
 
     @staticmethod
     def _open(path: str) -> sqlite3.Connection:
@@ -115,7 +135,7 @@ class SqliteSaver(BaseCheckpointSaver):
     @classmethod
     def from_conn_string(cls, conn_string: str, *, keep_last: Optional[int] = None) -> "SqliteSaver":
         """A saver on the SQLite file ``conn_string``; usable as ``with ... as saver:``."""
-        return cls(cls._open(conn_string), keep_last=keep_last)
+        return cls(conn_string, keep_last=keep_last)
 
     def __enter__(self) -> "SqliteSaver":
         return self
@@ -145,24 +165,30 @@ class SqliteSaver(BaseCheckpointSaver):
     def _switch_to_wal(self) -> None:
         switch_to_wal(self.conn)
 
-    def _writes_of(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, Any]]:
+    def _writes_of(self, thread_id: str, ns: str, checkpoint_id: str, location: str) -> list[tuple[str, str, Any]]:
         rows = self.conn.execute(
             "SELECT task_id, channel, value FROM writes WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?",
             (thread_id, ns, checkpoint_id),
         ).fetchall()
-        return [(task, channel, serde.loads(value)) for task, channel, value in rows]
+        return [load_write(task, channel, value, location=location) for task, channel, value in rows]
 
-    def _tuple(self, thread_id: str, ns: str, row: tuple) -> CheckpointTuple:
+    def _tuple(self, thread_id: Any, ns: Any, row: tuple) -> CheckpointTuple:
         checkpoint_id, parent_id, checkpoint, metadata = row
+        location = f"{self.path}: thread {thread_id!r:.80}, checkpoint {checkpoint_id!r:.80}"
+        for value, what in ((thread_id, "thread id"), (ns, "namespace"), (checkpoint_id, "id")):
+            check_key(value, location=location, what=what)
+        if parent_id is not None:
+            check_key(parent_id, location=location, what="parent id")
         return CheckpointTuple(checkpoint_config(thread_id, ns, checkpoint_id),  # type: ignore[arg-type]
-                               serde.loads(checkpoint), serde.loads(metadata),
+                               load_checkpoint(checkpoint, location=location, checkpoint_id=checkpoint_id),
+                               load_metadata(metadata, location=location),
                                checkpoint_config(thread_id, ns, parent_id),
-                               self._writes_of(thread_id, ns, checkpoint_id))
+                               self._writes_of(thread_id, ns, checkpoint_id, location))
 
     def get_tuple(self, config: Mapping[str, Any]) -> Optional[CheckpointTuple]:
         thread_id, ns, checkpoint_id = thread_of(config)
         select = "SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints"
-        with self._lock:
+        with self._errors(f"reading thread {thread_id!r}"), self._lock:
             if checkpoint_id is None:
                 row = self.conn.execute(f"{select} WHERE thread_id=? AND checkpoint_ns=? ORDER BY seq DESC LIMIT 1",
                                         (thread_id, ns)).fetchone()
@@ -185,7 +211,7 @@ class SqliteSaver(BaseCheckpointSaver):
         sql = ("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata "
                f"FROM checkpoints {'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY seq DESC")
         found = []
-        with self._lock:
+        with self._errors("listing checkpoints"), self._lock:
             for row in self.conn.execute(sql, args).fetchall():
                 item = self._tuple(row[0], row[1], row[2:])
                 if matches_filter(item.metadata, filter):
@@ -198,7 +224,7 @@ class SqliteSaver(BaseCheckpointSaver):
             new_versions: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         thread_id, ns, parent_id = thread_of(config)
         data, meta = serde.dumps(checkpoint), serde.dumps(metadata)  # fails before anything is written
-        with self._lock, self._transaction():
+        with self._errors(f"saving thread {thread_id!r}"), self._lock, self._transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,"
                 " checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?)",
@@ -230,13 +256,13 @@ class SqliteSaver(BaseCheckpointSaver):
                    task_path: str = "") -> None:
         thread_id, ns, checkpoint_id = thread_of(config)
         rows = [(thread_id, ns, checkpoint_id or "", task_id, channel, serde.dumps(value)) for channel, value in writes]
-        with self._lock, self._transaction():
+        with self._errors(f"saving thread {thread_id!r}"), self._lock, self._transaction():
             self.conn.executemany(
                 "INSERT OR REPLACE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, channel, value)"
                 " VALUES (?, ?, ?, ?, ?, ?)", rows)
 
     def delete_thread(self, thread_id: str) -> None:
-        with self._lock, self._transaction():
+        with self._errors(f"deleting thread {thread_id!r}"), self._lock, self._transaction():
             self.conn.execute("DELETE FROM checkpoints WHERE thread_id=?", (str(thread_id),))
             self.conn.execute("DELETE FROM writes WHERE thread_id=?", (str(thread_id),))
 
