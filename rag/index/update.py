@@ -152,6 +152,7 @@ class Updater:
         self._by_text: Optional[dict[str, str]] = None
         self._rechunk = config.chunking != state.config.chunking
         self._seconds_per_chunk: Optional[float] = None  # measured on each batch embedded
+        self._upcoming = 0  # chunks of the file being queued that are not queued yet (for progress)
 
     def run(self, roots: Sequence[Root]) -> UpdateSummary:
         seen: set[str] = set()
@@ -255,6 +256,7 @@ class Updater:
             end = min(start + _FIRST_BATCH, len(chunks))
             piece = [chunk for chunk in chunks[start:end] if chunk is not None]
             self._queue_chunks(ids[start:end], piece, [i for i in ids[start:end] if i in old_set])
+            self._upcoming = len(chunks) - end
             chunks[start:end] = [None] * (end - start)  # queued (texts kept by the batch): let the rest go
             if end < len(chunks) and self._checkpoint_due():
                 done = set(ids[:end])
@@ -351,9 +353,10 @@ class Updater:
         self._last_commit = time.monotonic()
 
     def _embed_progress(self, stage: str, done: int, total: int) -> None:
-        # The total is every chunk found so far: this batch's plus those embedded before
-        # (chunks of files not loaded yet are unknown until they are).
+        # The total is every chunk found so far: those embedded before, this batch's, and
+        # the rest of a large file being checkpointed (at most: some may be stored
+        # already). Chunks of files not loaded yet are unknown until they are.
         if self.progress is not None:
-            self.progress("embed", self._embedded + done, self._embedded + total)
+            self.progress("embed", self._embedded + done, self._embedded + total + self._upcoming)
         if done == total:
             self._embedded += total

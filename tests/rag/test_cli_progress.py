@@ -111,3 +111,15 @@ def test_an_update_reports_embedding_against_the_chunks_found_so_far(tmp_path, c
     embedding = [(done, total) for stage, done, total in calls if stage == "embed"]
     assert embedding and all(0 < done <= total for done, total in embedding)
     assert embedding[-1] == (summary.chunks, summary.chunks)
+
+
+def test_a_large_files_embedding_counts_against_all_of_its_chunks(tmp_path):
+    from rag.index import Index
+
+    (tmp_path / "large.md").write_text("\n\n".join(f"Paragraph {n} on herons wading." for n in range(300)))
+    index = Index.create(tmp_path / "ix", embeddings="hashing", chunk_size=60, chunk_overlap=0)
+    index.checkpoint_chunks, index.checkpoint_seconds = 64, float("inf")
+    calls = []
+    summary = index.update([str(tmp_path / "large.md")], progress=lambda *call: calls.append(call))
+    totals = {total for stage, done, total in calls if stage == "embed"}
+    assert totals == {summary.chunks}  # known from the first checkpoint on, not batch by batch
