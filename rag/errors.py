@@ -13,8 +13,10 @@ the builtin a LangChain user would already catch, so ``except ValueError`` keeps
     ├── UsageError(RuntimeError)           an object used out of order (fetch() outside ``async with``)
     ├── UnsupportedOperationError(NotImplementedError)  an index backend cannot do this (save_local of a database)
     ├── EmbeddingsNotAllowedError(PermissionError)  an index folder names a model server nobody allowed
-    ├── StorageError(OSError)              reading or writing an index folder failed
+    ├── StorageError(OSError)              an index folder or a SQLite/JSONL store failed to read or write
     │   ├── CorruptIndexError              folder truncated, tampered with or of another version
+    │   ├── CorruptHistoryError            a chat history record that is no message (rag.memory)
+    │   ├── CorruptCheckpointError         a graph checkpoint that does not read back (rag.graph.checkpoint)
     │   ├── IndexNotFoundError(FileNotFoundError)  no index at the path given
     │   └── StoreConnectionError(ConnectionError)  a database store unreachable or refusing the credentials
     ├── FetchError(OSError)                a URL could not be fetched (``url``, ``status``)
@@ -142,7 +144,8 @@ class EmbeddingsNotAllowedError(RagError, PermissionError):
 
 
 class StorageError(RagError, OSError):
-    """An index folder could not be read or written."""
+    """An index folder, a chat history or a checkpoint database could not be read or
+    written (a damaged SQLite file included); the message names the file."""
 
 
 class IndexNotFoundError(StorageError, FileNotFoundError):
