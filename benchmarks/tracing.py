@@ -107,14 +107,19 @@ def build_index(folder: Path) -> Index:
     return index
 
 
-def modes(folder: Path, endpoint: str) -> dict[str, tuple[Callable[[], dict[str, Any]], Callable[[], float]]]:
-    """Each mode: (config for a call, drain-and-return-seconds)."""
+def langchain_tracer(endpoint: str) -> Any:
+    """LangChain's tracer with a langsmith client posting to ``endpoint``: one for the whole
+    run (the client's background thread stops when it judges the client unreferenced)."""
     from langchain_core.tracers.langchain import LangChainTracer
     from langsmith import Client
 
+    return LangChainTracer(client=Client(api_url=endpoint, api_key="stand-in-key"), project_name="bench")
+
+
+def modes(folder: Path, langchain: Any) -> dict[str, tuple[Callable[[], dict[str, Any]], Callable[[], float]]]:
+    """Each mode: (config for a call, drain-and-return-seconds)."""
     db = folder / "traces.sqlite3"
-    client = Client(api_url=endpoint, api_key="stand-in-key")
-    langchain = LangChainTracer(client=client, project_name="bench")
+    client = langchain.client
     file_tracer = FileTracer(folder / "run.jsonl")
 
     def ours() -> dict[str, Any]:
@@ -137,9 +142,12 @@ def modes(folder: Path, endpoint: str) -> dict[str, tuple[Callable[[], dict[str,
         return time.perf_counter() - began
 
     def drain_langchain() -> float:
+        # LangChainTracer.wait_for_futures() is client.flush() with no time limit, which
+        # waits forever once the client's thread has stopped: bounded here, and reported.
         began = time.perf_counter()
-        langchain.wait_for_futures()
-        client.flush()
+        client.flush(timeout=120)
+        if client.tracing_queue is not None and client.tracing_queue.unfinished_tasks:
+            print(f"LangChainTracer: {client.tracing_queue.unfinished_tasks} items still queued after 120 s")
         return time.perf_counter() - began
 
     return {
@@ -150,9 +158,9 @@ def modes(folder: Path, endpoint: str) -> dict[str, tuple[Callable[[], dict[str,
     }
 
 
-def measure(name: str, call: Callable[[dict[str, Any], int], Any], folder: Path, endpoint: str, calls: int,
+def measure(name: str, call: Callable[[dict[str, Any], int], Any], folder: Path, langchain: Any, calls: int,
             rounds: int) -> None:
-    chosen = modes(folder, endpoint)
+    chosen = modes(folder, langchain)
     times: dict[str, list[float]] = {mode: [] for mode in chosen}
     drained: dict[str, list[float]] = {mode: [] for mode in chosen}
     for mode, (config, drain) in chosen.items():  # warm-up: first use opens the store, starts threads
@@ -239,18 +247,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--processes", type=int, default=0, help="also run N processes at once (e.g. 8)")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--parts", default="ask,graph", help="which overheads to measure (default ask,graph; "
+                        "'' for the processes only)")
     args = parser.parse_args()
+    parts = set(filter(None, args.parts.split(",")))
     folder = Path(tempfile.mkdtemp(prefix="rag-tracing-bench-"))
     index = build_index(folder)
-    endpoint = stand_in_endpoint()
+    langchain = langchain_tracer(stand_in_endpoint())
     chain = index.chain(k=2)
     graph = three_node_graph()
-    measure("rag ask (offline answerer, 3-document index)",
-            lambda config, i: chain.invoke({"input": QUESTIONS[i % 4]}, {**config, "run_name": "rag ask"}),
-            folder, endpoint, args.calls, args.rounds)
-    measure("three-node graph (plan -> act -> check)",
-            lambda config, i: graph.invoke({"n": i, "note": ""}, config), folder, endpoint, args.calls * 5,
-            args.rounds)
+    if "ask" in parts:
+        measure("rag ask (offline answerer, 3-document index)",
+                lambda config, i: chain.invoke({"input": QUESTIONS[i % 4]}, {**config, "run_name": "rag ask"}),
+                folder, langchain, args.calls, args.rounds)
+    if "graph" in parts:
+        measure("three-node graph (plan -> act -> check)",
+                lambda config, i: graph.invoke({"n": i, "note": ""}, config), folder, langchain, args.calls * 5,
+                args.rounds)
     print(f"\nstand-in LangSmith endpoint received {StandIn.requests} requests, {StandIn.received / 1e6:.1f} MB")
     if args.processes:
         many_processes(folder, args.processes, args.seconds)
