@@ -95,14 +95,16 @@ def test_with_a_model_it_rewrites_the_follow_up_and_streams_the_answer(index):
     assert "Sources:\n  [1] Indexes" in follow_up
 
 
-def test_a_corrupt_history_is_reported_with_its_line_and_kept(index):
+@pytest.mark.parametrize("damage", ["garbage", "[" * 100_000 + "]" * 100_000], ids=["not-json", "nested-100000-deep"])
+def test_a_corrupt_history_is_reported_with_its_line_and_kept(index, damage):
     assert rag("chat", "--index", str(index), stdin="How do I create an index?\n").returncode == 0
     path = index / "chats" / "default.jsonl"
     with open(path, "a") as handle:
-        handle.write("garbage\n")
+        handle.write(damage + "\n")
     before = path.read_bytes()
     result = rag("chat", "--index", str(index), stdin="and how do I remove it?\n")
     assert result.returncode == 1 and "default.jsonl:3: not a chat message record" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr) < 1000
     assert path.read_bytes() == before
 
 
