@@ -54,5 +54,19 @@ def run_serve(args: argparse.Namespace) -> int:
             print("rag serve: requests are answered for loopback host names only; name the ones other machines "
                   "use with --allowed-host NAME", file=sys.stderr, flush=True)
 
+    _log_to_stderr()
     serve_forever(app, host=args.host, port=args.port, on_ready=ready)
     return 0
+
+
+def _log_to_stderr() -> None:
+    """The server's own messages (a new version served, one that cannot be read) beside
+    uvicorn's, in its format: the operator sees that the index changed, or why it did not."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))
+    logger = logging.getLogger("rag.serve")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

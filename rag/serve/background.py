@@ -20,6 +20,13 @@ from rag.serve._asgi import ASGIApp
 __all__ = ["serve_in_thread", "serve_forever", "base_url"]
 
 
+#: How long an idle kept-alive connection stays open: 20 s, longer than clients keep theirs
+#: (httpx, which LangServe's and OpenAI's clients use: 5 s). With uvicorn's 5 s both sides
+#: gave up at the same moment, and a request sent on a connection the server was closing
+#: failed (ReadError) for about 1 in 500 requests under load (benchmarks/serve_freshness.py).
+KEEP_ALIVE_SECONDS = 20
+
+
 def base_url(host: str, port: int) -> str:
     """``http://host:port``, an IPv6 address in brackets (``http://[::1]:8000``)."""
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
@@ -31,7 +38,7 @@ def _config(app: ASGIApp, host: str, port: int, log_level: str, header_seconds: 
 
     # lifespan "auto": an app with startup/shutdown work (rag serve's index watcher) gets it.
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="auto",
-                          http=header_deadline_protocol(header_seconds))
+                          http=header_deadline_protocol(header_seconds), timeout_keep_alive=KEEP_ALIVE_SECONDS)
 
 
 @contextmanager

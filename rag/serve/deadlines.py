@@ -4,8 +4,8 @@ uvicorn bounds an idle keep-alive connection (5 s) but not a client that sends i
 headers one byte at a time: each byte cancels the idle timer, so a slow-drip client holds
 a connection (and its memory) for as long as it likes. An ASGI app cannot help: it is
 called only once the headers are in. :func:`header_deadline_protocol` is uvicorn's h11
-protocol with a timer: a connection whose next request's headers are not all in within
-``seconds`` of it opening (or of its last response) is closed. The body's deadline is the
+protocol with a timer: a connection whose request headers are not all in within
+``seconds`` of it opening (or of the first byte of its next request) is closed. The body's deadline is the
 app's (:class:`rag.serve.security.Guard`, 408).
 
 :func:`rag.serve.background.serve_in_thread` and ``serve_forever`` (``rag serve``) use it.
@@ -27,9 +27,12 @@ DEFAULT_HEADER_SECONDS = 10.0
 
 
 class HeaderDeadlineProtocol(H11Protocol):
-    """uvicorn's h11 protocol, closing a connection whose request headers are late."""
+    """uvicorn's h11 protocol, closing a connection whose request headers are late: a new
+    connection must send a request's headers within :attr:`header_seconds`, and so must
+    a kept-alive one from the first byte of its next request. Idle time between requests
+    is uvicorn's keep-alive timeout's business, not this."""
 
-    #: Seconds a connection has to send the headers of its next request.
+    #: Seconds a connection has to send the headers of a request.
     header_seconds = DEFAULT_HEADER_SECONDS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -39,11 +42,15 @@ class HeaderDeadlineProtocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._arm()
+        self._arm()  # a connection that never sends a byte is held by no other timer
 
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._arm()
+    def data_received(self, data: bytes) -> None:
+        between_requests = self.cycle is None or self.cycle.response_complete
+        if between_requests and self._header_timer is None:
+            self._arm()  # the first bytes of the next request: its headers' clock starts
+        super().data_received(data)
+        if self._header_timer is not None and self.cycle is not self._armed_for:
+            self._disarm()  # the headers are in (uvicorn started the request's cycle)
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
         self._disarm()

@@ -99,3 +99,24 @@ def test_a_deadline_must_be_positive(seconds, tmp_path):
         header_deadline_protocol(seconds)
     with pytest.raises(ValidationError, match="body_seconds"):
         index_app(build_index(tmp_path), body_seconds=seconds)
+
+
+def test_an_idle_kept_alive_connection_is_not_taken_for_slow_headers(address):
+    import time
+
+    _, where = address
+    with socket.create_connection(where, timeout=PATIENCE_SECONDS) as conn:
+        request = b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        conn.sendall(request)
+        first = read_response(conn)
+        time.sleep(1.0)  # idle, past the 0.5 s header deadline: the keep-alive timeout's business
+        conn.sendall(request)
+        second = read_response(conn)
+    assert first.startswith(b"HTTP/1.1 200") and second.startswith(b"HTTP/1.1 200")
+
+
+def test_idle_connections_outlive_the_clients_own_keep_alive():
+    # Both sides giving up at the same moment loses requests sent on a closing connection.
+    from rag.serve.background import KEEP_ALIVE_SECONDS
+
+    assert KEEP_ALIVE_SECONDS > httpx.Limits().keepalive_expiry
