@@ -216,7 +216,9 @@ def main() -> None:
     print("| swapped in p50 / max (ms) | seen p50 / max (ms) | asked p50 / max (ms) | load requests | load errors "
           "| search p50 / p99 (ms) |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")
-    print(f"| {statistics.median(swapped) * 1e3:.0f} / {max(swapped) * 1e3:.0f} | "
+    swaps_seen = [value for value in swapped if value == value]  # NaN: no swap (a database is read live)
+    swap_cell = f"{statistics.median(swaps_seen) * 1e3:.0f} / {max(swaps_seen) * 1e3:.0f}" if swaps_seen else "none"
+    print(f"| {swap_cell} | "
           f"{statistics.median(seen) * 1e3:.0f} / {max(seen) * 1e3:.0f} | "
           f"{statistics.median(asked) * 1e3:.0f} / {max(asked) * 1e3:.0f} | {load['requests']} | "
           f"{len(load['errors'])} | {load['p50'] * 1e3:.0f} / {load['p99'] * 1e3:.0f} |")
