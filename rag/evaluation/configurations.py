@@ -22,10 +22,11 @@ CONFIGURATIONS: dict[str, str] = {
     "minilm-faiss": "LocalEmbeddings (MiniLM int8), FAISS flat, cosine",
     "minilm-memory": "LocalEmbeddings (MiniLM int8), InMemoryVectorStore",
     "minilm-mmr": "LocalEmbeddings, FAISS, MMR (fetch_k=200, lambda_mult=0.5)",
-    "hybrid": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (rag.hybrid's default: 0.5/0.5, c=60, 20 per side)",
+    "hybrid": "MiniLM (FAISS) + BM25, union z-score fusion (rag.hybrid's default: every candidate scored by both "
+              "sides, 0.5/0.5, 20 per side)",
+    "hybrid-rrf": "MiniLM (FAISS) + BM25, reciprocal-rank fusion (0.5/0.5, c=60, 20 per side; the default until "
+                  "issue 43)",
     "hybrid-zscore": "MiniLM (FAISS) + BM25, z-score fusion (0.5/0.5, 50 per side)",
-    "hybrid-union": "MiniLM (FAISS) + BM25, union z-score fusion (every candidate scored by both sides; 0.5/0.5, 20 "
-                    "per side)",
 }
 
 
@@ -80,9 +81,9 @@ def build_systems(
             "hybrid-zscore", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
             HybridConfig(fetch_k=50, fusion="zscore"),
         ),
-        "hybrid-union": lambda: HybridSystem(
-            "hybrid-union", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
-            HybridConfig(fusion="union-zscore"),
+        "hybrid-rrf": lambda: HybridSystem(
+            "hybrid-rrf", DenseSystem("hybrid-dense", local(), _faiss, vectors), BM25System("hybrid-bm25"),
+            HybridConfig(fusion="rrf"),
         ),
     }
     return [factories[name]() for name in names]

@@ -109,7 +109,7 @@ class SearchRequest:
 
     def score_name(self, hybrid: Optional[HybridConfig] = None) -> str:
         """What the scores of this search measure on an index fusing by ``hybrid`` (default:
-        reciprocal rank): ``rrf`` or ``fused`` (a hybrid search's fusion, see
+        :class:`~rag.hybrid.HybridConfig`'s): ``rrf`` or ``fused`` (a hybrid search's fusion, see
         :attr:`~rag.hybrid.HybridConfig.score_name`), ``bm25`` (the lexical side's own
         score) or ``relevance`` (in [0, 1])."""
         return score_name(self.search_type, hybrid)
@@ -149,10 +149,11 @@ class SearchRequest:
 
 def score_name(search_type: Union[SearchType, str], hybrid: Optional[HybridConfig] = None) -> str:
     """What the score of a search type measures: ``rrf`` or ``fused`` (hybrid, by the
-    index's fusion ``hybrid``; default reciprocal rank), ``bm25`` or ``relevance``."""
+    index's fusion ``hybrid``; default :class:`~rag.hybrid.HybridConfig`'s), ``bm25`` or
+    ``relevance``."""
     member = INDEX_SEARCH_TYPES.check(search_type)
     if member is SearchType.HYBRID:
-        return hybrid.score_name if hybrid is not None else "rrf"
+        return (hybrid if hybrid is not None else HybridConfig()).score_name
     return "bm25" if member is SearchType.BM25 else "relevance"
 
 

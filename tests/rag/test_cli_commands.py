@@ -90,7 +90,7 @@ def test_similarity_scores_are_relevances_and_threshold_filters(corpus, tmp_path
 def test_search_prints_ranked_sources_as_text(corpus, tmp_path):
     summary(tmp_path / "ix", str(corpus))
     out = rag("search", "dogs postman", "--index", str(tmp_path / "ix")).stdout
-    assert out.startswith("1. [rrf ") and "dogs.txt" in out.splitlines()[0]
+    assert out.startswith("1. [fused ") and "dogs.txt" in out.splitlines()[0]
 
 
 def test_another_embedding_model_on_an_existing_index_is_refused_with_the_fix(corpus, tmp_path):

@@ -115,7 +115,8 @@ def test_asking_a_chat_model_sends_the_numbered_passages_and_returns_its_answer(
 def test_info_describes_the_index(index, tmp_path):
     info = index.info()
     assert (info.embeddings, info.sources, info.chunks, info.store, info.bm25) == ("hashing", 3, 3, "FAISS", True)
-    assert info.size_on_disk_bytes > 0 and info.hybrid == {"fetch_k": 20, "weights": [0.5, 0.5], "c": 60.0, "fusion": "rrf"}
+    assert info.size_on_disk_bytes > 0 and info.hybrid == {"fetch_k": 20, "weights": [0.5, 0.5], "c": 60.0,
+                                                                "fusion": "union-zscore"}
 
 
 def test_the_library_prints_nothing(corpus, tmp_path, capsys):
