@@ -145,9 +145,11 @@ def modes(folder: Path, langchain: Any) -> dict[str, tuple[Callable[[], dict[str
         # LangChainTracer.wait_for_futures() is client.flush() with no time limit, which
         # waits forever once the client's thread has stopped: bounded here, and reported.
         began = time.perf_counter()
-        client.flush(timeout=120)
+        client.flush(timeout=30)
         if client.tracing_queue is not None and client.tracing_queue.unfinished_tasks:
-            print(f"LangChainTracer: {client.tracing_queue.unfinished_tasks} items still queued after 120 s")
+            alive = [t.name for t in threading.enumerate() if "tracing" in t.name]
+            print(f"LangChainTracer: {client.tracing_queue.unfinished_tasks} items still queued after 30 s "
+                  f"(langsmith threads alive: {alive or 'none'})")
         return time.perf_counter() - began
 
     return {
@@ -181,19 +183,22 @@ def measure(name: str, call: Callable[[dict[str, Any], int], Any], folder: Path,
             times[mode].append((calls_done - began) / calls)
             drained[mode].append((time.perf_counter() - began) / calls)
     chosen["off"][0]()
-    base, base_all = statistics.median(times["off"]), statistics.median(drained["off"])
-    print(f"\n{name}: {calls} calls x {rounds} rounds per mode (median per call; ratio to off)")
-    print(f"{'mode':34} {'calls only':>11} {'ratio':>7} {'incl. drain':>12} {'ratio':>7}")
-    for mode in chosen:
-        median, with_drain = statistics.median(times[mode]), statistics.median(drained[mode])
-        print(f"{mode:34} {median * 1e6:8.1f} µs {median / base:6.2f}x {with_drain * 1e6:9.1f} µs "
-              f"{with_drain / base_all:6.2f}x")
-    ours = statistics.median(drained["trace store (RAG_TRACING=1)"])
-    theirs = statistics.median(drained["LangChainTracer -> 127.0.0.1"])
-    ratio = f"{(theirs - base_all) / (ours - base_all):.1f}x" if ours > base_all else "n/a (ours within noise of off)"
-    print(f"overhead over off, drain included: ours {(ours - base_all) * 1e6:.1f} µs, LangChainTracer "
-          f"{(theirs - base_all) * 1e6:.1f} µs per call; LangChainTracer / ours (whole cost per call): "
-          f"{theirs / ours:.2f}x; overhead ratio {ratio}")
+    # Median and best round: on a shared machine a round's time swings by half; the best
+    # round is the cost with the least interference, the median what a loaded machine sees.
+    for label, pick in (("median", statistics.median), ("best", min)):
+        base, base_all = pick(times["off"]), pick(drained["off"])
+        print(f"\n{name}: {calls} calls x {rounds} rounds per mode ({label} round, per call; ratio to off)")
+        print(f"{'mode':34} {'calls only':>11} {'ratio':>7} {'incl. drain':>12} {'ratio':>7}")
+        for mode in chosen:
+            value, with_drain = pick(times[mode]), pick(drained[mode])
+            print(f"{mode:34} {value * 1e6:8.1f} µs {value / base:6.2f}x {with_drain * 1e6:9.1f} µs "
+                  f"{with_drain / base_all:6.2f}x")
+        ours = pick(drained["trace store (RAG_TRACING=1)"])
+        theirs = pick(drained["LangChainTracer -> 127.0.0.1"])
+        ratio = f"{(theirs - base_all) / (ours - base_all):.1f}x" if ours > base_all else "n/a (ours within noise)"
+        print(f"overhead over off, drain included: ours {(ours - base_all) * 1e6:.1f} µs, LangChainTracer "
+              f"{(theirs - base_all) * 1e6:.1f} µs per call; LangChainTracer / ours (whole cost per call): "
+              f"{theirs / ours:.2f}x; overhead ratio {ratio}")
 
 
 WORKER = """
@@ -254,6 +259,9 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="rag-tracing-bench-"))
     index = build_index(folder)
     langchain = langchain_tracer(stand_in_endpoint())
+    # The langsmith client's thread stops when the client's reference count looks like only
+    # its own threads hold it: a few extra references keep it working for the whole run.
+    keep_client_referenced = [langchain.client] * 4
     chain = index.chain(k=2)
     graph = three_node_graph()
     if "ask" in parts:
@@ -269,6 +277,7 @@ def main() -> None:
     print(f"\nstand-in LangSmith endpoint received {StandIn.requests} requests, {StandIn.received / 1e6:.1f} MB")
     if args.processes:
         many_processes(folder, args.processes, args.seconds)
+    del keep_client_referenced
 
 
 if __name__ == "__main__":
