@@ -60,6 +60,7 @@ class IndexWatcher:
         self.failure: Optional[str] = None
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        self._stopped = False
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -92,6 +93,7 @@ class IndexWatcher:
             if self._thread is not None and self._thread.is_alive():
                 return
             self._stop.clear()
+            self._stopped = False
             self._thread = threading.Thread(target=self._run, name="rag-serve-watcher", daemon=True)
             self._thread.start()
 
@@ -99,13 +101,21 @@ class IndexWatcher:
         """Stop the thread (waiting up to ``timeout`` seconds for a read in progress)."""
         with self._lock:
             thread, self._thread = self._thread, None
+            self._stopped = True
         self._stop.set()
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
 
     @property
     def running(self) -> bool:
+        """Whether the thread is checking."""
         return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`stop` was called since the last :meth:`start` (a server shutting
+        down: a late request must not start it again)."""
+        return self._stopped
 
     def _run(self) -> None:
         pause = self.interval

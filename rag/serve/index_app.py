@@ -301,12 +301,13 @@ def _lifespan(watcher: Optional[IndexWatcher]) -> Callable[[Starlette], Abstract
 
 
 class _StartsWatcher:
-    """Starts the watcher with the first request, for a server run without lifespan events."""
+    """Starts the watcher with the first request, for a server run without lifespan events
+    (not again once the server's shutdown stopped it)."""
 
     def __init__(self, app: ASGIApp, *, watcher: IndexWatcher) -> None:
         self.app, self.watcher = app, watcher
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "lifespan" and not self.watcher.running:
+        if scope["type"] != "lifespan" and not self.watcher.running and not self.watcher.stopped:
             self.watcher.start()
         await self.app(scope, receive, send)

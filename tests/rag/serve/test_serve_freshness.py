@@ -211,3 +211,26 @@ def test_searches_are_answered_from_the_old_version_while_the_new_one_is_read(tm
         finally:
             release.set()
         eventually(lambda: "birds.md" in sources_found(url, "parrots"), "birds.md served once read")
+
+
+def test_the_watcher_starts_with_the_first_request_when_the_server_sends_no_lifespan_events(tmp_path):
+    import uvicorn
+
+    from rag.serve.background import _config
+
+    app = index_app(opened(tmp_path), refresh_seconds=0.1)
+    config = _config(app, "127.0.0.1", 0, "warning", 10.0)
+    config.lifespan = "off"
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        eventually(lambda: server.started, "the server started")
+        port = server.servers[0].sockets[0].getsockname()[1]
+        assert not app.state.watcher.running
+        httpx.get(f"http://127.0.0.1:{port}/v1/models")
+        assert app.state.watcher.running
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        app.state.watcher.stop()
