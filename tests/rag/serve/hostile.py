@@ -13,6 +13,7 @@ from typing import Any, Iterator
 import httpx
 import pytest
 from starlette.applications import Starlette
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from rag.runnables import RunnableLambda
@@ -23,10 +24,16 @@ from tests.rag.serve.index_server import build_index
 JSON = {"content-type": "application/json"}
 
 
+async def _plain(request: Any) -> JSONResponse:
+    return JSONResponse({"plain": True})
+
+
 def hostile_app(folder: Path, **options: Any) -> Starlette:
-    """rag serve's app over a small index, with a chain a user added at ``/mine``."""
+    """rag serve's app over a small index, with a chain a user added at ``/mine`` and a
+    plain Starlette route appended at ``/plain`` (as a page such as ``/traces`` is)."""
     app = index_app(build_index(folder), **options)
     add_routes(app, RunnableLambda(lambda text: str(text).upper()), "/mine")
+    app.router.routes.append(Route("/plain", _plain, methods=["GET"]))
     return app
 
 

@@ -32,6 +32,10 @@ UI = "https://ui.example"
 
 
 ROUTES = served_route_table()
+
+
+def test_the_table_holds_routes_added_after_the_app_was_built():
+    assert ("POST", "/mine/invoke") in ROUTES and ("GET", "/plain") in ROUTES
 BODY_ROUTES = [path for method, path in ROUTES if method == "POST"]
 
 
