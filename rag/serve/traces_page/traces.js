@@ -72,11 +72,11 @@
   }
 
   async function loadProjects() {
-    const body = await getJSON("/traces/api/projects");
+    const body = await getJSON("/traces/api/projects?names=1");
     const select = $("project"), chosen = select.value;
     while (select.options.length > 1) select.remove(1);
     body.projects.forEach((p) => {
-      const option = el("option", null, p.project + " (" + p.traces + ")");
+      const option = el("option", null, p.project);
       option.value = p.project;
       select.append(option);
     });

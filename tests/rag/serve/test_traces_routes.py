@@ -113,3 +113,8 @@ def test_rag_serve_has_the_traces_page_behind_the_same_guard(recorded, monkeypat
         assert httpx.get(base + "/traces/api/traces").status_code == 401
         keyed = httpx.get(base + "/traces/api/traces", headers={"authorization": "Bearer sesame"})
         assert len(keyed.json()["traces"]) == 3
+
+
+def test_the_project_names_alone_come_from_the_index_without_totals(url):
+    names = get(url, "/traces/api/projects", names="1").json()["projects"]
+    assert sorted(p["project"] for p in names) == ["broken", "docs-qa"] and "traces" not in names[0]
