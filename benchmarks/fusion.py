@@ -1,4 +1,6 @@
-"""Hybrid fusion on SciFact: reciprocal rank against z-score and min-max score fusion (issue 43).
+"""Hybrid fusion on SciFact: reciprocal rank against the score fusions, over each side's own
+candidates (zscore, minmax) and over their union with true scores (union-zscore, the
+default, and union-minmax) (issue 43).
 
     python benchmarks/fusion.py [--data PATH] [--cache NPZ] [--splits 5] [--rounds 5]
                                 [--latency-embeddings local|hashing] [--skip-latency]

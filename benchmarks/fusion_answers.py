@@ -1,6 +1,6 @@
 """Answer quality under each hybrid fusion (issue 43): the offline answerer's key-phrase,
 cited-source and citation-precision rates on the project's three QA sets, for reciprocal-rank
-fusion and the two score fusions at several lexical weights, with a held-out choice.
+fusion and the score fusions at several lexical weights, with a held-out choice.
 
 Each index is built once; between settings only its fusion changes
 (``Index.configure(hybrid=HybridConfig(...))``, nothing re-embedded), and every question
@@ -11,7 +11,7 @@ fusion is put back at the end.
 Held-out protocol: each set's questions are split by alternate lines (half A: questions
 1, 3, 5, ...; half B: 2, 4, 6, ...). The setting with the most key-phrase hits plus
 cited-source hits over the three sets' A halves is picked and reported on the B halves,
-and the other way round (ties: the earlier setting in the list, today's default first).
+and the other way round (ties: the earlier setting in the list, rrf, the former default, first).
 
 Run (the indexes are the ones the answer rounds of benchmarks/README.md used: default
 chunking 1,000 / 200, local MiniLM, FAISS, built once)::
@@ -51,7 +51,7 @@ GIT_MANUAL = Path("/usr/share/doc/git-doc")
 SETS = (("issue", DATA / "postgresql_qa.tsv", "pg"),
         ("heldout", DATA / "postgresql_qa_heldout.tsv", "pg"),
         ("git", DATA / "git_qa.tsv", "git"))
-DEFAULT_SETTINGS = "rrf,zscore:0.3,zscore:0.5,zscore:0.7,minmax:0.3,minmax:0.5,minmax:0.7"
+DEFAULT_SETTINGS = "rrf,zscore:0.5,union-zscore:0.5,union-minmax:0.5,union-zscore:0.3,union-zscore:0.7"
 
 
 @dataclass(frozen=True)

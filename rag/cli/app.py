@@ -133,10 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--embeddings", metavar="local|hashing|openai:MODEL",
                        help="embedding model (default: local when installed, else hashing; an existing index keeps its own)")
     index.add_argument("--store", choices=store_names(), help="vector store (default faiss)")
-    index.add_argument("--fusion", choices=FUSIONS, help="how hybrid search fuses dense and BM25 results: rrf "
-                       "(reciprocal rank), zscore or minmax (scores, each side normalised); saved with the index "
-                       "(default for a new index: see rag.hybrid.HybridConfig; an existing index keeps its own "
-                       "unless this is given)")
+    index.add_argument("--fusion", choices=FUSIONS, help="how hybrid search fuses dense and BM25 results: "
+                       "union-zscore or union-minmax (every candidate scored by both sides, each side normalised "
+                       "over them all), rrf (reciprocal rank), zscore or minmax (each side normalised over its own "
+                       "candidates); saved with the index (default for a new index: union-zscore, see "
+                       "rag.hybrid.HybridConfig; an existing index keeps its own unless this is given)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     index.add_argument("--strict", action="store_true", help="exit 1 if any source failed (default: only if all did)")
     fan_out = index.add_mutually_exclusive_group()
