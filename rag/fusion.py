@@ -207,7 +207,7 @@ def union_score_fusion(
     that returned no candidates (a lexical side that knows none of the query's words:
     every chunk scores 0 there); one whose scores are all equal over the union (one
     candidate, or zero variance: it cannot order them). When every side is left out, each
-    candidate scores the middle of the scale (0.5) and keeps first-seen order.
+    candidate scores the middle of the scale (0.5), in the tie order below.
 
     Fused scores are in [0, 1]: ``minmax`` means are there already; a ``zscore`` mean
     ``z`` becomes ``Phi(z)``, the standard normal distribution function (0.5 for a
@@ -215,10 +215,10 @@ def union_score_fusion(
     independent of its scale and offset (``a * score + b``, ``a > 0``). Returns each
     candidate once, best first. Equal fused scores (to 1e-9) go first to the candidate
     some list ranked higher (its best position in any list), then in first-seen order,
-    the first list first: when one side's candidates all score alike but one, and the
-    other side has the mirror image (a rare term only one chunk holds, that chunk far
-    below near-identical dense matches), z-scores cancel exactly, and the chunk a side put
-    first is not left behind the 20th of the other.
+    the first list first. Exact ties do happen: a rare term one chunk alone holds, that
+    chunk far below near-identical dense matches, is the mirror image of the dense side,
+    and the z-scores cancel; the chunk the lexical side put first then comes right after
+    the dense side's first, not behind its 20th.
 
     >>> a, b, c = Document("a", id="a"), Document("b", id="b"), Document("c", id="c")
     >>> dense, lexical = [(a, 0.9), (b, 0.5)], [(c, 4.0), (b, 3.0)]
@@ -281,8 +281,11 @@ def _true_scores(docs: Sequence[tuple[Document, float]], row: list[int], rescore
                  documents: list[Document]) -> np.ndarray:
     """One side's score of every candidate: its own for the ones it returned, the
     rescorer's for the others (one call)."""
+    own = np.asarray([float(score) for _, score in docs], dtype=np.float64)
+    if not np.isfinite(own).all():
+        raise ValidationError(f"scores to fuse must be finite numbers, got {own[~np.isfinite(own)][:3].tolist()}")
     side = np.full(len(documents), np.nan)
-    side[row] = [float(score) for _, score in docs]
+    side[row] = own
     missing = np.flatnonzero(np.isnan(side))
     if missing.size:
         found = [float(score) for score in rescore([documents[i] for i in missing.tolist()])]

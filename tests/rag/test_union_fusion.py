@@ -123,6 +123,8 @@ def test_bad_inputs_are_refused_naming_the_value():
     with pytest.raises(ValidationError, match="must be finite"):
         union_score_fusion([[(A, 1.0), (B, 0.0)], [(C, 1.0)]], [0.5, 0.5], [table({"c": math.nan}), table({"a": 0.0,
                                                                                                            "b": 0.0})])
+    with pytest.raises(ValidationError, match="must be finite"):
+        union_score_fusion([[(A, math.inf)], [(A, 1.0)]], [0.5, 0.5], [table({}), table({})])
 
 
 def test_a_union_fusion_without_rescorers_is_refused_naming_the_fix():
