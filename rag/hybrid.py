@@ -60,8 +60,8 @@ class HybridConfig:
     (20, 80)
     """
 
-    # union-zscore is the default (benchmarks/README.md, "Hybrid fusion"): on SciFact's
-    # held-out halves nDCG@10 0.735 against rrf's 0.713, no QA question lost, the rare-term
+    # union-zscore is the default (docs/benchmarks/hybrid-fusion.md): on SciFact's
+    # held-out halves nDCG@10 0.735 against rrf's 0.713, no QA set worse, the rare-term
     # case kept on every backend. It has no fitted constant: equal weights, 20 a side.
     fetch_k: int = 20
     weights: tuple[float, float] = (0.5, 0.5)
