@@ -235,8 +235,11 @@ class Run:
         child = {k: v for k, v in (config or {}).items() if k not in ("run_name", "run_id", RUN_TAGS_KEY)}
         if self.handlers:
             child[PARENT_RUN_ID_KEY] = self.run_id
-        # The top run read the environment once; its children take its answer.
-        child[ENVIRONMENT_TRACER_KEY] = self.environment_tracer
+        # The top run read the environment once; its children take its tracer. When tracing
+        # is off nothing is added, so a function that receives its config sees only what
+        # its caller passed (children then read the environment again: a few dict lookups).
+        if self.environment_tracer is not None:
+            child[ENVIRONMENT_TRACER_KEY] = self.environment_tracer
         return child
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rag.tracing.otlp import to_otlp
     from rag.tracing.settings import TracingSettings, default_trace_db, tracing_settings
     from rag.tracing.store import RunNotFoundError, TraceStore, TraceStoreError
-    from rag.tracing.traceable import traceable, tracing_context
+    from rag.tracing.decorator import traceable, tracing_context
     from rag.tracing.tracer import StoreTracer
 
 __all__ = ["traceable", "tracing_context", "StoreTracer", "TraceStore", "TraceStoreError", "RunNotFoundError",
@@ -34,7 +34,7 @@ __all__ = ["traceable", "tracing_context", "StoreTracer", "TraceStore", "TraceSt
 # The store imports sqlite3 and the decorator nothing heavy; loaded on first use all the same,
 # so `import rag.tracing` costs nothing a program that never traces would notice.
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "rag.tracing.traceable": ["traceable", "tracing_context"],
+    "rag.tracing.decorator": ["traceable", "tracing_context"],
     "rag.tracing.tracer": ["StoreTracer"],
     "rag.tracing.store": ["TraceStore", "TraceStoreError", "RunNotFoundError"],
     "rag.tracing.settings": ["TracingSettings", "tracing_settings", "default_trace_db"],

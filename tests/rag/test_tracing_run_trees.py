@@ -208,3 +208,13 @@ def test_a_run_id_given_in_the_config_is_the_trace_id():
     chosen = uuid.uuid4()
     RunnableLambda(lambda x: x).invoke(1, {"callbacks": [tracer], "run_id": chosen})
     assert tracer.roots[0].id == chosen and tracer.roots[0].trace_id == chosen
+
+
+def test_rag_tracing_traceable_is_the_decorator_whatever_was_imported_before():
+    import importlib
+
+    import rag.tracing
+
+    for module in ("rag.tracing.decorator", "rag.tracing.tracer", "rag.tracing.store"):
+        importlib.import_module(module)
+    assert callable(rag.tracing.traceable) and rag.tracing.traceable.__module__ == "rag.tracing.decorator"
