@@ -243,7 +243,10 @@ def create_agent(
     ``"tools"``. See the module docstring for ``max_model_calls`` (>= 1, default 25),
     ``on_model_call_limit`` and ``handle_tool_errors`` (default True).
 
-    ``middleware`` and ``response_format`` are not supported yet (non-empty values raise).
+    ``middleware``: :class:`~rag.agents.middleware.AgentMiddleware` objects whose hooks become
+    nodes (``"<name>.before_model"``...) and whose wrappers run around each model and tool
+    call (see :mod:`rag.agents.middleware`); the model must then be a ``BaseChatModel``.
+    ``response_format`` is not supported yet (a value raises).
 
     >>> from rag.messages import AIMessage
     >>> from rag.models import GenericFakeChatModel
@@ -258,13 +261,21 @@ def create_agent(
     >>> [(m.type, m.text) for m in result["messages"]]
     [('human', 'What is 2 + 3?'), ('ai', ''), ('tool', '5'), ('ai', '2 + 3 = 5.')]
     """
-    if middleware:
-        raise ValidationError("create_agent(middleware=...) is not supported; the model-call cap and tool-error "
-                              "handling are built in (max_model_calls=, handle_tool_errors=)")
     if response_format is not None:
         raise ValidationError("create_agent(response_format=...) is not supported yet; parse the final message instead")
     if system_prompt is not None and not isinstance(system_prompt, (str, SystemMessage)):
         raise InvalidTypeError(f"system_prompt must be a str or a SystemMessage, got {type(system_prompt).__name__}")
+    if middleware:
+        from rag.agents.middleware._agent import build_agent
+
+        if isinstance(max_model_calls, bool) or not isinstance(max_model_calls, int) or max_model_calls < 1:
+            raise ValidationError(f"max_model_calls must be an int >= 1, got {max_model_calls!r}")
+        if on_model_call_limit not in _ON_LIMIT:
+            raise ValidationError(f"on_model_call_limit must be one of {_ON_LIMIT}, got {on_model_call_limit!r}")
+        return build_agent(model, tools, system_prompt, middleware, checkpointer=checkpointer,
+                           max_model_calls=max_model_calls, on_model_call_limit=on_model_call_limit,
+                           handle_tool_errors=handle_tool_errors, interrupt_before=interrupt_before,
+                           interrupt_after=interrupt_after, name=name)
     return _build(model, tools, system_prompt, model_node="model", checkpointer=checkpointer,
                   max_model_calls=max_model_calls, on_model_call_limit=on_model_call_limit,
                   handle_tool_errors=handle_tool_errors, interrupt_before=interrupt_before,

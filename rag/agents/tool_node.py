@@ -232,6 +232,13 @@ class ToolNode(Runnable[Any, Any]):
         except Exception as exc:
             return self._on_error(call, exc)
 
+    # The seam for create_agent's wrap_tool_call middleware, which needs the state too.
+    def _run_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
+        return self._run_one(call, config)
+
+    async def _arun_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
+        return await self._arun_one(call, config)
+
     # -- the node ---------------------------------------------------------------------------
     def _calls(self, input: Any) -> list[dict[str, Any]]:
         message = _last_ai_message(input, self.messages_key)
@@ -244,11 +251,12 @@ class ToolNode(Runnable[Any, Any]):
         calls = self._calls(input)
         workers = max_workers(config, len(calls))
         if workers <= 1 or len(calls) == 1:
-            return self._output(input, [self._run_one(call, config) for call in calls])
+            return self._output(input, [self._run_call(call, config, input) for call in calls])
         # Each thread runs in its own copy of the caller's context (the graph's task scope,
         # callbacks), as a context can be entered by one thread at a time.
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, self._run_one, call, config) for call in calls]
+            futures = [pool.submit(contextvars.copy_context().run, self._run_call, call, config, input)
+                       for call in calls]
             return self._output(input, [future.result() for future in futures])
 
     async def _abody(self, input: Any, config: RunnableConfig) -> Any:
@@ -257,7 +265,7 @@ class ToolNode(Runnable[Any, Any]):
 
         async def one(call: dict[str, Any]) -> ToolMessage:
             async with gate:
-                return await self._arun_one(call, config)
+                return await self._arun_call(call, config, input)
 
         return self._output(input, list(await asyncio.gather(*(one(call) for call in calls))))
 

@@ -343,8 +343,10 @@ def test_a_model_name_string_is_refused_with_what_to_pass_instead():
         create_agent("openai:gpt-4o", [add])
 
 
-def test_middleware_is_refused_rather_than_ignored():
-    with pytest.raises(ValidationError, match="middleware"):
+def test_a_middleware_item_that_is_not_a_middleware_is_refused_rather_than_ignored():
+    from rag.errors import InvalidTypeError
+
+    with pytest.raises(InvalidTypeError, match="middleware items must be AgentMiddleware"):
         create_agent(GenericFakeChatModel(messages=iter([])), [add], middleware=[object()])
 
 

@@ -5,11 +5,11 @@ create_react_agent give the same message sequences (ids aside)."""
 import warnings
 
 import pytest
+from agent_middleware_peers import LcScripted, add, lc_add, normal
 from graph_peers import LANGGRAPH, OURS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain.agents import create_agent as lc_create_agent
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel as LcFake
 from langchain_core.messages import AIMessage as LcAIMessage
 from langchain_core.tools import tool as lc_tool
 from langgraph.checkpoint.memory import InMemorySaver as LgSaver
@@ -21,25 +21,6 @@ from rag.graph.checkpoint.memory import InMemorySaver
 from rag.messages import AIMessage
 from rag.models import GenericFakeChatModel
 from rag.tools import tool
-
-
-class LcScripted(LcFake):
-    """LangChain's fake with bind_tools (its own raises NotImplementedError)."""
-
-    def bind_tools(self, tools, **kwargs):
-        return self
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-@lc_tool("add")
-def lc_add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
 
 
 # Each script: the replies as (text, [(tool name, args, call id)]).
@@ -54,17 +35,6 @@ SCRIPTS = {
 
 def script(replies, cls):
     return iter([cls(text, tool_calls=[{"name": n, "args": a, "id": i} for n, a, i in calls]) for text, calls in replies])
-
-
-def normal(messages):
-    """What must match: type, text, tool calls, and for tool messages id, name and status."""
-    out = []
-    for m in messages:
-        row = {"type": m.type, "text": m.text, "tool_calls": [(c["name"], c["args"], c["id"]) for c in getattr(m, "tool_calls", [])]}
-        if m.type == "tool":
-            row.update(tool_call_id=m.tool_call_id, name=m.name, status=m.status)
-        out.append(row)
-    return out
 
 
 def run_ours(replies, react=False, **kwargs):

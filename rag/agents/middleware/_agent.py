@@ -1,0 +1,167 @@
+"""Assemble the agent graph with middleware (called by :func:`rag.agents.create_agent`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Optional, Sequence
+
+from rag.agents.middleware._build import (
+    AgentToolNode, achain_model_wrappers, add_hook_edge, after_model_route, after_tools_route, chain_model_wrappers,
+    check_middleware, hook_node, merged_state_schema, model_update, system_message_of,
+)
+from rag.agents.middleware.types import ModelRequest, ModelResponse, Runtime, can_jump_to, overrides
+from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
+from rag.errors import InvalidTypeError
+from rag.graph import END, START, StateGraph
+from rag.graph.pregel import CompiledStateGraph
+from rag.messages import SystemMessage
+from rag.models.base import BaseChatModel
+from rag.runnables import RunnableConfig, RunnableLambda
+
+__all__ = ["build_agent"]
+
+
+def _tools(tools: Any, middleware: Sequence[Any], handle_tool_errors: HandleToolErrors
+           ) -> tuple[Optional[ToolNode], list[Any]]:
+    if isinstance(tools, ToolNode):
+        tools = list(tools.tools_by_name.values())
+    if tools is not None and (isinstance(tools, (str, dict)) or not isinstance(tools, Sequence)):
+        raise InvalidTypeError(f"create_agent needs a list of tools, got {type(tools).__name__}: {tools!r:.60}")
+    every = [*(tools or ()), *(t for m in middleware for t in m.tools)]
+    provider = [t for t in every if isinstance(t, dict)]
+    runnable = as_tools([t for t in every if not isinstance(t, dict)], where="create_agent")
+    wrappers = [m for m in middleware if overrides(m, "wrap_tool_call")]
+    node = AgentToolNode(runnable, middleware=wrappers, handle_tool_errors=handle_tool_errors) if runnable else None
+    return node, [*runnable, *provider]
+
+
+def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence[Any], *, checkpointer: Any,
+                max_model_calls: int, on_model_call_limit: str, handle_tool_errors: HandleToolErrors,
+                interrupt_before: Any, interrupt_after: Any, name: Optional[str]) -> CompiledStateGraph:
+    """The agent graph (see :mod:`rag.agents.middleware._build` for its layout)."""
+    from rag.agents.factory import (
+        FINAL_ANSWER_INSTRUCTION, _as_ai_message, _calls_this_turn, _final_answer, _unique_id,
+    )
+    from rag.agents.errors import ModelCallLimitExceededError
+
+    if not isinstance(model, BaseChatModel):
+        raise InvalidTypeError(f"create_agent(middleware=...) needs a chat model (BaseChatModel), whose tools the "
+                               f"middleware may change per call; got {type(model).__name__}")
+    mws = check_middleware(middleware)
+    tool_node, offered = _tools(tools, mws, handle_tool_errors)
+    system_message = system_message_of(system_prompt)
+    final_instruction = SystemMessage(FINAL_ANSWER_INSTRUCTION.format(limit=max_model_calls))
+    model_wrappers = [m for m in mws if overrides(m, "wrap_model_call")]
+
+    def execute_parts(request: ModelRequest) -> tuple[Any, list[Any]]:
+        settings = request.model_settings
+        if request.tools:
+            bound: Any = request.model.bind_tools(request.tools, tool_choice=request.tool_choice, **settings)
+        else:
+            bound = request.model.bind(**settings) if settings else request.model
+        messages = list(request.messages)
+        return bound, ([request.system_message, *messages] if request.system_message is not None else messages)
+
+    def reply_of(raw: Any, request: ModelRequest) -> ModelResponse:
+        reply = _unique_id(_as_ai_message(raw), request.state.get("messages", ()))
+        if name and reply.name != name:
+            reply = replace(reply, name=name)
+        return ModelResponse([reply])
+
+    def start(state: dict[str, Any], config: RunnableConfig) -> tuple[ModelRequest, bool]:
+        used = _calls_this_turn(state["messages"])
+        if used >= max_model_calls:
+            raise ModelCallLimitExceededError(max_model_calls, used)
+        last_call = tool_node is not None and used == max_model_calls - 1 and on_model_call_limit == "final_answer"
+        request = ModelRequest(model=model, messages=list(state["messages"]), system_message=system_message,
+                               tools=list(offered), state=state, runtime=Runtime(config=config))
+        if last_call:
+            request = request.override(tools=[], messages=[*request.messages, final_instruction])
+        return request, last_call
+
+    def finish(state: dict[str, Any], response: ModelResponse, commands: list[Any], last_call: bool) -> dict[str, Any]:
+        if last_call:
+            response = replace(response, result=[_final_answer(m, max_model_calls) if m.type == "ai" else m
+                                                 for m in response.result])
+        return model_update(response, commands, False, state)
+
+    def call_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        request, last_call = start(state, config)
+
+        def execute(req: ModelRequest) -> ModelResponse:
+            bound, messages = execute_parts(req)
+            return reply_of(bound.invoke(messages, config), req)
+
+        response, commands = chain_model_wrappers(model_wrappers, execute)(request)
+        return finish(state, response, commands, last_call)
+
+    async def acall_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        request, last_call = start(state, config)
+
+        async def execute(req: ModelRequest) -> ModelResponse:
+            bound, messages = execute_parts(req)
+            return reply_of(await bound.ainvoke(messages, config), req)
+
+        response, commands = await achain_model_wrappers(model_wrappers, execute)(request)
+        return finish(state, response, commands, last_call)
+
+    graph = StateGraph(merged_state_schema(mws))
+    graph.add_node("model", RunnableLambda(call_model, acall_model, name="model"))
+    if tool_node is not None:
+        graph.add_node("tools", tool_node)
+    with_hook = {hook: [m for m in mws if overrides(m, hook)]
+                 for hook in ("before_agent", "before_model", "after_model", "after_agent")}
+    for m in mws:
+        for hook, owners in with_hook.items():
+            if m in owners:
+                graph.add_node(f"{m.name}.{hook}", hook_node(m, hook))
+    before_agent, before_model = with_hook["before_agent"], with_hook["before_model"]
+    after_model, after_agent = with_hook["after_model"], with_hook["after_agent"]
+    loop_entry = f"{before_model[0].name}.before_model" if before_model else "model"
+    entry = f"{before_agent[0].name}.before_agent" if before_agent else loop_entry
+    loop_exit = f"{after_model[0].name}.after_model" if after_model else "model"
+    exit_node = f"{after_agent[-1].name}.after_agent" if after_agent else END
+    graph.add_edge(START, entry)
+
+    if tool_node is not None:
+        direct = any(t.return_direct for t in tool_node.tools_by_name.values())
+        graph.add_conditional_edges("tools", after_tools_route(tool_node, loop_entry, exit_node),
+                                    [loop_entry, exit_node] if direct else [loop_entry])
+        targets = ["tools", exit_node]
+        if loop_exit != "model" or model_wrappers:
+            targets.append(loop_entry)
+        graph.add_conditional_edges(loop_exit, after_model_route(loop_entry, exit_node), targets)
+    elif loop_exit == "model":
+        graph.add_edge("model", exit_node)
+    else:
+        add_hook_edge(graph, loop_exit, exit_node, can_jump_to(after_model[0], "after_model"), loop_entry, exit_node)
+
+    def chain(owners: list[Any], hook: str, last_target: str) -> None:
+        for here, there in zip(owners, owners[1:]):
+            add_hook_edge(graph, f"{here.name}.{hook}", f"{there.name}.{hook}", can_jump_to(here, hook),
+                          loop_entry, exit_node)
+        if owners:
+            add_hook_edge(graph, f"{owners[-1].name}.{hook}", last_target, can_jump_to(owners[-1], hook),
+                          loop_entry, exit_node)
+
+    chain(before_agent, "before_agent", loop_entry)
+    chain(before_model, "before_model", "model")
+    if after_model:  # after hooks run in reverse list order
+        graph.add_edge("model", f"{after_model[-1].name}.after_model")
+        reverse = list(reversed(after_model))
+        for here, there in zip(reverse, reverse[1:]):
+            add_hook_edge(graph, f"{here.name}.after_model", f"{there.name}.after_model",
+                          can_jump_to(here, "after_model"), loop_entry, exit_node)
+    reverse_agent = list(reversed(after_agent))
+    for here, there in zip(reverse_agent, reverse_agent[1:]):
+        add_hook_edge(graph, f"{here.name}.after_agent", f"{there.name}.after_agent",
+                      can_jump_to(here, "after_agent"), loop_entry, exit_node)
+    if after_agent:
+        add_hook_edge(graph, f"{after_agent[0].name}.after_agent", END, can_jump_to(after_agent[0], "after_agent"),
+                      loop_entry, exit_node)
+
+    compiled = graph.compile(checkpointer=checkpointer, interrupt_before=interrupt_before,
+                             interrupt_after=interrupt_after, name=name)
+    # A round is its before_model hooks, the model, its after_model hooks and the tools.
+    per_round = len(before_model) + len(after_model) + 2
+    return compiled.with_config(recursion_limit=per_round * max_model_calls + len(before_agent) + len(after_agent) + 2)
