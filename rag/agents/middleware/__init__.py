@@ -20,9 +20,16 @@ Hooks run as nodes of the agent's graph, in LangChain's order: ``before_agent`` 
 from rag.agents.middleware.decorators import (
     after_agent, after_model, before_agent, before_model, dynamic_prompt, wrap_model_call, wrap_tool_call,
 )
+from rag.agents.middleware.human_in_the_loop import HumanInTheLoopMiddleware
+from rag.agents.middleware.limits import (
+    ModelCallLimitExceededError, ModelCallLimitMiddleware, ToolCallLimitExceededError, ToolCallLimitMiddleware,
+)
+from rag.agents.middleware.retry import (
+    ModelFallbackMiddleware, ModelRetryMiddleware, ToolErrorMiddleware, ToolRetryMiddleware,
+)
 from rag.agents.middleware.types import (
-    AgentMiddleware, AgentState, ExtendedModelResponse, JumpTo, ModelRequest, ModelResponse, Runtime,
-    ToolCallRequest, hook_config,
+    AgentMiddleware, AgentState, ExtendedModelResponse, JumpTo, ModelRequest, ModelResponse, OmitFromInput,
+    OmitFromOutput, OmitFromSchema, PrivateStateAttr, Runtime, ToolCallRequest, UntrackedValue, hook_config,
 )
 
 __all__ = [
@@ -42,4 +49,18 @@ __all__ = [
     "wrap_model_call",
     "wrap_tool_call",
     "dynamic_prompt",
+    "OmitFromSchema",
+    "OmitFromInput",
+    "OmitFromOutput",
+    "PrivateStateAttr",
+    "UntrackedValue",
+    "ModelCallLimitMiddleware",
+    "ModelCallLimitExceededError",
+    "ToolCallLimitMiddleware",
+    "ToolCallLimitExceededError",
+    "ModelRetryMiddleware",
+    "ToolRetryMiddleware",
+    "ModelFallbackMiddleware",
+    "ToolErrorMiddleware",
+    "HumanInTheLoopMiddleware",
 ]

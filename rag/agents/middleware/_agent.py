@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import typing
 from dataclasses import replace
 from typing import Any, Optional, Sequence
 
@@ -12,13 +14,58 @@ from rag.agents.middleware._build import (
 from rag.agents.middleware.types import ModelRequest, ModelResponse, Runtime, can_jump_to, overrides
 from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
 from rag.errors import InvalidTypeError
-from rag.graph import END, START, StateGraph
+from rag.graph import END, START, Command, StateGraph
 from rag.graph.pregel import CompiledStateGraph
 from rag.messages import SystemMessage
 from rag.models.base import BaseChatModel
 from rag.runnables import RunnableConfig, RunnableLambda
 
-__all__ = ["build_agent"]
+__all__ = ["build_agent", "AgentGraph"]
+
+
+class AgentGraph(CompiledStateGraph):
+    """The compiled agent: keys marked ``PrivateStateAttr``/``OmitFromOutput`` stay out of
+    what ``invoke`` returns, and keys marked ``UntrackedValue`` start each run at their
+    type's empty value (``0``, ``{}``; else None), as LangGraph's untracked channels,
+    which checkpoints do not keep. (Here they are kept, and overwritten at the next run.)"""
+
+    private: frozenset[str] = frozenset()
+    per_run: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, compiled: CompiledStateGraph, private: frozenset[str], per_run: dict[str, Any]) -> "AgentGraph":
+        agent = copy.copy(compiled)
+        agent.__class__ = cls  # same fields; only the methods below differ
+        agent.private, agent.per_run = private, per_run
+        return agent  # type: ignore[return-value]
+
+    def _loop(self, config: Any, modes: Any, interrupt_before: Any, interrupt_after: Any) -> Any:
+        loop, live = super()._loop(config, modes, interrupt_before, interrupt_after)
+        if self.per_run:
+            run = loop.run
+            loop.run = lambda value: run(self._fresh(value))  # type: ignore[method-assign]
+        return loop, live
+
+    def _fresh(self, value: Any) -> Any:
+        reset = {key: make() for key, make in self.per_run.items()}
+        if isinstance(value, dict):
+            return {**value, **reset}
+        if isinstance(value, Command) and value.update is None:
+            return replace(value, update=reset)
+        return value
+
+    def _output(self, loop: Any) -> dict[str, Any]:  # type: ignore[override]
+        output = CompiledStateGraph._output(loop)
+        return {key: value for key, value in output.items() if key not in self.private}
+
+
+def _empty_of(annotation: Any) -> Any:
+    kind = typing.get_origin(annotation) or annotation
+    try:
+        kind()
+        return kind
+    except Exception:  # no empty value: start at None
+        return lambda: None
 
 
 def _tools(tools: Any, middleware: Sequence[Any], handle_tool_errors: HandleToolErrors
@@ -105,7 +152,8 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
         response, commands = await achain_model_wrappers(model_wrappers, execute)(request)
         return finish(state, response, commands, last_call)
 
-    graph = StateGraph(merged_state_schema(mws))
+    state = merged_state_schema(mws)
+    graph = StateGraph(state.schema)
     graph.add_node("model", RunnableLambda(call_model, acall_model, name="model"))
     if tool_node is not None:
         graph.add_node("tools", tool_node)
@@ -164,4 +212,7 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
                              interrupt_after=interrupt_after, name=name)
     # A round is its before_model hooks, the model, its after_model hooks and the tools.
     per_round = len(before_model) + len(after_model) + 2
-    return compiled.with_config(recursion_limit=per_round * max_model_calls + len(before_agent) + len(after_agent) + 2)
+    compiled = compiled.with_config(
+        recursion_limit=per_round * max_model_calls + len(before_agent) + len(after_agent) + 2)
+    hints = typing.get_type_hints(state.schema)
+    return AgentGraph.of(compiled, state.private, {key: _empty_of(hints[key]) for key in state.per_run})

@@ -14,22 +14,25 @@ ephemeral channel), so after a jump the output may hold ``"jump_to": None``.
 from __future__ import annotations
 
 import typing
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Optional, Sequence, TypedDict
 
 from rag.agents.middleware.types import (
-    JUMP_TARGETS, AgentMiddleware, AgentState, ExtendedModelResponse, ModelRequest, ModelResponse,
-    ToolCallRequest, Runtime, can_jump_to, overrides, overrides_async, overrides_sync,
+    JUMP_TARGETS, AgentMiddleware, AgentState, ExtendedModelResponse, ModelRequest, ModelResponse, OmitFromSchema,
+    Runtime, ToolCallRequest, UntrackedValue, can_jump_to, overrides, overrides_async, overrides_sync,
 )
 from rag.agents.tool_node import ToolNode
+from rag.agents.tool_node import _as_call as _tool_input
 from rag.errors import InvalidTypeError, ValidationError
 from rag.graph import StateGraph
-from rag.graph.errors import InvalidUpdateError
+from rag.graph.errors import GraphInterrupt, InvalidUpdateError
 from rag.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from rag.runnables import RunnableConfig, RunnableLambda
 
 __all__ = ["check_middleware", "merged_state_schema", "build_graph"]
 
-Hook = Callable[[dict[str, Any], Runtime], Any]
+# typing.NotRequired / Required (3.11+) around a key's annotation.
+_REQUIRED_WRAPPERS = tuple(getattr(typing, name) for name in ("NotRequired", "Required") if hasattr(typing, name))
 
 
 def check_middleware(middleware: Sequence[Any]) -> list[AgentMiddleware]:
@@ -60,13 +63,43 @@ def check_middleware(middleware: Sequence[Any]) -> list[AgentMiddleware]:
     return list(middleware)
 
 
-def merged_state_schema(middleware: Sequence[AgentMiddleware], base: type = AgentState) -> type:
+def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
+    """``annotation`` without NotRequired/Required and without the middleware markers
+    (which the graph would otherwise take for a reducer), and the markers found."""
+    while typing.get_origin(annotation) in _REQUIRED_WRAPPERS:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return annotation, []
+    base, *extras = typing.get_args(annotation)
+    markers = [e for e in extras if isinstance(e, OmitFromSchema) or e is UntrackedValue]
+    rest = [e for e in extras if not (isinstance(e, OmitFromSchema) or e is UntrackedValue)]
+    base, inner = _unwrap(base)
+    return (typing.Annotated[(base, *rest)] if rest else base), [*markers, *inner]
+
+
+@dataclass(frozen=True)
+class MergedState:
+    """The agent's state schema, the keys left out of the output and the keys reset per run."""
+
+    schema: type
+    private: frozenset[str]
+    per_run: frozenset[str]
+
+
+def merged_state_schema(middleware: Sequence[AgentMiddleware], base: type = AgentState) -> MergedState:
     """One TypedDict with the keys of ``base`` and of every middleware's ``state_schema``
     (the base's annotation wins a conflict, as in LangChain)."""
     hints: dict[str, Any] = {}
+    private: set[str] = set()
+    per_run: set[str] = set()
     for schema in [*(m.state_schema for m in middleware), base]:
-        hints.update(typing.get_type_hints(schema, include_extras=True))
-    return TypedDict("AgentState", hints)  # type: ignore[operator]
+        for key, annotation in typing.get_type_hints(schema, include_extras=True).items():
+            hints[key], markers = _unwrap(annotation)
+            if any(isinstance(m, OmitFromSchema) and m.output for m in markers):
+                private.add(key)
+            if UntrackedValue in markers:
+                per_run.add(key)
+    return MergedState(TypedDict("AgentState", hints), frozenset(private), frozenset(per_run))  # type: ignore[operator]
 
 
 # -- wrappers --------------------------------------------------------------------------------
@@ -128,41 +161,60 @@ def achain_model_wrappers(middleware: Sequence[AgentMiddleware],
 class AgentToolNode(ToolNode):
     """The agent's tool node: runs the calls of the last AIMessage that no ToolMessage
     answers yet (a hook may have answered some, e.g. a rejected call), each through the
-    middleware's ``wrap_tool_call`` chain (the first middleware outermost)."""
+    middleware's ``wrap_tool_call`` chain (the first middleware outermost).
+
+    Inside the chain a raising tool raises (so ``ToolRetryMiddleware`` and the like see
+    the exception, as in LangChain); ``handle_tool_errors`` applies outside the chain,
+    turning what still escapes into an error ToolMessage (default) or letting it raise.
+    Unknown tools and arguments that do not fit are answered inside, as LangGraph does."""
 
     def __init__(self, tools: Sequence[Any], *, middleware: Sequence[AgentMiddleware], **kwargs: Any) -> None:
         super().__init__(tools, **kwargs)
         self.wrappers = list(middleware)
 
     def _calls(self, input: Any) -> list[dict[str, Any]]:
-        messages = input[self.messages_key]
-        answered = set()
-        for message in reversed(messages):
-            if isinstance(message, AIMessage):
-                calls = [*message.tool_calls, *(c for c in message.invalid_tool_calls if c.get("id"))]
-                return [c for c in calls if c["id"] not in answered]
-            if isinstance(message, ToolMessage):
-                answered.add(message.tool_call_id)
-        return []
+        last_ai, answered = _last_ai_and_answers(input[self.messages_key])
+        if last_ai is None:
+            return []
+        calls = [*last_ai.tool_calls, *(c for c in last_ai.invalid_tool_calls if c.get("id"))]
+        return [c for c in calls if c["id"] not in answered]
 
     def _request(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> ToolCallRequest:
         return ToolCallRequest(call, self.tools_by_name.get(call["name"]), input, Runtime(config=config))
 
+    def _run_raw(self, call: dict[str, Any], config: RunnableConfig) -> Any:
+        early = self._precheck(call)
+        return early if early is not None else self.tools_by_name[call["name"]].invoke(_tool_input(call), config)
+
+    async def _arun_raw(self, call: dict[str, Any], config: RunnableConfig) -> Any:
+        early = self._precheck(call)
+        return early if early is not None else await self.tools_by_name[call["name"]].ainvoke(_tool_input(call), config)
+
     def _run_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
         def layer(index: int) -> Callable[[ToolCallRequest], Any]:
             if index == len(self.wrappers):
-                return lambda req: self._run_one(req.tool_call, config)
+                return lambda req: self._run_raw(req.tool_call, config)
             m = self.wrappers[index]
             return lambda req: m.wrap_tool_call(req, layer(index + 1))
-        return layer(0)(self._request(call, config, input))
+        try:
+            return layer(0)(self._request(call, config, input))
+        except GraphInterrupt:
+            raise  # a pause (human in the loop), not a failure
+        except Exception as exc:
+            return self._on_error(call, exc)
 
     async def _arun_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
         def layer(index: int) -> Callable[[ToolCallRequest], Awaitable[Any]]:
             if index == len(self.wrappers):
-                return lambda req: self._arun_one(req.tool_call, config)
+                return lambda req: self._arun_raw(req.tool_call, config)
             m = self.wrappers[index]
             return lambda req: m.awrap_tool_call(req, layer(index + 1))
-        return await layer(0)(self._request(call, config, input))
+        try:
+            return await layer(0)(self._request(call, config, input))
+        except GraphInterrupt:
+            raise
+        except Exception as exc:
+            return self._on_error(call, exc)
 
     def _output(self, input: Any, results: list[Any]) -> Any:
         """ToolMessages, and the updates of Commands a wrapper returned (messages appended

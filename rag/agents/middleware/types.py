@@ -29,12 +29,8 @@ from typing import Annotated, Any, Awaitable, Callable, Literal, Optional, Seque
 from rag.graph import add_messages
 from rag.messages import AIMessage, BaseMessage, SystemMessage
 
-try:  # 3.11+
-    from typing import NotRequired
-except ImportError:  # pragma: no cover
-    from typing_extensions import NotRequired
-
 __all__ = [
+    "OmitFromSchema", "OmitFromInput", "OmitFromOutput", "PrivateStateAttr", "UntrackedValue",
     "AgentMiddleware", "AgentState", "ModelRequest", "ModelResponse", "ExtendedModelResponse", "ToolCallRequest",
     "Runtime", "JumpTo", "hook_config", "NODE_HOOKS", "WRAP_HOOKS",
 ]
@@ -50,14 +46,38 @@ WRAP_HOOKS: tuple[str, ...] = ("wrap_model_call", "wrap_tool_call")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class AgentState(TypedDict):
+@dataclass(frozen=True)
+class OmitFromSchema:
+    """A state key's marker (``Annotated[int, PrivateStateAttr]``): ``output=True`` keeps
+    the key out of what ``invoke`` returns; ``input`` is recorded for LangChain parity."""
+
+    input: bool = True
+    output: bool = True
+
+
+OmitFromInput = OmitFromSchema(input=True, output=False)
+OmitFromOutput = OmitFromSchema(input=False, output=True)
+#: A middleware's own bookkeeping key: neither input nor output.
+PrivateStateAttr = OmitFromSchema(input=True, output=True)
+
+
+class UntrackedValue:
+    """A state key's marker (``Annotated[int, UntrackedValue]``): the value lasts one run
+    (each ``invoke``/``stream`` starts without it), as LangGraph's untracked channel, which
+    is not saved in checkpoints."""
+
+
+class _Messages(TypedDict):
+    messages: Annotated[list, add_messages]
+
+
+class AgentState(_Messages, total=False):
     """The agent's state: ``messages`` (reduced by :func:`~rag.graph.add_messages`),
-    ``jump_to`` (a hook's routing request, cleared by the next node) and
+    ``jump_to`` (a hook's routing request, cleared by the next node; private) and
     ``structured_response`` (set with ``response_format``)."""
 
-    messages: Annotated[list, add_messages]
-    jump_to: NotRequired[Optional[str]]
-    structured_response: NotRequired[Any]
+    jump_to: Annotated[Optional[str], PrivateStateAttr]
+    structured_response: Any
 
 
 @dataclass(frozen=True)
