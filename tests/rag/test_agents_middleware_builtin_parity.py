@@ -201,3 +201,102 @@ def test_a_decision_the_config_does_not_allow_is_refused():
     agent.invoke(QUESTION, config)
     with pytest.raises(ValidationError, match="Decision type 'reject' is not allowed for tool 'add'"):
         agent.invoke(Command(resume={"decisions": [{"type": "reject"}]}), config)
+
+
+# -- summarization, personal data, context editing -----------------------------------------
+def summarizer_model(lib, text="Earlier: sums were done."):
+    return lib.Fake(messages=iter([lib.AIMessage(text)] * 10))
+
+
+@pytest.mark.parametrize("trigger,keep", [(("messages", 4), ("messages", 2)), (("messages", 6), ("messages", 3)),
+                                          ({"messages": 5}, ("messages", 1))])
+def test_summarization_replaces_old_messages_as_langchain(trigger, keep):
+    def build(lib):
+        return [lib.mw.SummarizationMiddleware(summarizer_model(lib), trigger=trigger, keep=keep)]
+    ours, theirs = both(rounds(3), build)
+    assert normal(ours["messages"]) == normal(theirs["messages"])
+    assert ours["messages"][0].text.startswith("Here is a summary of the conversation to date:")
+
+
+def test_summarization_never_keeps_a_tool_answer_without_its_call():
+    ours, theirs = both(rounds(3, calls=2), lambda lib: [
+        lib.mw.SummarizationMiddleware(summarizer_model(lib), trigger=("messages", 4), keep=("messages", 2))])
+    assert normal(ours["messages"]) == normal(theirs["messages"])
+    for position, message in enumerate(ours["messages"]):
+        if message.type == "tool":
+            assert any(m.type == "ai" and message.tool_call_id in {c["id"] for c in m.tool_calls}
+                       for m in ours["messages"][:position])
+
+
+def test_summarization_takes_langchains_deprecated_arguments():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ours, theirs = both(rounds(3), lambda lib: [lib.mw.SummarizationMiddleware(
+            summarizer_model(lib), max_tokens_before_summary=20, messages_to_keep=2)])
+    assert normal(ours["messages"]) == normal(theirs["messages"])
+
+
+def test_a_failing_summary_model_keeps_the_history(caplog):
+    from rag.agents.middleware import SummarizationMiddleware
+
+    class Broken(OURS.Fake):
+        def _generate(self, *args, **kwargs):
+            raise ConnectionError("summary server down")
+
+    agent = OURS.create_agent(scripted(OURS, rounds(2)), [OURS.add], middleware=[
+        SummarizationMiddleware(Broken(messages=iter([])), trigger=("messages", 2), keep=("messages", 1))])
+    out = agent.invoke(QUESTION)
+    assert [m.type for m in out["messages"]] == ["human", "ai", "tool", "ai", "tool", "ai"]
+    assert "summary model failed" in caplog.text
+
+
+PERSONAL = "Mail ann@example.org from 192.168.1.20, card 4111 1111 1111 1111, see https://example.org/x"
+
+
+@pytest.mark.parametrize("pii_type", ["email", "ip", "credit_card", "url"])
+@pytest.mark.parametrize("strategy", ["redact", "mask", "hash"])
+def test_personal_data_in_the_input_is_treated_as_langchain(pii_type, strategy):
+    question = {"messages": [("human", PERSONAL)]}
+    ours, theirs = both([("ok", [])], lambda lib: [lib.mw.PIIMiddleware(pii_type, strategy=strategy)], question)
+    assert normal(ours["messages"]) == normal(theirs["messages"])
+    assert ours["messages"][0].text != PERSONAL
+
+
+def test_personal_data_in_outputs_and_tool_results_and_custom_patterns_is_treated_as_langchain():
+    replies = [("", [("add", {"a": 4111, "b": 0}, "c1")]), ("Write to bob@example.com, ticket TK-12345", [])]
+
+    def build(lib):
+        return [lib.mw.PIIMiddleware("email", apply_to_output=True, apply_to_input=False),
+                lib.mw.PIIMiddleware("ticket", detector=r"TK-\d+", strategy="mask", apply_to_output=True),
+                lib.mw.PIIMiddleware("ip", apply_to_tool_results=True)]
+    ours, theirs = both(replies, build)
+    assert normal(ours["messages"]) == normal(theirs["messages"])
+    assert ours["messages"][-1].text == "Write to [REDACTED_EMAIL], ticket ****2345"
+
+
+def test_blocked_personal_data_raises():
+    for lib in SIDES:
+        agent = lib.create_agent(scripted(lib, [("ok", [])]), [lib.add],
+                                 middleware=[lib.mw.PIIMiddleware("email", strategy="block")])
+        with pytest.raises(Exception, match=r"Detected 1 instance\(s\) of email in text content"):
+            agent.invoke({"messages": [("human", "I am ann@example.org")]})
+
+
+@pytest.mark.parametrize("keep,inputs", [(1, False), (0, True), (2, False)])
+def test_context_editing_clears_old_tool_results_from_what_the_model_sees(keep, inputs):
+    seen = {}
+    for lib in SIDES:
+        log = []
+
+        def spy(self, request, handler, log=log):
+            log.append([(m.type, m.text, [c["args"] for c in getattr(m, "tool_calls", [])]) for m in request.messages])
+            return handler(request)
+        middleware = [lib.mw.ContextEditingMiddleware(edits=[lib.mw.ClearToolUsesEdit(
+                          trigger=10, keep=keep, clear_tool_inputs=inputs)]),
+                      type("Spy", (lib.mw.AgentMiddleware,), {"wrap_model_call": spy})()]
+        out = lib.create_agent(scripted(lib, rounds(3)), [lib.add], middleware=middleware).invoke(QUESTION)
+        seen[lib.name] = (log, normal(out["messages"]))
+    assert seen["rag"] == seen["langchain"]
+    assert any(text == "[cleared]" for _, text, _ in seen["rag"][0][-1])

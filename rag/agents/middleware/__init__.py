@@ -20,13 +20,16 @@ Hooks run as nodes of the agent's graph, in LangChain's order: ``before_agent`` 
 from rag.agents.middleware.decorators import (
     after_agent, after_model, before_agent, before_model, dynamic_prompt, wrap_model_call, wrap_tool_call,
 )
+from rag.agents.middleware.context_editing import ClearToolUsesEdit, ContextEditingMiddleware
 from rag.agents.middleware.human_in_the_loop import HumanInTheLoopMiddleware
 from rag.agents.middleware.limits import (
     ModelCallLimitExceededError, ModelCallLimitMiddleware, ToolCallLimitExceededError, ToolCallLimitMiddleware,
 )
+from rag.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
 from rag.agents.middleware.retry import (
     ModelFallbackMiddleware, ModelRetryMiddleware, ToolErrorMiddleware, ToolRetryMiddleware,
 )
+from rag.agents.middleware.summarization import SummarizationMiddleware
 from rag.agents.middleware.types import (
     AgentMiddleware, AgentState, ExtendedModelResponse, JumpTo, ModelRequest, ModelResponse, OmitFromInput,
     OmitFromOutput, OmitFromSchema, PrivateStateAttr, Runtime, ToolCallRequest, UntrackedValue, hook_config,
@@ -63,4 +66,10 @@ __all__ = [
     "ModelFallbackMiddleware",
     "ToolErrorMiddleware",
     "HumanInTheLoopMiddleware",
+    "SummarizationMiddleware",
+    "PIIMiddleware",
+    "PIIMatch",
+    "PIIDetectionError",
+    "ContextEditingMiddleware",
+    "ClearToolUsesEdit",
 ]
