@@ -37,8 +37,12 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/rag index README.md rag/samples --index $(DEMO_INDEX)
 	$(BIN)/rag ask "$(DEMO_QUESTION)" --index $(DEMO_INDEX)
 
+# Two workers, each file on one worker (a file's server fixtures start once per worker):
+# about half the serial time on two cores. TEST_WORKERS=0 runs in this process.
+TEST_WORKERS ?= 2
+
 test: $(VENV)/.test-installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The documentation site (mkdocs.yml, docs/) into site/; --strict turns a broken link or a
 # missing API reference into a failure. docs-serve rebuilds on every change (127.0.0.1:8002; rag trace serve takes 8001).
