@@ -211,6 +211,15 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         extra = {"tool_choice": choice} if choice is not None else {}
         return self.bind(tools=converted, **extra, **kwargs)
 
+    def with_structured_output(self, schema: Any, *, method: str = "function_calling", include_raw: bool = False,
+                               **kwargs: Any) -> Runnable:
+        """This model answering with data of ``schema`` (a pydantic model class, a dataclass,
+        a TypedDict or a JSON schema dict): ``method`` ``"function_calling"`` (default),
+        ``"json_schema"`` or ``"json_mode"``; see :mod:`rag.models.structured`."""
+        from rag.models.structured import with_structured_output
+
+        return with_structured_output(self, schema, method=method, include_raw=include_raw, **kwargs)  # type: ignore[arg-type]
+
     def _graph_io_names(self) -> tuple[str, str]:
         return "ChatModelInput", f"{self.get_name()}Output"
 
