@@ -246,7 +246,11 @@ def create_agent(
     ``middleware``: :class:`~rag.agents.middleware.AgentMiddleware` objects whose hooks become
     nodes (``"<name>.before_model"``...) and whose wrappers run around each model and tool
     call (see :mod:`rag.agents.middleware`); the model must then be a ``BaseChatModel``.
-    ``response_format`` is not supported yet (a value raises).
+    ``response_format``: a schema (pydantic model, dataclass, TypedDict, JSON schema dict),
+    :class:`~rag.agents.structured_output.ToolStrategy` or ``ProviderStrategy``; the answer
+    is in ``state["structured_response"]`` (see :mod:`rag.agents.structured_output`). With a
+    checkpointer, use a TypedDict or JSON schema: checkpoints are JSON, so a pydantic or
+    dataclass answer cannot be saved (a clear ``SerializationError`` says so).
 
     >>> from rag.messages import AIMessage
     >>> from rag.models import GenericFakeChatModel
@@ -261,11 +265,9 @@ def create_agent(
     >>> [(m.type, m.text) for m in result["messages"]]
     [('human', 'What is 2 + 3?'), ('ai', ''), ('tool', '5'), ('ai', '2 + 3 = 5.')]
     """
-    if response_format is not None:
-        raise ValidationError("create_agent(response_format=...) is not supported yet; parse the final message instead")
     if system_prompt is not None and not isinstance(system_prompt, (str, SystemMessage)):
         raise InvalidTypeError(f"system_prompt must be a str or a SystemMessage, got {type(system_prompt).__name__}")
-    if middleware:
+    if middleware or response_format is not None:
         from rag.agents.middleware._agent import build_agent
 
         if isinstance(max_model_calls, bool) or not isinstance(max_model_calls, int) or max_model_calls < 1:
@@ -275,7 +277,7 @@ def create_agent(
         return build_agent(model, tools, system_prompt, middleware, checkpointer=checkpointer,
                            max_model_calls=max_model_calls, on_model_call_limit=on_model_call_limit,
                            handle_tool_errors=handle_tool_errors, interrupt_before=interrupt_before,
-                           interrupt_after=interrupt_after, name=name)
+                           interrupt_after=interrupt_after, name=name, response_format=response_format)
     return _build(model, tools, system_prompt, model_node="model", checkpointer=checkpointer,
                   max_model_calls=max_model_calls, on_model_call_limit=on_model_call_limit,
                   handle_tool_errors=handle_tool_errors, interrupt_before=interrupt_before,

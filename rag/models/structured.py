@@ -53,6 +53,11 @@ class OutputSchema:
     source: Any = None
 
 
+def _typed_dict_like(schema: type) -> bool:
+    """A TypedDict from typing_extensions (which typing.is_typeddict does not know on 3.11)."""
+    return issubclass(schema, dict) and hasattr(schema, "__required_keys__") and hasattr(schema, "__annotations__")
+
+
 def _typed_dict_schema(schema: type) -> dict[str, Any]:
     from rag.tools._schema import _property
 
@@ -88,7 +93,7 @@ def output_schema(schema: Any) -> OutputSchema:
         js = {k: v for k, v in function_schema(schema, schema.__name__).items() if k != "title"}
         return OutputSchema(schema.__name__, "" if doc.startswith(f"{schema.__name__}(") else doc, js,
                             lambda data: schema(**_check_object(data, js, schema.__name__)), schema)
-    if isinstance(schema, type) and typing.is_typeddict(schema):
+    if isinstance(schema, type) and (typing.is_typeddict(schema) or _typed_dict_like(schema)):
         js = _typed_dict_schema(schema)
         return OutputSchema(schema.__name__, doc, js, lambda data: _check_object(data, js, schema.__name__), schema)
     if isinstance(schema, dict):

@@ -9,8 +9,10 @@ from typing import Any, Optional, Sequence
 
 from rag.agents.middleware._build import (
     AgentToolNode, achain_model_wrappers, add_hook_edge, after_model_route, after_tools_route, chain_model_wrappers,
-    check_middleware, hook_node, merged_state_schema, model_update, system_message_of,
+    check_middleware, hook_node, merged_state_schema, model_update, structured_route, system_message_of,
 )
+from rag.agents.structured_output import ProviderStrategy, ToolStrategy
+from rag.agents.structured_output import resolve as resolve_response_format
 from rag.agents.middleware.types import ModelRequest, ModelResponse, Runtime, can_jump_to, overrides
 from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
 from rag.errors import InvalidTypeError
@@ -84,7 +86,8 @@ def _tools(tools: Any, middleware: Sequence[Any], handle_tool_errors: HandleTool
 
 def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence[Any], *, checkpointer: Any,
                 max_model_calls: int, on_model_call_limit: str, handle_tool_errors: HandleToolErrors,
-                interrupt_before: Any, interrupt_after: Any, name: Optional[str]) -> CompiledStateGraph:
+                interrupt_before: Any, interrupt_after: Any, name: Optional[str],
+                response_format: Any = None) -> CompiledStateGraph:
     """The agent graph (see :mod:`rag.agents.middleware._build` for its layout)."""
     from rag.agents.factory import (
         FINAL_ANSWER_INSTRUCTION, _as_ai_message, _calls_this_turn, _final_answer, _unique_id,
@@ -95,15 +98,22 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
         raise InvalidTypeError(f"create_agent(middleware=...) needs a chat model (BaseChatModel), whose tools the "
                                f"middleware may change per call; got {type(model).__name__}")
     mws = check_middleware(middleware)
+    strategy = resolve_response_format(response_format, model)
+    structured_tools = list(strategy.specs) if isinstance(strategy, ToolStrategy) else []
     tool_node, offered = _tools(tools, mws, handle_tool_errors)
     system_message = system_message_of(system_prompt)
     final_instruction = SystemMessage(FINAL_ANSWER_INSTRUCTION.format(limit=max_model_calls))
     model_wrappers = [m for m in mws if overrides(m, "wrap_model_call")]
 
     def execute_parts(request: ModelRequest) -> tuple[Any, list[Any]]:
-        settings = request.model_settings
-        if request.tools:
-            bound: Any = request.model.bind_tools(request.tools, tool_choice=request.tool_choice, **settings)
+        settings, tools, choice = dict(request.model_settings), list(request.tools), request.tool_choice
+        if isinstance(request.response_format, ToolStrategy):
+            # The answer must come through a tool: some tool call is required each round.
+            tools, choice = [*tools, *request.response_format.tools()], "any"
+        elif isinstance(request.response_format, ProviderStrategy):
+            settings.update(request.response_format.model_kwargs())
+        if tools:
+            bound: Any = request.model.bind_tools(tools, tool_choice=choice, **settings)
         else:
             bound = request.model.bind(**settings) if settings else request.model
         messages = list(request.messages)
@@ -113,7 +123,10 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
         reply = _unique_id(_as_ai_message(raw), request.state.get("messages", ()))
         if name and reply.name != name:
             reply = replace(reply, name=name)
-        return ModelResponse([reply])
+        if request.response_format is None:
+            return ModelResponse([reply])
+        extra, answer = request.response_format.read(reply)
+        return ModelResponse([reply, *extra], answer)
 
     def start(state: dict[str, Any], config: RunnableConfig) -> tuple[ModelRequest, bool]:
         used = _calls_this_turn(state["messages"])
@@ -121,16 +134,17 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
             raise ModelCallLimitExceededError(max_model_calls, used)
         last_call = tool_node is not None and used == max_model_calls - 1 and on_model_call_limit == "final_answer"
         request = ModelRequest(model=model, messages=list(state["messages"]), system_message=system_message,
-                               tools=list(offered), state=state, runtime=Runtime(config=config))
+                               tools=list(offered), response_format=strategy, state=state,
+                               runtime=Runtime(config=config))
         if last_call:
             request = request.override(tools=[], messages=[*request.messages, final_instruction])
         return request, last_call
 
     def finish(state: dict[str, Any], response: ModelResponse, commands: list[Any], last_call: bool) -> dict[str, Any]:
-        if last_call:
+        if last_call and response.structured_response is None:
             response = replace(response, result=[_final_answer(m, max_model_calls) if m.type == "ai" else m
                                                  for m in response.result])
-        return model_update(response, commands, False, state)
+        return model_update(response, commands, strategy is not None, state)
 
     def call_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request, last_call = start(state, config)
@@ -173,12 +187,14 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
 
     if tool_node is not None:
         direct = any(t.return_direct for t in tool_node.tools_by_name.values())
-        graph.add_conditional_edges("tools", after_tools_route(tool_node, loop_entry, exit_node),
-                                    [loop_entry, exit_node] if direct else [loop_entry])
+        graph.add_conditional_edges("tools", after_tools_route(tool_node, loop_entry, exit_node, structured_tools),
+                                    [loop_entry, exit_node] if direct or structured_tools else [loop_entry])
         targets = ["tools", exit_node]
-        if loop_exit != "model" or model_wrappers:
+        if loop_exit != "model" or model_wrappers or strategy is not None:
             targets.append(loop_entry)
-        graph.add_conditional_edges(loop_exit, after_model_route(loop_entry, exit_node), targets)
+        graph.add_conditional_edges(loop_exit, after_model_route(loop_entry, exit_node, structured_tools), targets)
+    elif structured_tools:
+        graph.add_conditional_edges(loop_exit, structured_route(loop_entry, exit_node), [loop_entry, exit_node])
     elif loop_exit == "model":
         graph.add_edge("model", exit_node)
     else:

@@ -318,6 +318,17 @@ def after_model_route(loop_entry: str, exit_node: str, structured_tools: Sequenc
     return route
 
 
+def structured_route(loop_entry: str, exit_node: str) -> Callable[[dict[str, Any]], str]:
+    """After the model when only structured-output tools exist: done once there is an
+    answer, else ask again (the model was told what did not fit)."""
+    def route(state: dict[str, Any]) -> str:
+        jump = _resolve(state.get("jump_to"), loop_entry, exit_node)
+        if jump is not None:
+            return jump
+        return exit_node if state.get("structured_response") is not None else loop_entry
+    return route
+
+
 def after_tools_route(tool_node: ToolNode, loop_entry: str, exit_node: str, structured_tools: Sequence[str] = ()
                       ) -> Callable[[dict[str, Any]], str]:
     def route(state: dict[str, Any]) -> str:
