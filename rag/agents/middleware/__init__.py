@@ -30,6 +30,8 @@ from rag.agents.middleware.retry import (
     ModelFallbackMiddleware, ModelRetryMiddleware, ToolErrorMiddleware, ToolRetryMiddleware,
 )
 from rag.agents.middleware.summarization import SummarizationMiddleware
+from rag.agents.middleware.todo import TodoListMiddleware
+from rag.agents.middleware.tool_selection import LLMToolSelectorMiddleware
 from rag.agents.middleware.types import (
     AgentMiddleware, AgentState, ExtendedModelResponse, JumpTo, ModelRequest, ModelResponse, OmitFromInput,
     OmitFromOutput, OmitFromSchema, PrivateStateAttr, Runtime, ToolCallRequest, UntrackedValue, hook_config,
@@ -72,4 +74,6 @@ __all__ = [
     "PIIDetectionError",
     "ContextEditingMiddleware",
     "ClearToolUsesEdit",
+    "LLMToolSelectorMiddleware",
+    "TodoListMiddleware",
 ]
