@@ -21,7 +21,7 @@ from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
 from rag.graph.checkpoint.base import thread_of
-from rag.graph.constants import END, INTERRUPT, RESULT, RESUME, START
+from rag.graph.constants import END, INTERRUPT, RESULT, RESUME, START, UPDATE
 from rag.graph.errors import (
     CheckpointerRequiredError,
     EmptyInputError,
@@ -122,6 +122,7 @@ class Loop:
         self.step = -1
         self.interrupts: tuple[Any, ...] = ()
         self.restored: dict[str, Task] = {}
+        self.resume_updates: list[tuple[str, Any]] = []  # (task id, update) kept with the paused checkpoint
         node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
         if messages is not None:
             callbacks = node_config.get("callbacks") or []
@@ -182,6 +183,9 @@ class Loop:
 
     def _restore(self, pending: list[tuple[str, str, Any]]) -> None:
         for task_id, channel, value in pending:
+            if channel == UPDATE:
+                self.resume_updates.append((task_id, value))
+                continue
             name = task_id.rsplit(":", 1)[-1]
             task = self.restored.setdefault(task_id, Task(task_id, name, (f"branch:to:{name}",)))
             if channel == RESULT:
@@ -260,6 +264,10 @@ class Loop:
             )
         self._load(saved)
         self._restore(saved.pending_writes)
+        # Updates sent with earlier resumes of this same pause: applied again to the
+        # checkpoint's values, once each and in the order sent (the ids sort by count).
+        for _, update in sorted(self.resume_updates, key=lambda pair: pair[0]):
+            apply_updates(self.values, [(START, update)], self.builder.channels)
         yield Emit("values", self.state())
         if input is None:
             return
@@ -267,6 +275,10 @@ class Loop:
             yield from self._apply_resume(input.resume)
         if input.update:
             apply_updates(self.values, [(START, input.update)], self.builder.channels)
+            if input.has_resume:  # the node may pause again: keep the update with the checkpoint
+                task_id = f"{self.checkpoint_id}:{UPDATE}:{len(self.resume_updates):06d}"
+                self.resume_updates.append((task_id, input.update))
+                yield IO(partial(self.saver.put_writes, self.saved_config, [(UPDATE, input.update)], task_id))  # type: ignore[union-attr]
         for target in input.goto_list():
             name = target.node if isinstance(target, Send) else target
             if name != END and name not in self.builder.nodes:

@@ -10,3 +10,6 @@ __all__ = ["START", "END", "INTERRUPT"]
 # interrupt() resumes with): part of the saved format, read by the loop and the savers.
 RESULT = "__result__"
 RESUME = "__resume__"
+# A Command(update=...) sent with a resume: kept with the paused checkpoint (as LangGraph's
+# null-task writes) so a node that pauses again does not lose it, and applied once.
+UPDATE = "__update__"

@@ -73,6 +73,9 @@ def add_messages(left: Any, right: Any) -> list[BaseMessage]:
                 )
             removed.add(message.id)  # type: ignore[arg-type]
         elif at is not None:
+            # A message re-added after its RemoveMessage in the same update stays (as LangGraph's),
+            # in the place the removed one held.
+            removed.discard(message.id)  # type: ignore[arg-type]
             merged[at] = message
         else:
             position[message.id] = len(merged)  # type: ignore[index]

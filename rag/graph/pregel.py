@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence, Union
 from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, RESULT, Loop
-from rag.graph.constants import END, START
+from rag.graph.constants import END, START, UPDATE
 from rag.graph.errors import CheckpointerRequiredError
 from rag.graph.state import apply_updates, initial_values, ordered
 from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot
@@ -202,7 +202,11 @@ class CompiledStateGraph(Runnable[Any, dict]):
                                     interrupts=tuple(writes.get(INTERRUPT, ()) if result is None else ()),
                                     result=result.get("update") if result else None))
         interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
-        return StateSnapshot(ordered(checkpoint["channel_values"], self.builder.channels), tuple(names), saved.config,
+        values = dict(checkpoint["channel_values"])
+        # Command(resume=..., update=...) updates kept with a paused checkpoint are part of its state.
+        resume_updates = sorted((task_id, writes[UPDATE]) for task_id, writes in by_task.items() if UPDATE in writes)
+        apply_updates(values, [(START, update) for _, update in resume_updates], self.builder.channels)
+        return StateSnapshot(ordered(values, self.builder.channels), tuple(names), saved.config,
                              saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:

@@ -7,6 +7,7 @@ A key annotated ``Annotated[T, reducer]`` combines each update with the current 
 
 from __future__ import annotations
 
+import collections.abc
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
@@ -37,9 +38,20 @@ def _reducer_of(annotation: Any) -> Optional[Callable[[Any, Any], Any]]:
     return None
 
 
+# Abstract collection types a reducer key may be declared with, and the concrete empty
+# value it starts from (as LangGraph's BinaryOperatorAggregate): without one, the first
+# write would bypass the reducer and store the raw value.
+_CONCRETE = {
+    collections.abc.Sequence: list, collections.abc.MutableSequence: list,
+    collections.abc.Set: set, collections.abc.MutableSet: set,
+    collections.abc.Mapping: dict, collections.abc.MutableMapping: dict,
+}
+
+
 def _default_of(annotation: Any) -> Optional[Callable[[], Any]]:
     base = typing.get_args(annotation)[0]
     kind = typing.get_origin(base) or base
+    kind = _CONCRETE.get(kind, kind)
     if not isinstance(kind, type):
         return None
     try:

@@ -214,10 +214,10 @@ class SqliteSaver(BaseCheckpointSaver):
         with self._errors("listing checkpoints"), self._lock:
             for row in self.conn.execute(sql, args).fetchall():
                 item = self._tuple(row[0], row[1], row[2:])
+                if limit is not None and len(found) >= limit:  # limit=0 lists none (as LangGraph's)
+                    break
                 if matches_filter(item.metadata, filter):
                     found.append(item)
-                    if limit is not None and len(found) >= limit:
-                        break
         return iter(found)
 
     def put(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
