@@ -121,6 +121,7 @@ class Loop:
         self.joins: dict[str, list[str]] = {}
         self.step = -1
         self.interrupts: tuple[Any, ...] = ()
+        self.shown: Optional[dict[str, Any]] = None  # the state a paused step returns (paused_state)
         self.restored: dict[str, Task] = {}
         self.resume_updates: list[tuple[str, Any]] = []  # (task id, update) kept with the paused checkpoint
         node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
@@ -135,6 +136,15 @@ class Loop:
     def state(self) -> dict[str, Any]:
         """The current state, a copy in the schema's key order."""
         return ordered(self.values, self.builder.channels)
+
+    def paused_state(self, tasks: list[Task]) -> dict[str, Any]:
+        """The state a paused step shows (as LangGraph's): the updates of its nodes that
+        did finish applied, in task order, to a copy; the loop's own values stay as the
+        checkpoint holds them, so a resume applies those updates once."""
+        view = dict(self.values)
+        finished = [t for t in tasks if t.done and not t.push] + [t for t in tasks if t.done and t.push]
+        apply_updates(view, [(t.name, t.update) for t in finished if t.update], self.builder.channels)
+        return ordered(view, self.builder.channels)
 
     # -- checkpoints ----------------------------------------------------------------------
     def put_args(self, source: str, writers: list[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict]:
@@ -325,8 +335,9 @@ class Loop:
         if failed:
             raise failed[0].error  # type: ignore[misc]
         self.interrupts = tuple(i for t in tasks if not t.done for i in t.interrupts)
+        self.shown = self.paused_state(tasks)
         yield Emit("updates", {INTERRUPT: self.interrupts})
-        yield Emit("values", {**self.state(), INTERRUPT: self.interrupts})
+        yield Emit("values", {**self.shown, INTERRUPT: self.interrupts})
 
     def _finish_step(self, tasks: list[Task]) -> Effects:
         channels = self.builder.channels

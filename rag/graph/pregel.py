@@ -135,7 +135,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     @staticmethod
     def _output(loop: Loop) -> dict[str, Any]:
-        output = loop.state()
+        output = loop.shown if loop.shown is not None else loop.state()
         if loop.interrupts:
             output[INTERRUPT] = list(loop.interrupts)
         return output
@@ -193,8 +193,9 @@ class CompiledStateGraph(Runnable[Any, dict]):
         for task_id, channel, value in saved.pending_writes:
             by_task.setdefault(task_id, {})[channel] = value
         tasks = []
-        names = [entry.node if isinstance(entry, Send) else entry for entry in checkpoint.get("next", [])]
-        for index, name in enumerate(names):
+        entries = checkpoint.get("next", [])
+        for index, entry in enumerate(entries):
+            name = entry.node if isinstance(entry, Send) else entry
             task_id = f"{checkpoint['id']}:{index}:{name}"
             writes = by_task.get(task_id, {})
             result = writes.get(RESULT)
@@ -203,10 +204,19 @@ class CompiledStateGraph(Runnable[Any, dict]):
                                     result=result.get("update") if result else None))
         interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
         values = dict(checkpoint["channel_values"])
-        # Command(resume=..., update=...) updates kept with a paused checkpoint are part of its state.
+        # As LangGraph's: Command(resume=..., update=...) updates kept with a paused
+        # checkpoint, then the updates of the step's nodes that finished, are part of its
+        # state; ``next`` lists only the nodes still to run.
         resume_updates = sorted((task_id, writes[UPDATE]) for task_id, writes in by_task.items() if UPDATE in writes)
-        apply_updates(values, [(START, update) for _, update in resume_updates], self.builder.channels)
-        return StateSnapshot(ordered(values, self.builder.channels), tuple(names), saved.config,
+        done = [RESULT in by_task.get(task.id, {}) for task in tasks]
+        pulls = [not isinstance(entry, Send) for entry in entries]
+        updates = [(START, update) for _, update in resume_updates]
+        for want_pull in (True, False):  # nodes run by edges first, then Sends (the loop's order)
+            updates += [(task.name, task.result) for task, finished, pull in zip(tasks, done, pulls)
+                        if finished and pull is want_pull and task.result]
+        apply_updates(values, updates, self.builder.channels)
+        names = tuple(task.name for task, finished in zip(tasks, done) if not finished)
+        return StateSnapshot(ordered(values, self.builder.channels), names, saved.config,
                              saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
@@ -270,8 +280,13 @@ class CompiledStateGraph(Runnable[Any, dict]):
         if values is not None and not isinstance(values, dict):
             raise ValidationError(f"update_state needs a dict of state updates, got {type(values).__name__}")
         apply_updates(loop.values, [(as_node, values)] if values else [], self.builder.channels)
+        # Nodes that were due stay due (as LangGraph's, whose update consumes only as_node's
+        # triggers): a join target paused before keeps its turn.
+        due = [entry for entry in loop.next if isinstance(entry, str) and entry not in (as_node, START)]
         loop.step += 1
-        loop.next = loop._successors([(as_node, [], None)])
+        following = loop._successors([(as_node, [], None)])
+        sends = [entry for entry in following if isinstance(entry, Send)]
+        loop.next = [*sends, *sorted({*(e for e in following if not isinstance(e, Send)), *due})]
         return loop.put_args("update", [as_node])
 
     # -- drawing ----------------------------------------------------------------------------

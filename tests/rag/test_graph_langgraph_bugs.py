@@ -96,3 +96,54 @@ def test_sqlite_saver_list_with_limit_zero_lists_no_checkpoint():
         graph.compile(checkpointer=saver).invoke({"items": []}, config)
         assert list(saver.list(config, limit=0)) == []
         assert len(list(saver.list(config, limit=1))) == 1
+
+
+def _three_parallel_two_pause() -> object:
+    def a(state: Items) -> dict:
+        return {"items": ["a:" + interrupt("qa")]}
+
+    def b(state: Items) -> dict:
+        return {"items": ["b:" + interrupt("qb")]}
+
+    graph = StateGraph(Items)
+    graph.add_node("a", a)
+    graph.add_node("b", b)
+    graph.add_node("c", lambda state: {"items": ["c"]})
+    for name in ("a", "b", "c"):
+        graph.add_edge(START, name)
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def test_a_paused_step_returns_the_updates_of_the_nodes_that_finished_in_it():
+    app = _three_parallel_two_pause()
+    config = {"configurable": {"thread_id": "t"}}
+    out = app.invoke({"items": []}, config)
+    assert out["items"] == ["c"]
+    assert app.get_state(config).values == {"items": ["c"]}
+
+
+def test_after_answering_one_of_two_interrupts_next_lists_only_the_node_still_paused():
+    app = _three_parallel_two_pause()
+    config = {"configurable": {"thread_id": "t"}}
+    first = app.invoke({"items": []}, config)["__interrupt__"]
+    answer_a = next(i for i in first if i.value == "qa")
+    out = app.invoke(Command(resume={answer_a.id: "A"}), config)
+    assert out["items"] == ["a:A", "c"]
+    assert app.get_state(config).next == ("b",)
+    answer_b = out["__interrupt__"][0]
+    assert app.invoke(Command(resume={answer_b.id: "B"}), config) == {"items": ["a:A", "b:B", "c"]}
+
+
+def test_update_state_while_paused_before_a_join_target_keeps_that_node_due():
+    graph = StateGraph(Items)
+    for name in ("x", "y", "j"):
+        graph.add_node(name, lambda state, name=name: {"items": [name]})
+    graph.add_edge(START, "x")
+    graph.add_edge(START, "y")
+    graph.add_edge(["x", "y"], "j")
+    app = graph.compile(checkpointer=InMemorySaver(), interrupt_before=["j"])
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({"items": []}, config)
+    app.update_state(config, {"items": ["edited"]}, as_node="y")
+    assert app.get_state(config).next == ("j",)
+    assert app.invoke(None, config) == {"items": ["x", "y", "edited", "j"]}
