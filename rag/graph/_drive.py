@@ -10,7 +10,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
-from rag.graph._loop import IO, Emit, RunTasks, Task
+from rag.graph._loop import IO, Decide, Emit, RunTasks, Task
 from rag.graph.constants import END
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
 from rag.graph.state import check_keys
@@ -156,12 +156,20 @@ def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> 
 
 async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:
     gate = asyncio.Semaphore(max_workers(effect.tasks[0].config, len(effect.tasks)))
+    running: list[asyncio.Task] = []
 
     async def one(task: Task) -> None:
         async with gate:
             await _arun_task(graph, task, effect.state, effect.checkpointed)
+        if task.error is not None:
+            # The step fails with this error (as LangGraph's): its siblings' work would be
+            # thrown away, so they are cancelled rather than left running.
+            for other in running:
+                if other is not asyncio.current_task():
+                    other.cancel()
 
-    await asyncio.gather(*(asyncio.create_task(one(t)) for t in effect.tasks))
+    running.extend(asyncio.create_task(one(t)) for t in effect.tasks)
+    await asyncio.gather(*running, return_exceptions=True)
 
 
 # -- drivers -------------------------------------------------------------------------------
@@ -180,6 +188,8 @@ def drive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[Any, An
             yield effect
         elif type(effect) is IO:
             reply = effect.call()
+        elif type(effect) is Decide:
+            reply = effect.branch.decide(effect.state, effect.config)
         elif live is None:
             _run_tasks(graph, effect)
         else:
@@ -215,6 +225,8 @@ async def adrive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[
             yield effect
         elif type(effect) is IO:
             reply = await asyncio.to_thread(effect.call) if blocking else effect.call()
+        elif type(effect) is Decide:
+            reply = await effect.branch.adecide(effect.state, effect.config)
         elif live is None:
             await _arun_tasks(graph, effect)
         else:

@@ -35,7 +35,7 @@ from rag.messages import BaseMessage
 
 import rag.graph  # type hints: rag.graph.pregel imports this module
 
-__all__ = ["Loop", "Task", "Emit", "IO", "RunTasks", "recursion_limit", "DEFAULT_RECURSION_LIMIT"]
+__all__ = ["Loop", "Task", "Emit", "IO", "Decide", "RunTasks", "recursion_limit", "DEFAULT_RECURSION_LIMIT"]
 
 #: Supersteps one invocation may run (LangGraph 1.2: 10,007); config["recursion_limit"] overrides.
 DEFAULT_RECURSION_LIMIT = 25
@@ -70,6 +70,16 @@ class Emit:
 @dataclass(frozen=True)
 class IO:
     call: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class Decide:
+    """Ask a conditional edge where to go (its answer is sent back): a driver effect so an
+    async path function is awaited on the run's own event loop."""
+
+    branch: Any
+    state: dict[str, Any]
+    config: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -256,7 +266,8 @@ class Loop:
         yield from self._save("input", [])
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
-        self.next = self._successors([(START, [], None)])
+        finished = [(START, [], None)]
+        self.next = self._successors(finished, (yield from self._decisions(finished)))
         yield from self._save("loop", [START])
         yield Emit("values", self.state())
 
@@ -354,7 +365,8 @@ class Loop:
         in_order = [t for t in tasks if not t.push] + [t for t in tasks if t.push]
         apply_updates(self.values, [(t.name, t.update) for t in in_order if t.update], channels)
         self.step += 1
-        self.next = self._successors([(t.name, t.goto, views.get(id(t))) for t in tasks])
+        finished = [(t.name, t.goto, views.get(id(t))) for t in tasks]
+        self.next = self._successors(finished, (yield from self._decisions(finished)))
         # Saved before anything of the step is streamed: a consumer that stops at any chunk
         # leaves the thread at the step it saw.
         yield from self._save("loop", [t.name for t in tasks])
@@ -366,7 +378,18 @@ class Loop:
             yield Emit("updates", {task.name: task.update})
         yield Emit("values", self.state())
 
-    def _successors(self, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]]) -> list[Any]:
+    def _decisions(self, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]]) -> Generator[Any, Any, dict]:
+        """The answers of the conditional edges of the ``finished`` nodes, by
+        ``(index in finished, branch index)``, asked of the driver (see :class:`Decide`)."""
+        decided: dict[tuple[int, int], Any] = {}
+        for index, (name, _, view) in enumerate(finished):
+            for number, branch in enumerate(self.builder.branches.get(name, ())):
+                state = dict(self.values if view is None else view)
+                decided[index, number] = yield Decide(branch, state, self.node_config)
+        return decided
+
+    def _successors(self, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]],
+                    decided: Optional[dict[tuple[int, int], Any]] = None) -> list[Any]:
         """Next step's entries: every Send in the order made, then each node once (edges,
         branches, goto, completed joins) sorted by name (LangGraph's task order, which is
         also the order of the "updates" chunks). ``finished``: ``(node, goto, state its
@@ -374,11 +397,15 @@ class Loop:
         found: dict[str, None] = {}
         sends: list[Send] = []
         nodes = self.builder.nodes
-        for name, goto, view in finished:
+        for index, (name, goto, view) in enumerate(finished):
             for target in self.graph.edges_from.get(name, ()):
                 found[target] = None
-            for branch in self.builder.branches.get(name, ()):
-                for target in branch.targets(dict(self.values if view is None else view), self.node_config, nodes):
+            for number, branch in enumerate(self.builder.branches.get(name, ())):
+                if decided is not None:
+                    answer = decided[index, number]
+                else:  # update_state: no driver, sync paths only
+                    answer = branch.decide(dict(self.values if view is None else view), self.node_config)
+                for target in branch.resolve(answer, nodes):
                     if isinstance(target, Send):
                         sends.append(target)
                     else:

@@ -15,8 +15,11 @@
 """
 
 
+import asyncio
 import copy
+import inspect
 import typing
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
@@ -46,7 +49,23 @@ class Branch:
     def targets(self, state: dict[str, Any], config: Any, nodes: Any) -> list[Union[str, Send]]:
         """The nodes (or :class:`Send` tasks) to run after ``source``; raises naming the
         source and the value when a target is unknown."""
+        return self.resolve(self.decide(state, config), nodes)
+
+    def decide(self, state: dict[str, Any], config: Any) -> Any:
+        """``path``'s answer, unchecked; an async ``path`` is run to its end (on its own
+        event loop, in a thread when this one already runs a loop)."""
         result = self.path.invoke(state, config) if isinstance(self.path, Runnable) else self.path(state)
+        return _finish(result) if inspect.isawaitable(result) else result
+
+    async def adecide(self, state: dict[str, Any], config: Any) -> Any:
+        """Async :meth:`decide`: an async ``path`` (or a Runnable's ``ainvoke``) is awaited."""
+        if isinstance(self.path, Runnable):
+            return await self.path.ainvoke(state, config)
+        result = self.path(state)
+        return await result if inspect.isawaitable(result) else result
+
+    def resolve(self, result: Any, nodes: Any) -> list[Union[str, Send]]:
+        """The targets ``result`` (``path``'s answer) names, checked against ``nodes``."""
         values = list(result) if isinstance(result, (list, tuple)) else [result]
         found = []
         for value in values:
@@ -72,6 +91,19 @@ class Branch:
                 )
             found.append(value)
         return found
+
+
+def _finish(awaitable: Any) -> Any:
+    """Run ``awaitable`` to its end from sync code (a sync run of a graph with an async path)."""
+    async def wait() -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    with ThreadPoolExecutor(max_workers=1) as pool:  # asyncio.run refuses to nest in a running loop
+        return pool.submit(asyncio.run, wait()).result()
 
 
 def _literal_ends(path: Callable[..., Any]) -> Optional[tuple[str, ...]]:
@@ -125,6 +157,10 @@ class StateGraph:
             raise ValidationError(f"node {node!r} is already in the graph")
         if isinstance(action, Runnable):
             runnable = action
+        elif callable(action) and not inspect.isroutine(action) and inspect.iscoroutinefunction(
+                getattr(action, "__call__", None)):
+            # An object with an async __call__: its bound method is what RunnableLambda must await.
+            runnable = RunnableLambda(action.__call__, name=node)
         elif callable(action):
             runnable = RunnableLambda(action, name=node)
         else:

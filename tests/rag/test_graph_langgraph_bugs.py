@@ -3,9 +3,12 @@ states the behaviour LangGraph has and rag.graph now shares."""
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from collections.abc import Sequence
 from typing import Annotated, TypedDict
+
+import pytest
 
 from rag.graph import END, START, RemoveMessage, StateGraph, add_messages
 from rag.graph.checkpoint.memory import InMemorySaver
@@ -147,3 +150,74 @@ def test_update_state_while_paused_before_a_join_target_keeps_that_node_due():
     app.update_state(config, {"items": ["edited"]}, as_node="y")
     assert app.get_state(config).next == ("j",)
     assert app.invoke(None, config) == {"items": ["x", "y", "edited", "j"]}
+
+
+class Route(TypedDict):
+    items: Annotated[list, operator.add]
+
+
+def _routed_by(path: object) -> object:
+    graph = StateGraph(Route)
+    graph.add_node("start", lambda state: {"items": ["start"]})
+    graph.add_node("left", lambda state: {"items": ["left"]})
+    graph.add_node("right", lambda state: {"items": ["right"]})
+    graph.add_edge(START, "start")
+    graph.add_conditional_edges("start", path, ["left", "right"])
+    return graph.compile()
+
+
+async def _go_right(state: Route) -> str:
+    return "right"
+
+
+def test_an_async_conditional_edge_function_is_awaited_in_async_runs():
+    out = asyncio.run(_routed_by(_go_right).ainvoke({"items": []}))
+    assert out == {"items": ["start", "right"]}
+
+
+def test_an_async_conditional_edge_function_is_run_to_its_end_in_sync_runs():
+    assert _routed_by(_go_right).invoke({"items": []}) == {"items": ["start", "right"]}
+
+
+class AsyncCallable:
+    async def __call__(self, state: Route) -> dict:
+        await asyncio.sleep(0)
+        return {"items": ["called"]}
+
+
+def test_an_object_with_an_async_call_is_awaited_as_a_node():
+    graph = StateGraph(Route)
+    graph.add_node("n", AsyncCallable())
+    graph.add_edge(START, "n")
+    app = graph.compile()
+    assert asyncio.run(app.ainvoke({"items": []})) == {"items": ["called"]}
+    assert app.invoke({"items": []}) == {"items": ["called"]}
+
+
+def test_in_async_runs_a_node_raising_cancels_its_running_siblings():
+    finished: list[str] = []
+    started = asyncio.Event()
+
+    async def slow(state: Route) -> dict:
+        started.set()
+        await asyncio.sleep(30)  # cancelled long before: the test never waits for it
+        finished.append("slow")
+        return {"items": ["slow"]}
+
+    async def failing(state: Route) -> dict:
+        await started.wait()
+        raise ValueError("boom")
+
+    graph = StateGraph(Route)
+    graph.add_node("slow", slow)
+    graph.add_node("failing", failing)
+    graph.add_edge(START, "slow")
+    graph.add_edge(START, "failing")
+    app = graph.compile()
+
+    async def run() -> None:
+        with pytest.raises(ValueError, match="boom"):
+            await app.ainvoke({"items": []})
+
+    asyncio.run(run())
+    assert finished == []
