@@ -200,12 +200,15 @@ class PIIMiddleware(AgentMiddleware):
             last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=None)
             if last_ai is not None:
                 targets += [m for m in messages[last_ai + 1:] if isinstance(m, ToolMessage)]
-        changed = [new for m in targets if m.content and (new := self._treated(m)) is not None]
-        return {"messages": changed} if changed else None  # same ids: add_messages replaces them
+        changed = {id(m): new for m in targets if m.content and (new := self._treated(m)) is not None}
+        if not changed:
+            return None
+        # The whole list, as LangChain's hook returns it; add_messages replaces by id.
+        return {"messages": [changed.get(id(m), m) for m in messages]}
 
     def after_model(self, state: dict[str, Any], runtime: Any) -> Optional[dict[str, Any]]:
         if not self.apply_to_output:
             return None
         last = next((m for m in reversed(state.get("messages") or []) if isinstance(m, AIMessage)), None)
         new = self._treated(last) if last is not None and last.content else None
-        return {"messages": [new]} if new is not None else None
+        return {"messages": [new if m is last else m for m in state["messages"]]} if new is not None else None

@@ -90,7 +90,7 @@ class Runtime:
     store: Any = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ModelRequest:
     """One model call about to be made: the model, the conversation without the system
     message, the system message, the tools offered, ``tool_choice``, ``response_format``,
@@ -106,6 +106,21 @@ class ModelRequest:
     state: dict[str, Any] = field(default_factory=dict)
     runtime: Optional[Runtime] = None
     model_settings: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, *, model: Any, messages: list[BaseMessage], system_message: Optional[SystemMessage] = None,
+                 system_prompt: Optional[str] = None, tool_choice: Any = None, tools: Optional[list[Any]] = None,
+                 response_format: Any = None, state: Optional[dict[str, Any]] = None,
+                 runtime: Optional[Runtime] = None, model_settings: Optional[dict[str, Any]] = None) -> None:
+        if system_prompt is not None:  # LangChain's older spelling, still accepted
+            if system_message is not None:
+                raise ValueError("Cannot specify both system_prompt and system_message")
+            system_message = SystemMessage(system_prompt)
+        values = {"model": model, "messages": messages, "system_message": system_message, "tool_choice": tool_choice,
+                  "tools": [] if tools is None else tools, "response_format": response_format,
+                  "state": {"messages": []} if state is None else state, "runtime": runtime,
+                  "model_settings": {} if model_settings is None else model_settings}
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
 
     @property
     def system_prompt(self) -> Optional[str]:
@@ -179,15 +194,27 @@ class AgentMiddleware:
     def name(self) -> str:
         return type(self).__name__
 
-    # Node hooks: state update (dict, may hold "jump_to") or None.
+    # Node hooks: state update (dict, may hold "jump_to") or None. The async forms run the
+    # sync ones unless overridden (hooks rarely do I/O; calling one directly works too).
     def before_agent(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
-    async def abefore_agent(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
+
+    async def abefore_agent(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]:
+        return self.before_agent(state, runtime)
+
     def before_model(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
-    async def abefore_model(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
+
+    async def abefore_model(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]:
+        return self.before_model(state, runtime)
+
     def after_model(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
-    async def aafter_model(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
+
+    async def aafter_model(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]:
+        return self.after_model(state, runtime)
+
     def after_agent(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
-    async def aafter_agent(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]: ...
+
+    async def aafter_agent(self, state: dict[str, Any], runtime: Runtime) -> Optional[dict[str, Any]]:
+        return self.after_agent(state, runtime)
 
     # Call wrappers: handler(request) runs the rest of the chain and the call. The base
     # forms refuse (as LangChain's do): a middleware that wraps only one way says so at the
