@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import math
-import uuid
 import warnings
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -45,6 +44,7 @@ Write it as short sections with headings; write "None" for an empty section. Rep
 </conversation>"""
 
 SUMMARY_PREFIX = "Here is a summary of the conversation to date:\n\n"
+TOO_LONG = "Previous conversation was too long to summarize."
 _KINDS = ("messages", "tokens", "fraction")
 
 
@@ -176,48 +176,42 @@ class SummarizationMiddleware(AgentMiddleware):
         return (messages[:cut], messages[cut:]) if cut > 0 else None
 
     def _update(self, summary: str, kept: list[BaseMessage]) -> dict[str, Any]:
-        for message in kept:
-            message.id = message.id or str(uuid.uuid4())
         head = HumanMessage(SUMMARY_PREFIX + summary.strip(), additional_kwargs={"lc_source": "summarization"})
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), head, *kept]}
 
     def _failed(self, exc: Exception) -> None:
+        """The documented fallback: keep the history (None: no update), say why in the log."""
         logger.warning("SummarizationMiddleware: the summary model failed (%s: %s); the history is kept as it was",
                        type(exc).__name__, exc)
+        return None
+
+    def _summary(self, old: list[BaseMessage]) -> str:
+        if self.summarizer is not None:
+            return self.summarizer(old)
+        prompt = self._prompt(old)
+        return TOO_LONG if prompt is None else self.model.invoke(prompt).text
+
+    async def _asummary(self, old: list[BaseMessage]) -> str:
+        if self.summarizer is not None:
+            return self.summarizer(old)
+        prompt = self._prompt(old)
+        return TOO_LONG if prompt is None else (await self.model.ainvoke(prompt)).text
 
     def before_model(self, state: dict[str, Any], runtime: Any) -> Optional[dict[str, Any]]:
-        plan = self._plan(state)
-        if plan is None:
+        if (plan := self._plan(state)) is None:
             return None
-        old, kept = plan
         try:
-            if self.summarizer is not None:
-                summary = self.summarizer(old)
-            else:
-                prompt = self._prompt(old)
-                summary = "Previous conversation was too long to summarize." if prompt is None else \
-                    self.model.invoke(prompt).text
-        except Exception as exc:  # the documented fallback: keep the history
-            self._failed(exc)
-            return None
-        return self._update(summary, kept)
+            return self._update(self._summary(plan[0]), plan[1])
+        except Exception as exc:  # a failing summary model must not end the run
+            return self._failed(exc)
 
     async def abefore_model(self, state: dict[str, Any], runtime: Any) -> Optional[dict[str, Any]]:
-        plan = self._plan(state)
-        if plan is None:
+        if (plan := self._plan(state)) is None:
             return None
-        old, kept = plan
         try:
-            if self.summarizer is not None:
-                summary = self.summarizer(old)
-            else:
-                prompt = self._prompt(old)
-                summary = "Previous conversation was too long to summarize." if prompt is None else \
-                    (await self.model.ainvoke(prompt)).text
+            return self._update(await self._asummary(plan[0]), plan[1])
         except Exception as exc:
-            self._failed(exc)
-            return None
-        return self._update(summary, kept)
+            return self._failed(exc)
 
 
 def _safe_cutoff(messages: list[BaseMessage], cut: int) -> int:
