@@ -300,3 +300,32 @@ def test_context_editing_clears_old_tool_results_from_what_the_model_sees(keep, 
         seen[lib.name] = (log, normal(out["messages"]))
     assert seen["rag"] == seen["langchain"]
     assert any(text == "[cleared]" for _, text, _ in seen["rag"][0][-1])
+
+
+def test_a_resumed_run_counts_its_model_calls_afresh_as_langchain():
+    # LangGraph does not save untracked values, so a resumed run starts its run count at 0.
+    from langgraph.types import Command as LgCommand
+
+    from rag.graph import Command
+    config = {"configurable": {"thread_id": "limits"}}
+    seen = {}
+    for lib in SIDES:
+        command = Command if lib is OURS else LgCommand
+        agent = lib.create_agent(scripted(lib, rounds(3)), [lib.add], checkpointer=lib.Saver(), middleware=[
+            lib.mw.ModelCallLimitMiddleware(run_limit=2), lib.mw.HumanInTheLoopMiddleware({"add": True})])
+        agent.invoke(QUESTION, config)
+        out = agent.invoke(command(resume={"decisions": [{"type": "approve"}]}), config)
+        seen[lib.name] = (normal(out["messages"]), "__interrupt__" in out)
+    assert seen["rag"] == seen["langchain"]
+
+
+def test_summarization_on_the_async_path_gives_langchains_messages():
+    import asyncio
+
+    out = {}
+    for lib in SIDES:
+        agent = lib.create_agent(scripted(lib, rounds(3)), [lib.add], middleware=[
+            lib.mw.SummarizationMiddleware(summarizer_model(lib), trigger=("messages", 4), keep=("messages", 2))])
+        out[lib.name] = normal(asyncio.run(agent.ainvoke(QUESTION))["messages"])
+    assert out["rag"] == out["langchain"]
+    assert out["rag"][0]["text"].startswith("Here is a summary")
