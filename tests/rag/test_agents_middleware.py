@@ -211,3 +211,37 @@ def test_a_model_response_with_several_messages_adds_them_all():
 
     out = create_agent(model("3"), [add], middleware=[Two()]).invoke(QUESTION)
     assert [m.text for m in out["messages"]] == ["1 + 2?", "3", "P.S."]
+
+
+# -- the default cap, as middleware ----------------------------------------------------------
+def test_the_default_cap_is_a_visible_middleware_first_in_the_list():
+    from rag.agents.middleware import ModelCallCapMiddleware
+
+    @before_model
+    def note(state, runtime):
+        return None
+
+    agent = create_agent(model("x"), [add], middleware=[note], max_model_calls=7)
+    first, second = agent.middleware
+    assert isinstance(first, ModelCallCapMiddleware) and first.max_model_calls == 7 and second is note
+    assert "ModelCallCapMiddleware" not in " ".join(agent.get_graph().nodes)  # a wrapper: no node
+
+
+def test_a_cap_of_your_own_replaces_the_default():
+    from rag.agents.errors import ModelCallLimitExceededError
+    from rag.agents.middleware import ModelCallCapMiddleware
+
+    calls = [AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": i}, "id": f"c{i}"}]) for i in range(5)]
+    cap = ModelCallCapMiddleware(max_model_calls=2, on_limit="error")
+    agent = create_agent(model(*calls), [add], middleware=[cap])
+    assert agent.middleware == [cap]
+    with pytest.raises(ModelCallLimitExceededError, match=r"\(2/2\)"):
+        agent.invoke(QUESTION)
+
+
+def test_a_larger_cap_of_your_own_raises_the_step_limit_with_it():
+    from rag.agents.middleware import ModelCallCapMiddleware
+
+    calls = [AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": i}, "id": f"c{i}"}]) for i in range(40)]
+    out = create_agent(model(*calls, "done"), [add], middleware=[ModelCallCapMiddleware(60)]).invoke(QUESTION)
+    assert out["messages"][-1].text == "done"

@@ -13,12 +13,12 @@ from rag.agents.middleware._build import (
 )
 from rag.agents.structured_output import ProviderStrategy, ToolStrategy
 from rag.agents.structured_output import resolve as resolve_response_format
+from rag.agents.middleware.cap import ModelCallCapMiddleware, with_default_cap
 from rag.agents.middleware.types import ModelRequest, ModelResponse, Runtime, can_jump_to, overrides
 from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
 from rag.errors import InvalidTypeError
 from rag.graph import END, START, Command, StateGraph
 from rag.graph.pregel import CompiledStateGraph
-from rag.messages import SystemMessage
 from rag.models.base import BaseChatModel
 from rag.runnables import RunnableConfig, RunnableLambda
 
@@ -33,6 +33,8 @@ class AgentGraph(CompiledStateGraph):
 
     private: frozenset[str] = frozenset()
     per_run: dict[str, Any] = {}
+    #: The middleware the agent runs with, the default cap included (first).
+    middleware: list[Any] = []
 
     @classmethod
     def of(cls, compiled: CompiledStateGraph, private: frozenset[str], per_run: dict[str, Any]) -> "AgentGraph":
@@ -89,10 +91,7 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
                 interrupt_before: Any, interrupt_after: Any, name: Optional[str],
                 response_format: Any = None) -> CompiledStateGraph:
     """The agent graph (see :mod:`rag.agents.middleware._build` for its layout)."""
-    from rag.agents.factory import (
-        FINAL_ANSWER_INSTRUCTION, _as_ai_message, _calls_this_turn, _final_answer, _unique_id,
-    )
-    from rag.agents.errors import ModelCallLimitExceededError
+    from rag.agents.factory import _as_ai_message, _unique_id
 
     if not isinstance(model, BaseChatModel):
         raise InvalidTypeError(f"create_agent(middleware=...) needs a chat model (BaseChatModel), whose tools the "
@@ -102,8 +101,9 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
     structured_tools = list(strategy.specs) if isinstance(strategy, ToolStrategy) else []
     tool_node, offered = _tools(tools, mws, handle_tool_errors)
     system_message = system_message_of(system_prompt)
-    final_instruction = SystemMessage(FINAL_ANSWER_INSTRUCTION.format(limit=max_model_calls))
-    model_wrappers = [m for m in mws if overrides(m, "wrap_model_call")]
+    # The safety cap is a middleware too (first, so it shapes the request the others see).
+    running = with_default_cap(mws, max_model_calls, on_model_call_limit)
+    model_wrappers = [m for m in running if overrides(m, "wrap_model_call")]
 
     def execute_parts(request: ModelRequest) -> tuple[Any, list[Any]]:
         settings, tools, choice = dict(request.model_settings), list(request.tools), request.tool_choice
@@ -128,43 +128,25 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
         extra, answer = request.response_format.read(reply)
         return ModelResponse([reply, *extra], answer)
 
-    def start(state: dict[str, Any], config: RunnableConfig) -> tuple[ModelRequest, bool]:
-        used = _calls_this_turn(state["messages"])
-        if used >= max_model_calls:
-            raise ModelCallLimitExceededError(max_model_calls, used)
-        last_call = tool_node is not None and used == max_model_calls - 1 and on_model_call_limit == "final_answer"
-        request = ModelRequest(model=model, messages=list(state["messages"]), system_message=system_message,
-                               tools=list(offered), response_format=strategy, state=state,
-                               runtime=Runtime(config=config))
-        if last_call:
-            request = request.override(tools=[], messages=[*request.messages, final_instruction])
-        return request, last_call
-
-    def finish(state: dict[str, Any], response: ModelResponse, commands: list[Any], last_call: bool) -> dict[str, Any]:
-        if last_call and response.structured_response is None:
-            response = replace(response, result=[_final_answer(m, max_model_calls) if m.type == "ai" else m
-                                                 for m in response.result])
-        return model_update(response, commands, strategy is not None, state)
+    def start(state: dict[str, Any], config: RunnableConfig) -> ModelRequest:
+        return ModelRequest(model=model, messages=list(state["messages"]), system_message=system_message,
+                            tools=list(offered), response_format=strategy, state=state, runtime=Runtime(config=config))
 
     def call_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        request, last_call = start(state, config)
-
         def execute(req: ModelRequest) -> ModelResponse:
             bound, messages = execute_parts(req)
             return reply_of(bound.invoke(messages, config), req)
 
-        response, commands = chain_model_wrappers(model_wrappers, execute)(request)
-        return finish(state, response, commands, last_call)
+        response, commands = chain_model_wrappers(model_wrappers, execute)(start(state, config))
+        return model_update(response, commands, strategy is not None, state)
 
     async def acall_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        request, last_call = start(state, config)
-
         async def execute(req: ModelRequest) -> ModelResponse:
             bound, messages = execute_parts(req)
             return reply_of(await bound.ainvoke(messages, config), req)
 
-        response, commands = await achain_model_wrappers(model_wrappers, execute)(request)
-        return finish(state, response, commands, last_call)
+        response, commands = await achain_model_wrappers(model_wrappers, execute)(start(state, config))
+        return model_update(response, commands, strategy is not None, state)
 
     state = merged_state_schema(mws)
     graph = StateGraph(state.schema)
@@ -228,7 +210,10 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
                              interrupt_after=interrupt_after, name=name)
     # A round is its before_model hooks, the model, its after_model hooks and the tools.
     per_round = len(before_model) + len(after_model) + 2
+    cap = next(m.max_model_calls for m in running if isinstance(m, ModelCallCapMiddleware))
     compiled = compiled.with_config(
-        recursion_limit=per_round * max_model_calls + len(before_agent) + len(after_agent) + 2)
+        recursion_limit=per_round * cap + len(before_agent) + len(after_agent) + 2)
     hints = typing.get_type_hints(state.schema)
-    return AgentGraph.of(compiled, state.private, {key: _empty_of(hints[key]) for key in state.per_run})
+    agent = AgentGraph.of(compiled, state.private, {key: _empty_of(hints[key]) for key in state.per_run})
+    agent.middleware = running
+    return agent
