@@ -246,8 +246,9 @@ def create_agent(
     ``middleware``: :class:`~rag.agents.middleware.AgentMiddleware` objects whose hooks become
     nodes (``"<name>.before_model"``...) and whose wrappers run around each model and tool
     call (see :mod:`rag.agents.middleware`); the model must then be a ``BaseChatModel``.
-    The cap above is then the first middleware, a ``ModelCallCapMiddleware`` (pass your own
-    to replace it; ``agent.middleware`` lists what the agent runs with).
+    The cap and the tool-error messages above are then the first middleware
+    (``ModelCallCapMiddleware``, ``ToolErrorMessagesMiddleware``; pass your own to replace
+    them; ``agent.middleware`` lists what the agent runs with).
     ``response_format``: a schema (pydantic model, dataclass, TypedDict, JSON schema dict),
     :class:`~rag.agents.structured_output.ToolStrategy` or ``ProviderStrategy``; the answer
     is in ``state["structured_response"]`` (see :mod:`rag.agents.structured_output`). With a

@@ -221,9 +221,12 @@ def test_the_default_cap_is_a_visible_middleware_first_in_the_list():
     def note(state, runtime):
         return None
 
+    from rag.agents.middleware import ToolErrorMessagesMiddleware
+
     agent = create_agent(model("x"), [add], middleware=[note], max_model_calls=7)
-    first, second = agent.middleware
-    assert isinstance(first, ModelCallCapMiddleware) and first.max_model_calls == 7 and second is note
+    cap, errors, third = agent.middleware
+    assert isinstance(cap, ModelCallCapMiddleware) and cap.max_model_calls == 7 and third is note
+    assert isinstance(errors, ToolErrorMessagesMiddleware) and errors.handle_tool_errors is True
     assert "ModelCallCapMiddleware" not in " ".join(agent.get_graph().nodes)  # a wrapper: no node
 
 
@@ -234,7 +237,7 @@ def test_a_cap_of_your_own_replaces_the_default():
     calls = [AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": i}, "id": f"c{i}"}]) for i in range(5)]
     cap = ModelCallCapMiddleware(max_model_calls=2, on_limit="error")
     agent = create_agent(model(*calls), [add], middleware=[cap])
-    assert agent.middleware == [cap]
+    assert agent.middleware[0] is not cap and agent.middleware[-1] is cap and len(agent.middleware) == 2
     with pytest.raises(ModelCallLimitExceededError, match=r"\(2/2\)"):
         agent.invoke(QUESTION)
 
@@ -245,3 +248,36 @@ def test_a_larger_cap_of_your_own_raises_the_step_limit_with_it():
     calls = [AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": i}, "id": f"c{i}"}]) for i in range(40)]
     out = create_agent(model(*calls, "done"), [add], middleware=[ModelCallCapMiddleware(60)]).invoke(QUESTION)
     assert out["messages"][-1].text == "done"
+
+
+def raising_agent(**kwargs):
+    @tool
+    def divide(a: int, b: int) -> float:
+        """Divide a by b."""
+        return a / b
+
+    call = AIMessage("", tool_calls=[{"name": "divide", "args": {"a": 1, "b": 0}, "id": "d1"}])
+    return create_agent(model(call, "Cannot divide by zero."), [divide], **kwargs)
+
+
+def test_a_raising_tool_answers_with_an_error_message_by_default_as_a_middleware():
+    @before_model
+    def note(state, runtime):
+        return None
+
+    out = raising_agent(middleware=[note]).invoke(QUESTION)
+    assert out["messages"][2].status == "error"
+    assert out["messages"][2].text == "Error: ZeroDivisionError('division by zero')\n Please fix your mistakes."
+
+
+def test_tool_errors_can_be_replaced_or_turned_off():
+    from rag.agents.middleware import ToolErrorMessagesMiddleware
+
+    @before_model
+    def note(state, runtime):
+        return None
+
+    out = raising_agent(middleware=[note, ToolErrorMessagesMiddleware("That failed.")]).invoke(QUESTION)
+    assert out["messages"][2].text == "That failed."
+    with pytest.raises(ZeroDivisionError):
+        raising_agent(middleware=[note], handle_tool_errors=False).invoke(QUESTION)

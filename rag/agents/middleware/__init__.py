@@ -20,7 +20,7 @@ Hooks run as nodes of the agent's graph, in LangChain's order: ``before_agent`` 
 from rag.agents.middleware.decorators import (
     after_agent, after_model, before_agent, before_model, dynamic_prompt, wrap_model_call, wrap_tool_call,
 )
-from rag.agents.middleware.cap import ModelCallCapMiddleware
+from rag.agents.middleware.cap import ModelCallCapMiddleware, ToolErrorMessagesMiddleware
 from rag.agents.middleware.context_editing import ClearToolUsesEdit, ContextEditingMiddleware
 from rag.agents.middleware.human_in_the_loop import HumanInTheLoopMiddleware
 from rag.agents.middleware.limits import (
@@ -78,4 +78,5 @@ __all__ = [
     "LLMToolSelectorMiddleware",
     "TodoListMiddleware",
     "ModelCallCapMiddleware",
+    "ToolErrorMessagesMiddleware",
 ]

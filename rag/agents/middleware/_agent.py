@@ -13,7 +13,7 @@ from rag.agents.middleware._build import (
 )
 from rag.agents.structured_output import ProviderStrategy, ToolStrategy
 from rag.agents.structured_output import resolve as resolve_response_format
-from rag.agents.middleware.cap import ModelCallCapMiddleware, with_default_cap
+from rag.agents.middleware.cap import ModelCallCapMiddleware, with_defaults
 from rag.agents.middleware.types import ModelRequest, ModelResponse, Runtime, can_jump_to, overrides
 from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
 from rag.errors import InvalidTypeError
@@ -99,10 +99,11 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
     mws = check_middleware(middleware)
     strategy = resolve_response_format(response_format, model)
     structured_tools = list(strategy.specs) if isinstance(strategy, ToolStrategy) else []
-    tool_node, offered = _tools(tools, mws, handle_tool_errors)
+    # The safety nets are middleware too (first, so the cap shapes the request the others
+    # see and tool errors become messages after the others had their try).
+    running = with_defaults(mws, max_model_calls, on_model_call_limit, handle_tool_errors)
+    tool_node, offered = _tools(tools, running, handle_tool_errors)
     system_message = system_message_of(system_prompt)
-    # The safety cap is a middleware too (first, so it shapes the request the others see).
-    running = with_default_cap(mws, max_model_calls, on_model_call_limit)
     model_wrappers = [m for m in running if overrides(m, "wrap_model_call")]
 
     def execute_parts(request: ModelRequest) -> tuple[Any, list[Any]]:

@@ -25,7 +25,7 @@ from rag.agents.tool_node import ToolNode
 from rag.agents.tool_node import _as_call as _tool_input
 from rag.errors import InvalidTypeError, ValidationError
 from rag.graph import StateGraph
-from rag.graph.errors import GraphInterrupt, InvalidUpdateError
+from rag.graph.errors import InvalidUpdateError
 from rag.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from rag.runnables import RunnableConfig, RunnableLambda
 
@@ -164,9 +164,10 @@ class AgentToolNode(ToolNode):
     middleware's ``wrap_tool_call`` chain (the first middleware outermost).
 
     Inside the chain a raising tool raises (so ``ToolRetryMiddleware`` and the like see
-    the exception, as in LangChain); ``handle_tool_errors`` applies outside the chain,
-    turning what still escapes into an error ToolMessage (default) or letting it raise.
-    Unknown tools and arguments that do not fit are answered inside, as LangGraph does."""
+    the exception, as in LangChain); ``create_agent``'s default
+    ``ToolErrorMessagesMiddleware``, first in the chain, turns what still escapes into an
+    error ToolMessage. Unknown tools and arguments that do not fit are answered inside, as
+    LangGraph does."""
 
     def __init__(self, tools: Sequence[Any], *, middleware: Sequence[AgentMiddleware], **kwargs: Any) -> None:
         super().__init__(tools, **kwargs)
@@ -196,12 +197,7 @@ class AgentToolNode(ToolNode):
                 return lambda req: self._run_raw(req.tool_call, config)
             m = self.wrappers[index]
             return lambda req: m.wrap_tool_call(req, layer(index + 1))
-        try:
-            return layer(0)(self._request(call, config, input))
-        except GraphInterrupt:
-            raise  # a pause (human in the loop), not a failure
-        except Exception as exc:
-            return self._on_error(call, exc)
+        return layer(0)(self._request(call, config, input))
 
     async def _arun_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
         def layer(index: int) -> Callable[[ToolCallRequest], Awaitable[Any]]:
@@ -209,12 +205,7 @@ class AgentToolNode(ToolNode):
                 return lambda req: self._arun_raw(req.tool_call, config)
             m = self.wrappers[index]
             return lambda req: m.awrap_tool_call(req, layer(index + 1))
-        try:
-            return await layer(0)(self._request(call, config, input))
-        except GraphInterrupt:
-            raise
-        except Exception as exc:
-            return self._on_error(call, exc)
+        return await layer(0)(self._request(call, config, input))
 
     def _output(self, input: Any, results: list[Any]) -> Any:
         """ToolMessages, and the updates of Commands a wrapper returned (messages appended

@@ -1,9 +1,10 @@
-"""The agent's default safety cap, as middleware: :class:`ModelCallCapMiddleware`.
+"""The agent's default safety nets, as middleware: :class:`ModelCallCapMiddleware` and
+:class:`ToolErrorMessagesMiddleware`.
 
-``create_agent(middleware=[...])`` puts one first in the list unless you pass your own
-(``agent.middleware`` shows the list it ran with), so the cap that ``max_model_calls`` /
-``on_model_call_limit`` configure is visible and replaceable. It wraps the model call and
-adds no graph node, so the graph keeps LangChain's nodes.
+``create_agent(middleware=[...])`` puts them first in the list unless you pass your own
+(``agent.middleware`` shows the list it ran with), so what ``max_model_calls`` /
+``on_model_call_limit`` and ``handle_tool_errors`` configure is visible and replaceable.
+They wrap the calls and add no graph node, so the graph keeps LangChain's nodes.
 
 >>> ModelCallCapMiddleware(max_model_calls=3).on_limit
 'final_answer'
@@ -15,10 +16,12 @@ from typing import Any, Awaitable, Callable, Literal
 
 from rag.agents.errors import ModelCallLimitExceededError
 from rag.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from rag.agents.middleware.types import ToolCallRequest
 from rag.errors import ValidationError
+from rag.graph.errors import GraphInterrupt
 from rag.messages import AIMessage, SystemMessage
 
-__all__ = ["ModelCallCapMiddleware"]
+__all__ = ["ModelCallCapMiddleware", "ToolErrorMessagesMiddleware"]
 
 
 class ModelCallCapMiddleware(AgentMiddleware):
@@ -65,9 +68,43 @@ class ModelCallCapMiddleware(AgentMiddleware):
         return self._response(await handler(request), last_call)
 
 
-def with_default_cap(middleware: list[Any], max_model_calls: int, on_limit: str) -> list[Any]:
-    """``middleware`` with the default cap first, unless it already holds one."""
-    if any(isinstance(m, ModelCallCapMiddleware) for m in middleware):
-        return list(middleware)
-    return [ModelCallCapMiddleware(max_model_calls, on_limit), *middleware]  # type: ignore[arg-type]
+class ToolErrorMessagesMiddleware(AgentMiddleware):
+    """A tool that raises answers with an error ToolMessage the model can react to, as
+    :class:`~rag.agents.ToolNode`'s ``handle_tool_errors`` (default True: LangGraph's
+    "Error: ... Please fix your mistakes." text; a str, a function of the exception or
+    exception classes as there). Outermost, so retries inside it see the error first."""
 
+    def __init__(self, handle_tool_errors: Any = True) -> None:
+        from rag.agents.tool_node import ToolNode
+
+        if handle_tool_errors is False:
+            raise ValidationError("ToolErrorMessagesMiddleware(handle_tool_errors=False) handles nothing; leave it out")
+        self.handle_tool_errors = handle_tool_errors
+        self._errors = ToolNode([], handle_tool_errors=handle_tool_errors)  # its error-to-message rules
+
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]) -> Any:
+        try:
+            return handler(request)
+        except GraphInterrupt:
+            raise  # a pause, not a failure
+        except Exception as exc:
+            return self._errors._on_error(request.tool_call, exc)
+
+    async def awrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]) -> Any:
+        try:
+            return await handler(request)
+        except GraphInterrupt:
+            raise
+        except Exception as exc:
+            return self._errors._on_error(request.tool_call, exc)
+
+
+def with_defaults(middleware: list[Any], max_model_calls: int, on_limit: str, handle_tool_errors: Any) -> list[Any]:
+    """``middleware`` with the default cap and tool-error messages first, each unless the
+    list already holds one (or ``handle_tool_errors=False``)."""
+    defaults: list[Any] = []
+    if not any(isinstance(m, ModelCallCapMiddleware) for m in middleware):
+        defaults.append(ModelCallCapMiddleware(max_model_calls, on_limit))  # type: ignore[arg-type]
+    if handle_tool_errors is not False and not any(isinstance(m, ToolErrorMessagesMiddleware) for m in middleware):
+        defaults.append(ToolErrorMessagesMiddleware(handle_tool_errors))
+    return [*defaults, *middleware]
