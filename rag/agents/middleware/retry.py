@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import warnings
 from typing import Any, Awaitable, Callable, Literal, Optional, Sequence, Union
 
 from rag.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse, ToolCallRequest
@@ -95,11 +96,22 @@ class _Backoff:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
+class _RetrySettings:
+    """LangChain's public retry attributes, read from the middleware's :class:`_Backoff`."""
+
+    backoff: _Backoff
+    retry_on = property(lambda self: self.backoff.retry_on)
+    backoff_factor = property(lambda self: self.backoff.backoff_factor)
+    initial_delay = property(lambda self: self.backoff.initial_delay)
+    max_delay = property(lambda self: self.backoff.max_delay)
+    jitter = property(lambda self: self.backoff.jitter)
+
+
 def _attempts(n: int) -> str:
     return f"{n} attempt" if n == 1 else f"{n} attempts"
 
 
-class ModelRetryMiddleware(AgentMiddleware):
+class ModelRetryMiddleware(_RetrySettings, AgentMiddleware):
     """Retry a failing model call up to ``max_retries`` times (default 2) when
     ``retry_on`` (exception classes or a predicate; default :func:`default_retry_on`)
     accepts the error. Then ``on_failure``: ``"continue"`` (default) answers with an
@@ -109,6 +121,7 @@ class ModelRetryMiddleware(AgentMiddleware):
     def __init__(self, *, max_retries: int = 2, retry_on: RetryOn = default_retry_on,
                  on_failure: OnFailure = "continue", backoff_factor: float = 2.0, initial_delay: float = 1.0,
                  max_delay: float = 60.0, jitter: bool = True) -> None:
+        on_failure = _current(on_failure)
         self.backoff = _Backoff(max_retries, retry_on, on_failure, backoff_factor, initial_delay, max_delay, jitter)
         self.max_retries, self.on_failure = max_retries, on_failure
 
@@ -126,11 +139,21 @@ class ModelRetryMiddleware(AgentMiddleware):
         return await self.backoff.arun(lambda: handler(request), self._give_up)
 
 
-def _tool_names(tools: Optional[Sequence[Any]]) -> Optional[set[str]]:
-    return None if tools is None else {t if isinstance(t, str) else t.name for t in tools}
+def _tool_names(tools: Optional[Sequence[Any]]) -> Optional[list[str]]:
+    return None if tools is None else [t if isinstance(t, str) else t.name for t in tools]
 
 
-class ToolRetryMiddleware(AgentMiddleware):
+def _current(on_failure: Any) -> Any:
+    """LangChain's older on_failure names, still accepted with a DeprecationWarning."""
+    renamed = {"raise": "error", "return_message": "continue"}
+    if isinstance(on_failure, str) and on_failure in renamed:
+        warnings.warn(f"on_failure={on_failure!r} is deprecated and will be removed in a future version. Use "
+                      f"on_failure={renamed[on_failure]!r} instead.", DeprecationWarning, stacklevel=3)
+        return renamed[on_failure]
+    return on_failure
+
+
+class ToolRetryMiddleware(_RetrySettings, AgentMiddleware):
     """Retry a raising tool up to ``max_retries`` times (default 2), for the ``tools``
     named (tool objects or names; None: all). Then ``on_failure``: ``"continue"``
     (default) answers with an error ToolMessage naming the error, ``"error"`` raises it,
@@ -140,9 +163,10 @@ class ToolRetryMiddleware(AgentMiddleware):
                  retry_on: RetryOn = default_retry_on, on_failure: OnFailure = "continue",
                  backoff_factor: float = 2.0, initial_delay: float = 1.0, max_delay: float = 60.0,
                  jitter: bool = True) -> None:
+        on_failure = _current(on_failure)
         self.backoff = _Backoff(max_retries, retry_on, on_failure, backoff_factor, initial_delay, max_delay, jitter)
         self.max_retries, self.on_failure = max_retries, on_failure
-        self._only = _tool_names(tools)
+        self._tool_filter = _tool_names(tools)
         self.tools = []  # it registers none: ``tools`` above only selects
 
     def _give_up(self, request: ToolCallRequest) -> Callable[[Exception, int], ToolMessage]:
@@ -156,12 +180,12 @@ class ToolRetryMiddleware(AgentMiddleware):
         return give_up
 
     def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]) -> Any:
-        if self._only is not None and request.tool_call["name"] not in self._only:
+        if self._tool_filter is not None and request.tool_call["name"] not in self._tool_filter:
             return handler(request)
         return self.backoff.run(lambda: handler(request), self._give_up(request))
 
     async def awrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]) -> Any:
-        if self._only is not None and request.tool_call["name"] not in self._only:
+        if self._tool_filter is not None and request.tool_call["name"] not in self._tool_filter:
             return await handler(request)
         return await self.backoff.arun(lambda: handler(request), self._give_up(request))
 
@@ -226,7 +250,7 @@ class ToolErrorMiddleware(AgentMiddleware):
         if on_error is None and aon_error is None:
             raise ValidationError("ToolErrorMiddleware requires `on_error` and/or `aon_error`.")
         self.on_error, self.aon_error = on_error, aon_error
-        self._only = _tool_names(tools)
+        self._tool_filter = _tool_names(tools)
         self.tools = []
 
     def _answer(self, request: ToolCallRequest, text: Optional[str], exc: Exception) -> ToolMessage:
@@ -235,7 +259,7 @@ class ToolErrorMiddleware(AgentMiddleware):
         return ToolMessage(text, tool_call_id=request.tool_call["id"], name=request.tool_call["name"], status="error")
 
     def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]) -> Any:
-        if self._only is not None and request.tool_call["name"] not in self._only:
+        if self._tool_filter is not None and request.tool_call["name"] not in self._tool_filter:
             return handler(request)
         try:
             return handler(request)
@@ -248,7 +272,7 @@ class ToolErrorMiddleware(AgentMiddleware):
             return self._answer(request, self.on_error(exc, request), exc)
 
     async def awrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]) -> Any:
-        if self._only is not None and request.tool_call["name"] not in self._only:
+        if self._tool_filter is not None and request.tool_call["name"] not in self._tool_filter:
             return await handler(request)
         try:
             return await handler(request)

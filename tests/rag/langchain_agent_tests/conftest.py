@@ -38,6 +38,11 @@ RENAMES = {
     "langchain.agents.middleware.pii": "rag.agents.middleware.pii",
     "langchain.agents.middleware._redaction": "rag.agents.middleware.pii",
     "langchain.agents.middleware.types": "rag.agents.middleware.types",
+    "langchain.agents.middleware.tool_retry": "rag.agents.middleware.retry",
+    "langchain.agents.middleware._retry": "rag.agents.middleware.retry",
+    "langgraph.types": "rag.graph.types",
+    "langgraph.errors": "rag.graph.errors",
+    "langgraph.prebuilt.tool_node": "rag.agents.middleware.types",
     "langchain.agents.middleware": "rag.agents.middleware",
     "langchain.agents": "rag.agents",
     "langchain_core.messages": "rag.messages",
@@ -116,15 +121,19 @@ class _PeerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _shim_lookup(original: str):
-    """Names of ``original`` (LangChain's module) looked up in ours first; a name we lack
-    falls back to LangChain's own (a helper base class the test subclasses), else a
-    NotOffered placeholder."""
+    """Names of ``original`` (LangChain's module) looked up in ours first (for a middleware
+    module, then in the ``rag.agents.middleware`` package); a name we lack falls back to
+    LangChain's own (a helper base class the test subclasses), else a NotOffered placeholder."""
     target = RENAMES[max((old for old in RENAMES if original == old or original.startswith(old + ".")), key=len)]
     ours = importlib.import_module(target)
+
+    public = importlib.import_module("rag.agents.middleware")
 
     def lookup(name):
         if hasattr(ours, name):
             return getattr(ours, name)
+        if target.startswith("rag.agents.middleware.") and hasattr(public, name):
+            return getattr(public, name)  # our decorators live beside, not in, the types module
         try:
             return getattr(importlib.import_module(original), name)
         except (ImportError, AttributeError):
