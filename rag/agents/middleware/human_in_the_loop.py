@@ -64,6 +64,8 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
     def __init__(self, interrupt_on: dict[str, Union[bool, dict[str, Any]]], *,
                  description_prefix: str = "Tool execution requires approval", edit_notice: Optional[str] = EDIT_NOTICE,
                  interrupt_mode: Literal["batched", "per_call"] = "batched") -> None:
+        if interrupt_mode not in ("batched", "per_call"):
+            raise ValidationError(f"`interrupt_mode` must be 'batched' or 'per_call', got {interrupt_mode!r}.")
         if interrupt_mode != "batched":
             raise ValidationError(f"interrupt_mode={interrupt_mode!r} is not supported here; use 'batched' (one pause "
                                   "for all the calls of a model reply)")
@@ -85,6 +87,12 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
         self.interrupt_on, self.interrupt_mode = configs, interrupt_mode
         self.description_prefix, self.edit_notice = description_prefix, edit_notice
 
+    @staticmethod
+    def _applies(call: dict[str, Any], config: dict[str, Any], state: Any, runtime: Any) -> bool:
+        """A config's ``when(request)`` predicate (default: always review)."""
+        when = config.get("when")
+        return when is None or bool(when(ToolCallRequest(call, None, state, runtime)))
+
     def _describe(self, call: dict[str, Any], config: dict[str, Any], state: Any, runtime: Any) -> str:
         described: Union[str, Callable[..., str], None] = config.get("description")
         if callable(described):
@@ -97,7 +105,8 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
         last = next((m for m in reversed(state.get("messages", [])) if isinstance(m, AIMessage)), None)
         if last is None or not last.tool_calls:
             return None
-        reviewed = [i for i, call in enumerate(last.tool_calls) if call["name"] in self.interrupt_on]
+        reviewed = [i for i, call in enumerate(last.tool_calls) if call["name"] in self.interrupt_on
+                    and self._applies(call, self.interrupt_on[call["name"]], state, runtime)]
         if not reviewed:
             return {_EDITED: {}} if state.get(_EDITED) else None
         requests, reviews = [], []

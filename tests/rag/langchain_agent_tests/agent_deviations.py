@@ -6,6 +6,7 @@ one starts passing. DEVIATIONS.md groups them."""
 PII = "agents/middleware/implementations/test_pii.py"
 TODO = "agents/middleware/implementations/test_todo.py"
 RETRY = "agents/middleware/implementations/test_tool_retry.py"
+HITL = "agents/middleware/implementations/test_human_in_the_loop.py"
 
 STREAM_TRANSFORMERS = ("PIIMiddleware redacts the state (input, output, tool results), not the stream: LangGraph "
                        "1.2's streaming protocol (stream transformers, ProtocolEvent, stream_events projections) "
@@ -21,6 +22,20 @@ INTERRUPTED_STEP = ("when one tool call of a reply pauses (interrupt()), the too
                     "its calls; LangGraph keeps the finished sibling's result in the paused checkpoint (see ToolNode)")
 NO_PARENT_COMMAND = ("ParentCommand (a subgraph sending a Command to its parent graph) is not part of rag.graph; "
                      "the placeholder raises NotImplementedError, which the retry treats as a tool failure")
+
+PER_CALL = ("HumanInTheLoopMiddleware(interrupt_mode='per_call') (one pause per call, answers checked against a "
+            "pydantic decision schema) is refused; the batched mode, LangChain's default, is supported")
+PATCHED_INTERRUPT = ("the test patches 'langchain.agents.middleware.human_in_the_loop.interrupt' by name; the import "
+                     "renames do not reach a string, so our middleware calls rag.graph's interrupt() outside a graph, "
+                     "which refuses (the same decisions are tested through real pauses in "
+                     "test_agents_middleware_builtin_parity.py)")
+EDIT_NOTICE_FORMS = ("the edit notice is put before a tool result whose content is text; LangChain also annotates "
+                     "list content, the ToolMessage inside a Command result, and skips a notice already present")
+EDIT_OTHER_TOOL = ("an edit that switches to another tool leaves request.tool None (the tool node runs the call by its "
+                   "name and answers an unknown name with an error ToolMessage); LangChain resolves the tool object "
+                   "from the runtime's tools and raises ValueError for an unknown one")
+ROUTING_INTERNALS = ("tests langchain's private routing function _make_tools_to_model_edge with LangGraph's ToolNode; "
+                     "ours is rag.agents.middleware._build.after_tools_route over our tool node")
 
 _STREAM_TESTS = [
     'test_block_fails_all_projections_cleanly',
@@ -58,5 +73,50 @@ DEVIATIONS: dict[str, str] = {
         "test_tool_retry_custom_exception_filter", "test_tool_retry_deprecated_raise_behavior"]},
     f"{RETRY}::test_tool_retry_parallel_interrupt_with_successful_sibling": INTERRUPTED_STEP,
     f"{RETRY}::test_tool_retry_reraises_graph_bubble_up": NO_PARENT_COMMAND,
+    **{f"{HITL}::{name}": PER_CALL for name in [
+        'test_decision_schema_rejects_a_bad_answer_with_one_error_at_the_problem[answer2-loc2-missing]',
+        'test_per_call_description_factory_gets_the_graph_runtime',
+        'test_per_call_edit_leaves_validation_and_injected_args_to_the_tool',
+        'test_per_call_interrupt_shows_the_call_and_the_answers_it_accepts',
+        'test_per_call_needs_a_tool_call_id',
+        'test_per_call_pauses_once_per_gated_call_and_applies_answers_by_id',
+        'test_per_call_rejects_a_bad_answer_without_saving_it',
+        'test_per_call_resume_with_each_decision',
+        'test_per_call_retried_tool_is_not_reviewed_again_when_hitl_wraps_retry',
+        'test_per_call_same_tool_twice_routes_each_answer_to_its_own_call',
+        'test_per_call_works_with_ainvoke',
+    ]},
+    **{f"{HITL}::{name}": PATCHED_INTERRUPT for name in [
+        'test_human_in_the_loop_middleware_boolean_configs',
+        'test_human_in_the_loop_middleware_default_rejection_message',
+        'test_human_in_the_loop_middleware_description_as_callable',
+        'test_human_in_the_loop_middleware_disallowed_action',
+        'test_human_in_the_loop_middleware_edit_with_modified_args',
+        'test_human_in_the_loop_middleware_interrupt_request_structure',
+        'test_human_in_the_loop_middleware_mixed_auto_approved_and_interrupt',
+        'test_human_in_the_loop_middleware_mixed_with_respond',
+        'test_human_in_the_loop_middleware_multiple_tools_edit_responses',
+        'test_human_in_the_loop_middleware_multiple_tools_mixed_responses',
+        'test_human_in_the_loop_middleware_preserves_order_with_edits',
+        'test_human_in_the_loop_middleware_preserves_order_with_rejections',
+        'test_human_in_the_loop_middleware_preserves_tool_call_order',
+        'test_human_in_the_loop_middleware_respond_disallowed',
+        'test_human_in_the_loop_middleware_sequence_mismatch',
+        'test_human_in_the_loop_middleware_single_tool_accept',
+        'test_human_in_the_loop_middleware_single_tool_edit',
+        'test_human_in_the_loop_middleware_single_tool_rejection_reason',
+        'test_human_in_the_loop_middleware_single_tool_respond',
+        'test_human_in_the_loop_middleware_true_allows_respond',
+        'test_human_in_the_loop_middleware_unknown_response_type',
+        'test_when_predicate_batch_fires_interrupt_when_true',
+        'test_when_predicate_receives_correct_args',
+    ]},
+    **{f"{HITL}::{name}": EDIT_NOTICE_FORMS for name in [
+        "test_human_in_the_loop_middleware_edit_annotates_command_result",
+        "test_human_in_the_loop_middleware_edit_annotates_list_content",
+        "test_human_in_the_loop_middleware_edit_notice_is_not_duplicated"]},
+    f"{HITL}::test_human_in_the_loop_middleware_edit_to_unknown_tool_raises": EDIT_OTHER_TOOL,
+    f"{HITL}::test_recorded_edit_survives_a_later_tightening_of_allowed_decisions": EDIT_OTHER_TOOL,
+    f"{HITL}::test_return_direct_routing_keeps_calls_with_unnamed_results": ROUTING_INTERNALS,
     **{f"{TODO}::{name}": OWN_PROMPT for name in ['test_todo_middleware_on_model_call']},
 }

@@ -39,6 +39,7 @@ RENAMES = {
     "langchain.agents.middleware._redaction": "rag.agents.middleware.pii",
     "langchain.agents.middleware.types": "rag.agents.middleware.types",
     "langchain.agents.middleware.tool_retry": "rag.agents.middleware.retry",
+    "langchain.agents.middleware.human_in_the_loop": "rag.agents.middleware.human_in_the_loop",
     "langchain.agents.middleware._retry": "rag.agents.middleware.retry",
     "langgraph.types": "rag.graph.types",
     "langgraph.errors": "rag.graph.errors",
