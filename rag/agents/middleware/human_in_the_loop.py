@@ -20,7 +20,7 @@ from typing import Annotated, Any, Callable, Literal, Optional, Union
 
 from rag.agents.middleware.types import AgentMiddleware, AgentState, PrivateStateAttr, ToolCallRequest
 from rag.errors import ValidationError
-from rag.graph.types import interrupt
+from rag.graph.types import Command, interrupt
 from rag.messages import AIMessage, ToolMessage
 
 __all__ = ["HumanInTheLoopMiddleware", "DECISIONS"]
@@ -146,18 +146,42 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
         return request.override(tool_call=call, tool=request.tool if executed["name"] == request.tool_call["name"]
                                 else None), executed
 
-    def _noted(self, result: Any, executed: Optional[dict[str, Any]]) -> Any:
-        if not self.edit_notice or executed is None or not isinstance(result, ToolMessage):
-            return result
+    def _notice(self, executed: dict[str, Any], *, has_content: bool) -> str:
         notice = (f"{self.edit_notice} Executed instead: {executed['name']} with arguments "
                   f"{json.dumps(executed['args'], default=str)}.")
-        text = result.content if isinstance(result.content, str) else str(result.content)
-        return replace(result, content=f"{notice}\n\nTool response:\n{text}" if text else notice)
+        return f"{notice}\n\nTool response:" if has_content else notice
+
+    def _with_notice(self, message: ToolMessage, executed: dict[str, Any]) -> ToolMessage:
+        """``message`` with the edit notice first (once): text before text, a block (or a
+        string among strings) before list content."""
+        notice = self._notice(executed, has_content=bool(message.content))
+        content = message.content
+        if isinstance(content, str):
+            return message if notice in content else replace(
+                message, content=f"{notice}\n{content}" if content else notice)
+        if any(notice in str(block) for block in content):
+            return message
+        first: Any = notice if content and all(isinstance(b, str) for b in content) else {"type": "text", "text": notice}
+        return replace(message, content=[first, *content])
+
+    def _noted(self, result: Any, executed: Optional[dict[str, Any]], call_id: Any = None) -> Any:
+        """The result of an edited call with the notice, so the model knows what ran (in a
+        Command's update too, on the ToolMessage answering this call)."""
+        if not self.edit_notice or executed is None:
+            return result
+        if isinstance(result, ToolMessage):
+            return self._with_notice(result, executed)
+        if isinstance(result, Command) and isinstance(result.update, dict) and \
+                isinstance(result.update.get("messages"), list):
+            messages = [self._with_notice(m, executed) if isinstance(m, ToolMessage) and m.tool_call_id == call_id
+                        else m for m in result.update["messages"]]
+            return replace(result, update={**result.update, "messages": messages})
+        return result
 
     def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]) -> Any:
         request, executed = self._edited(request)
-        return self._noted(handler(request), executed)
+        return self._noted(handler(request), executed, request.tool_call.get("id"))
 
     async def awrap_tool_call(self, request: ToolCallRequest, handler: Callable[..., Any]) -> Any:
         request, executed = self._edited(request)
-        return self._noted(await handler(request), executed)
+        return self._noted(await handler(request), executed, request.tool_call.get("id"))

@@ -29,8 +29,6 @@ PATCHED_INTERRUPT = ("the test patches 'langchain.agents.middleware.human_in_the
                      "renames do not reach a string, so our middleware calls rag.graph's interrupt() outside a graph, "
                      "which refuses (the same decisions are tested through real pauses in "
                      "test_agents_middleware_builtin_parity.py)")
-EDIT_NOTICE_FORMS = ("the edit notice is put before a tool result whose content is text; LangChain also annotates "
-                     "list content, the ToolMessage inside a Command result, and skips a notice already present")
 EDIT_OTHER_TOOL = ("an edit that switches to another tool leaves request.tool None (the tool node runs the call by its "
                    "name and answers an unknown name with an error ToolMessage); LangChain resolves the tool object "
                    "from the runtime's tools and raises ValueError for an unknown one")
@@ -111,10 +109,6 @@ DEVIATIONS: dict[str, str] = {
         'test_when_predicate_batch_fires_interrupt_when_true',
         'test_when_predicate_receives_correct_args',
     ]},
-    **{f"{HITL}::{name}": EDIT_NOTICE_FORMS for name in [
-        "test_human_in_the_loop_middleware_edit_annotates_command_result",
-        "test_human_in_the_loop_middleware_edit_annotates_list_content",
-        "test_human_in_the_loop_middleware_edit_notice_is_not_duplicated"]},
     f"{HITL}::test_human_in_the_loop_middleware_edit_to_unknown_tool_raises": EDIT_OTHER_TOOL,
     f"{HITL}::test_recorded_edit_survives_a_later_tightening_of_allowed_decisions": EDIT_OTHER_TOOL,
     f"{HITL}::test_return_direct_routing_keeps_calls_with_unnamed_results": ROUTING_INTERNALS,
