@@ -120,6 +120,9 @@ def trace_parser() -> argparse.ArgumentParser:
     serve.add_argument("--api-key-file", type=Path, metavar="FILE", help="require this key (the file's first line) "
                        "as 'Authorization: Bearer KEY' (default $RAG_API_KEY)")
     serve.add_argument("--insecure", action="store_true", help="serve a non-loopback --host without an API key")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="answer requests for Host NAME too (repeatable; default: loopback names and --host, "
+                       "against DNS rebinding; '*' for any)")
     return parser
 
 
@@ -211,7 +214,9 @@ def _serve(args: argparse.Namespace) -> int:
     api_key = read_api_key(args.api_key_file)
     check_exposure(args.host, api_key, args.insecure)
     store = _store(args)
-    app = traces_app(store, api_key=api_key)
+    # The address served on is a name clients use for it, as in rag serve.
+    hosts = [*args.allowed_host, *([args.host] if args.host not in ("0.0.0.0", "::") else [])]
+    app = traces_app(store, api_key=api_key, allowed_hosts=hosts)
 
     def ready(port: int) -> None:
         print(f"rag trace serve: {store.path} at http://{args.host}:{port}/traces"

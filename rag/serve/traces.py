@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from rag._optional import require
+from rag.serve.origins import SitePolicy
 from rag.serve.security import Guard
 from rag.tracing.store import RunNotFoundError, TraceStore, TraceStoreError, since_micros
 
@@ -143,14 +144,18 @@ def trace_routes(store: Union[TraceStore, Path, Callable[[], Path]]) -> list[Rou
             Route("/traces/api/runs/{run_id}", served.run, methods=["GET"])]
 
 
-def traces_app(store: Union[TraceStore, Path], *, api_key: Optional[str] = None) -> Starlette:
+def traces_app(store: Union[TraceStore, Path], *, api_key: Optional[str] = None,
+               allowed_hosts: Sequence[str] = ()) -> Starlette:
     """An app serving only the ``/traces`` page over ``store`` (``rag trace serve``):
-    ``/`` redirects to it; ``api_key`` guards the data routes as in ``rag serve``."""
+    ``/`` redirects to it; ``api_key`` guards the data routes as in ``rag serve``;
+    ``allowed_hosts``: ``Host`` names answered besides loopback (default none; see
+    :class:`~rag.serve.origins.SitePolicy`)."""
     from starlette.middleware import Middleware
 
     async def home(request: Request) -> Response:
         return RedirectResponse("/traces")
 
     routes = [Route("/", home, methods=["GET"]), *trace_routes(store)]
-    middleware = [Middleware(Guard, api_key=api_key, public=lambda path: path in TRACES_STATIC or path == "/")]
+    middleware = [Middleware(Guard, api_key=api_key, public=lambda path: path in TRACES_STATIC or path == "/",
+                             sites=SitePolicy(allowed_hosts=allowed_hosts))]
     return Starlette(routes=routes, middleware=middleware)

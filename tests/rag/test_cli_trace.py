@@ -191,3 +191,38 @@ def test_rag_trace_serve_opens_the_page_over_the_store_without_an_index(recorded
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def _served_app(monkeypatch, db, *options):
+    """The app ``rag trace serve --db DB OPTIONS`` would serve (the server itself not started)."""
+    import rag.serve.background
+    from rag.cli.app import main
+
+    served = {}
+    monkeypatch.setattr(rag.serve.background, "serve_forever", lambda app, **kw: served.update(app=app))
+    monkeypatch.delenv("RAG_API_KEY", raising=False)
+    assert main(["trace", "serve", "--db", str(db), *options]) == 0
+    return served["app"]
+
+
+def test_rag_trace_serve_on_another_address_answers_requests_naming_it(recorded, monkeypatch, tmp_path):
+    from starlette.testclient import TestClient
+
+    _, db = recorded
+    key = tmp_path / "key"
+    key.write_text("sesame\n")
+    app = _served_app(monkeypatch, db, "--host", "192.0.2.7", "--api-key-file", str(key))
+    with TestClient(app, base_url="http://192.0.2.7:8001") as client:
+        answer = client.get("/traces/api/traces", headers={"authorization": "Bearer sesame"})
+    assert answer.status_code == 200, answer.text
+
+
+def test_rag_trace_serve_answers_the_host_names_given_with_allowed_host(recorded, monkeypatch):
+    from starlette.testclient import TestClient
+
+    _, db = recorded
+    app = _served_app(monkeypatch, db, "--host", "0.0.0.0", "--insecure", "--allowed-host", "traces.example")
+    with TestClient(app, base_url="http://traces.example:8001") as client:
+        assert client.get("/traces/api/traces").status_code == 200
+    with TestClient(app, base_url="http://rebound.example:8001") as client:
+        assert client.get("/traces/api/traces").status_code == 403
