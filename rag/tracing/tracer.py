@@ -9,6 +9,7 @@ by itself (see :mod:`rag.tracing.settings`).
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -49,7 +50,7 @@ class StoreTracer(BaseTracer):
         self.project_name = project_name
         self.max_field_bytes = max_field_bytes
         self.store = TraceStore(Path(db) if db is not None else default_trace_db())
-        self.writer = BatchWriter(self.store, self._rows, max_age_days=max_age_days, max_bytes=max_bytes)
+        self.writer = _shared_writer(self.store, project_name, max_field_bytes, max_age_days, max_bytes)
 
     @classmethod
     def from_settings(cls, settings: TracingSettings) -> "StoreTracer":
@@ -74,3 +75,22 @@ class StoreTracer(BaseTracer):
     def stopped_reason(self) -> Optional[str]:
         """Why writing stopped (a full disk, an unwritable file), or None while it works."""
         return self.writer.stopped_reason
+
+
+# One writer (one thread) per database and settings in a process, shared by the tracers
+# made for them: a writer's thread lives as long as the process, so a tracer made per call
+# (as LangChainTracer often is) would otherwise leave one thread behind each time.
+_writers: dict[tuple[Any, ...], BatchWriter] = {}
+_writers_lock = threading.Lock()
+
+
+def _shared_writer(store: TraceStore, project_name: str, max_field_bytes: int, max_age_days: float,
+                   max_bytes: int) -> BatchWriter:
+    key = (str(Path(store.path).resolve()), project_name, max_field_bytes, max_age_days, max_bytes)
+    with _writers_lock:
+        writer = _writers.get(key)
+        if writer is None or writer.stopped_reason is not None:  # a stopped one: a new tracer tries again
+            writer = BatchWriter(store, lambda root: rows_of(root, project_name, max_field_bytes),
+                                 max_age_days=max_age_days, max_bytes=max_bytes)
+            _writers[key] = writer
+        return writer

@@ -269,3 +269,18 @@ def test_stored_values_are_json_text_never_pickle(tmp_path):
         for inputs, outputs, metadata in connection.execute("SELECT inputs, outputs, metadata FROM runs"):
             assert all(isinstance(value, str) for value in (inputs, outputs, metadata))
             json.loads(inputs), json.loads(outputs), json.loads(metadata)
+
+
+def test_a_tracer_made_per_call_does_not_leave_a_writer_thread_behind_each_time(tmp_path):
+    import threading
+
+    db = tmp_path / "many.sqlite3"
+    tracers = []
+    before = threading.active_count()
+    for _ in range(10):
+        tracer = StoreTracer(db, project_name="per-call")
+        RunnableLambda(lambda x: x + 1, name="inc").invoke(1, {"callbacks": [tracer]})
+        assert tracer.flush()
+        tracers.append(tracer)
+    assert threading.active_count() - before <= 1
+    assert len(tracers[0].store.list_traces(project="per-call")) == 10
