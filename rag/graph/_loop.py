@@ -23,6 +23,7 @@ from rag.errors import ValidationError
 from rag.graph.checkpoint.base import thread_of
 from rag.graph.constants import END, INTERRUPT, RESULT, RESUME, START, UPDATE
 from rag.graph.errors import (
+    AmbiguousResumeError,
     CheckpointerRequiredError,
     EmptyInputError,
     GraphRecursionError,
@@ -92,6 +93,9 @@ class RunTasks:
 Effects = Generator[Any, Any, None]
 
 
+_PROPAGATED = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
+
+
 def recursion_limit(config: Optional[Mapping[str, Any]]) -> int:
     limit = (config or {}).get("recursion_limit", DEFAULT_RECURSION_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -139,7 +143,11 @@ class Loop:
             callbacks = node_config.get("callbacks") or []
             node_config["callbacks"] = [*(callbacks if isinstance(callbacks, list) else [callbacks]), messages]
         self.node_config = node_config
-        self.base_metadata = dict(config.get("metadata") or {})
+        # As LangGraph 1.2: these configurable keys reach the nodes' run metadata (and so the
+        # "messages" stream's); other configurable values (API keys...) stay out of it.
+        configurable = config.get("configurable") or {}
+        self.base_metadata = {key: configurable[key] for key in _PROPAGATED if key in configurable}
+        self.base_metadata.update(config.get("metadata") or {})
         if self.thread is not None:
             self.base_metadata.setdefault("thread_id", self.thread[0])
 
@@ -320,7 +328,8 @@ class Loop:
         elif len(paused) == 1:
             answers = [(paused[0], value)]
         else:
-            raise ValidationError(
+            raise AmbiguousResumeError(
+                "When there are multiple pending interrupts, you must specify the interrupt id when resuming. "
                 f"{len(paused)} nodes are paused; resume them with Command(resume={{interrupt_id: value, ...}}) "
                 f"using the ids {list(by_id)}"
             )

@@ -5,6 +5,8 @@
     GraphRecursionError(RagError, RecursionError)  the run needed more steps than recursion_limit
     InvalidUpdateError(ValidationError)            a node's update does not fit the state
     GraphInterrupt(RagError)                       interrupt() pausing a node (caught by the graph)
+    AmbiguousResumeError(ValidationError, RuntimeError)  one resume value, several pending interrupts
+    InvalidCheckpointerError(ValidationError, TypeError)  compile(checkpointer=...) got no saver
 
 ``EmptyInputError``, ``ThreadNotFoundError`` and ``CheckpointerRequiredError`` say what to do
 where LangGraph silently does nothing or fails deep inside.
@@ -21,6 +23,8 @@ __all__ = [
     "InvalidUpdateError",
     "GraphInterrupt",
     "EmptyInputError",
+    "AmbiguousResumeError",
+    "InvalidCheckpointerError",
     "ThreadNotFoundError",
     "CheckpointerRequiredError",
 ]
@@ -37,6 +41,16 @@ class InvalidUpdateError(ValidationError):
 
 class EmptyInputError(ValidationError):
     """The graph got ``None`` (resume) or a ``Command`` for a thread with nothing to resume."""
+
+
+class AmbiguousResumeError(ValidationError, RuntimeError):
+    """``Command(resume=value)`` (one value, no interrupt ids) while several interrupts are
+    pending. A ``ValueError`` under the toolkit's tree, and the ``RuntimeError`` LangGraph raises."""
+
+
+class InvalidCheckpointerError(ValidationError, TypeError):
+    """``compile(checkpointer=...)`` got something that is not a saver: a ``ValueError``
+    under the toolkit's tree, and the ``TypeError`` LangGraph raises."""
 
 
 class ThreadNotFoundError(NotFoundError):

@@ -69,6 +69,7 @@ def add_messages(left: Any, right: Any) -> list[BaseMessage]:
         if isinstance(message, RemoveMessage):
             if at is None:
                 raise InvalidUpdateError(
+                    f"Attempting to delete a message with an ID that doesn't exist ({message.id!r}): "
                     f"RemoveMessage(id={message.id!r}) names no message in the list (ids: {list(position)[:10]})"
                 )
             removed.add(message.id)  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
 from rag.errors import ValidationError
 from rag.graph.constants import END, START
-from rag.graph.errors import InvalidUpdateError
+from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
 from rag.graph.pregel import CompiledStateGraph
 from rag.graph.state import Channel, channels_of
 from rag.graph.types import Send
@@ -198,6 +198,8 @@ class StateGraph:
 
     def add_sequence(self, nodes: Sequence[Union[Callable[..., Any], tuple[str, Any]]]) -> "StateGraph":
         """Add nodes joined one after another (names from functions, or ``(name, fn)`` pairs)."""
+        if not nodes:
+            raise ValidationError("add_sequence needs at least one node, got an empty sequence")
         previous = None
         for item in nodes:
             name, action = item if isinstance(item, tuple) else (getattr(item, "__name__", None), item)
@@ -251,8 +253,9 @@ class StateGraph:
         ``"*"``: all) to pause at; ``name``: the run's name in traces (default "LangGraph")."""
         from rag.graph.checkpoint.base import BaseCheckpointSaver
         if checkpointer is not None and not isinstance(checkpointer, BaseCheckpointSaver):
-            raise ValidationError(
-                f"checkpointer must be a saver such as InMemorySaver() or SqliteSaver(...), got {type(checkpointer).__name__}"
+            raise InvalidCheckpointerError(
+                f"Invalid checkpointer provided: checkpointer must be a saver such as InMemorySaver() or "
+                f"SqliteSaver(...), got {type(checkpointer).__name__}"
             )
         if store is not None or cache is not None:
             raise ValidationError("compile() does not support store= or cache= yet")

@@ -221,3 +221,43 @@ def test_in_async_runs_a_node_raising_cancels_its_running_siblings():
 
     asyncio.run(run())
     assert finished == []
+
+
+def test_one_resume_value_for_several_pending_interrupts_is_refused_as_langgraph_refuses_it():
+    app = _three_parallel_two_pause()
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({"items": []}, config)
+    with pytest.raises(RuntimeError, match="multiple pending interrupts"):
+        app.invoke(Command(resume="ambiguous"), config)
+    with pytest.raises(ValueError, match="interrupt_id"):  # the toolkit's tree: a ValidationError too
+        app.invoke(Command(resume="ambiguous"), config)
+
+
+def test_compiling_with_something_that_is_not_a_saver_is_a_type_error_naming_it():
+    graph = StateGraph(Items)
+    graph.add_node("n", lambda state: None)
+    graph.add_edge(START, "n")
+    with pytest.raises(TypeError, match="Invalid checkpointer provided.*got object"):
+        graph.compile(checkpointer=object())
+
+
+def test_add_sequence_of_no_nodes_is_refused():
+    with pytest.raises(ValueError, match="at least one node"):
+        StateGraph(Items).add_sequence([])
+
+
+def test_removing_an_unknown_message_says_so_in_langgraphs_words():
+    with pytest.raises(ValueError, match="Attempting to delete a message with an ID that doesn't exist"):
+        add_messages([HumanMessage("a", id="1")], [RemoveMessage(id="2")])
+
+
+def test_allowlisted_configurable_keys_reach_the_messages_stream_metadata_and_secrets_do_not():
+    from rag.graph import MessagesState
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("n", lambda state: {"messages": [AIMessage("hi")]})
+    graph.add_edge(START, "n")
+    config = {"configurable": {"thread_id": "th", "run_id": "r", "assistant_id": "a", "api_key": "secret"}}
+    [(_, metadata)] = list(graph.compile().stream({"messages": []}, config, stream_mode="messages"))
+    assert (metadata["thread_id"], metadata["run_id"], metadata["assistant_id"]) == ("th", "r", "a")
+    assert "api_key" not in metadata
