@@ -107,15 +107,16 @@ def traceable(func: Optional[F] = None, *, name: Optional[str] = None, run_type:
                 run, child = start(args, kwargs)
                 items: list[Any] = []
                 generator = function(*args, **kwargs)
+                sent: Any = None  # what the consumer sends (asend) goes on to the function's generator
                 try:
                     while True:
                         with _callbacks.ambient_config(child):
                             try:
-                                item = await generator.__anext__()
+                                item = await generator.asend(sent)
                             except StopAsyncIteration:
                                 break
                         items.append(item)
-                        yield item
+                        sent = yield item
                 except BaseException as exc:
                     run.error(exc)
                     raise
@@ -128,18 +129,19 @@ def traceable(func: Optional[F] = None, *, name: Optional[str] = None, run_type:
                 run, child = start(args, kwargs)
                 items: list[Any] = []
                 generator = function(*args, **kwargs)
+                sent: Any = None  # what the consumer sends goes on to the function's generator
                 try:
                     while True:
                         # Set around each step only: a context variable set across a yield
                         # would leak into the consumer's code.
                         with _callbacks.ambient_config(child):
                             try:
-                                item = next(generator)
+                                item = generator.send(sent)
                             except StopIteration as stop:
                                 result = stop.value
                                 break
                         items.append(item)
-                        yield item
+                        sent = yield item
                 except BaseException as exc:
                     run.error(exc)
                     raise

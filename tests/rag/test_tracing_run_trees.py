@@ -218,3 +218,32 @@ def test_rag_tracing_traceable_is_the_decorator_whatever_was_imported_before():
     for module in ("rag.tracing.decorator", "rag.tracing.tracer", "rag.tracing.store"):
         importlib.import_module(module)
     assert callable(rag.tracing.traceable) and rag.tracing.traceable.__module__ == "rag.tracing.decorator"
+
+
+def test_a_traceable_generator_receives_the_values_sent_to_it():
+    @traceable
+    def running_total():
+        total = 0
+        while True:
+            value = yield total
+            total += value
+
+    @traceable
+    async def async_total():
+        total = 0
+        while True:
+            value = yield total
+            total += value
+
+    for listening in ([], [Kept()]):
+        with tracing_context(callbacks=listening):
+            summing = running_total()
+            assert next(summing) == 0
+            assert [summing.send(2), summing.send(3)] == [2, 5]
+
+            async def main():
+                summing = async_total()
+                assert await summing.__anext__() == 0
+                return [await summing.asend(2), await summing.asend(3)]
+
+            assert asyncio.run(main()) == [2, 5]
