@@ -14,10 +14,11 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence, Union
 from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, RESULT, Loop
+from rag.graph._update import check_supersteps, superstep_put_args
 from rag.graph.constants import END, START, UPDATE
 from rag.graph.errors import CheckpointerRequiredError
-from rag.graph.state import apply_updates, initial_values, ordered
-from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot
+from rag.graph.state import apply_updates, ordered
+from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot, StateUpdate
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.config import merge_configs
 from rag.runnables.graph import Graph
@@ -246,48 +247,30 @@ class CompiledStateGraph(Runnable[Any, dict]):
     def update_state(self, config: RunnableConfig, values: Optional[dict[str, Any]], as_node: Optional[str] = None) -> dict[str, Any]:
         """Apply ``values`` through the reducers as if node ``as_node`` had returned them
         (default: the node that ran last), save a new checkpoint (source "update") whose
-        ``next`` follows ``as_node``'s edges, and return its config. From a past checkpoint
-        (its config) this forks the thread: later invocations continue from the fork."""
-        saver = self._need_saver("update_state")
-        saved = saver.get_tuple(config)
-        config_out = self._updated(saved, config, values, as_node)
-        return saver.put(*config_out)
+        ``next`` follows ``as_node``'s edges (nodes already due stay due), and return its
+        config. From a past checkpoint (its config) this forks the thread: later
+        invocations continue from the fork. ``as_node="__copy__"`` saves a copy of the
+        checkpoint beside it (source "fork"); ``as_node=END`` leaves nothing to run."""
+        return self.bulk_update_state(config, [[StateUpdate(values, as_node)]])
 
     async def aupdate_state(self, config: RunnableConfig, values: Optional[dict[str, Any]],
                             as_node: Optional[str] = None) -> dict[str, Any]:
-        saver = self._need_saver("aupdate_state")
-        saved = await saver.aget_tuple(config)
-        return await saver.aput(*self._updated(saved, config, values, as_node))
+        return await self.abulk_update_state(config, [[StateUpdate(values, as_node)]])
 
-    def _updated(self, saved: Any, config: RunnableConfig, values: Optional[dict[str, Any]],
-                 as_node: Optional[str]) -> tuple[Any, ...]:
-        loop = Loop(self, dict(config), frozenset(), interrupt_before=(), interrupt_after=())
-        if saved is not None:
-            loop._load(saved)
-            writers = saved.checkpoint.get("writers") or []
-        else:
-            loop.values = initial_values(self.builder.channels)
-            writers = [START]
-        if as_node is None:
-            if len(writers) != 1:
-                raise ValidationError(
-                    f"update_state cannot tell which node the update comes from (the last step ran {writers}); "
-                    "pass as_node='node_name'"
-                )
-            as_node = writers[0]
-        if as_node != START and as_node not in self.builder.nodes:
-            raise ValidationError(f"as_node={as_node!r} is not a node; nodes are {list(self.builder.nodes)}")
-        if values is not None and not isinstance(values, dict):
-            raise ValidationError(f"update_state needs a dict of state updates, got {type(values).__name__}")
-        apply_updates(loop.values, [(as_node, values)] if values else [], self.builder.channels)
-        # Nodes that were due stay due (as LangGraph's, whose update consumes only as_node's
-        # triggers): a join target paused before keeps its turn.
-        due = [entry for entry in loop.next if isinstance(entry, str) and entry not in (as_node, START)]
-        loop.step += 1
-        following = loop._successors([(as_node, [], None)])
-        sends = [entry for entry in following if isinstance(entry, Send)]
-        loop.next = [*sends, *sorted({*(e for e in following if not isinstance(e, Send)), *due})]
-        return loop.put_args("update", [as_node])
+    def bulk_update_state(self, config: RunnableConfig, supersteps: Sequence[Sequence[StateUpdate]]) -> dict[str, Any]:
+        """Several supersteps of updates (each a list of ``StateUpdate(values, as_node)``
+        applied together), one checkpoint each; returns the last one's config."""
+        saver = self._need_saver("bulk_update_state")
+        for updates in check_supersteps(supersteps):
+            config = saver.put(*superstep_put_args(self, saver.get_tuple(config), config, updates))
+        return config
+
+    async def abulk_update_state(self, config: RunnableConfig,
+                                 supersteps: Sequence[Sequence[StateUpdate]]) -> dict[str, Any]:
+        saver = self._need_saver("abulk_update_state")
+        for updates in check_supersteps(supersteps):
+            config = await saver.aput(*superstep_put_args(self, await saver.aget_tuple(config), config, updates))
+        return config
 
     # -- drawing ----------------------------------------------------------------------------
     def get_graph(self, config: Optional[RunnableConfig] = None, *, xray: Union[bool, int] = False) -> Graph:

@@ -10,14 +10,23 @@ from __future__ import annotations
 import contextvars
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Union
 
 from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
 from rag.errors import UsageError
 
-__all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "PregelTask", "interrupt"]
+__all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "PregelTask", "interrupt"]
 
 _UNSET: Any = object()
+
+
+class StateUpdate(NamedTuple):
+    """One update of ``bulk_update_state``: ``values`` as if node ``as_node`` returned them
+    (``task_id`` is accepted for LangGraph compatibility and not used)."""
+
+    values: Optional[dict[str, Any]]
+    as_node: Optional[str] = None
+    task_id: Optional[str] = None
 
 
 @dataclass(frozen=True)

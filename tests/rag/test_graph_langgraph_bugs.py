@@ -261,3 +261,48 @@ def test_allowlisted_configurable_keys_reach_the_messages_stream_metadata_and_se
     [(_, metadata)] = list(graph.compile().stream({"messages": []}, config, stream_mode="messages"))
     assert (metadata["thread_id"], metadata["run_id"], metadata["assistant_id"]) == ("th", "r", "a")
     assert "api_key" not in metadata
+
+
+def _a_then_b() -> object:
+    graph = StateGraph(Items)
+    graph.add_node("a", lambda state: {"items": ["a"]})
+    graph.add_node("b", lambda state: {"items": ["b"]})
+    graph.add_edge(START, "a")
+    graph.add_edge("a", "b")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def test_bulk_update_state_saves_one_checkpoint_per_superstep():
+    from rag.graph.types import StateUpdate
+
+    app = _a_then_b()
+    config = {"configurable": {"thread_id": "t"}}
+    app.bulk_update_state(config, [[StateUpdate({"items": ["x"]}, "a")],
+                                   [StateUpdate({"items": ["y"]}, "a"), StateUpdate({"items": ["z"]}, "b")]])
+    assert app.get_state(config).values == {"items": ["x", "y", "z"]}
+    assert len(list(app.checkpointer.list(config))) == 2
+
+
+def test_bulk_update_state_refuses_no_supersteps_and_copy_mixed_with_other_updates():
+    from rag.graph.errors import InvalidUpdateError
+    from rag.graph.types import StateUpdate
+
+    app = _a_then_b()
+    config = {"configurable": {"thread_id": "t"}}
+    with pytest.raises(ValueError, match="No supersteps provided"):
+        app.bulk_update_state(config, [])
+    with pytest.raises(ValueError, match="No updates provided"):
+        app.bulk_update_state(config, [[], []])
+    with pytest.raises(InvalidUpdateError, match="only update of its superstep"):
+        app.bulk_update_state(config, [[StateUpdate(None, "__end__"), StateUpdate(None, "__copy__")]])
+
+
+def test_update_state_as_copy_saves_a_sibling_fork_with_the_same_state_and_next():
+    app = _a_then_b()
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({"items": []}, config)
+    before_b = next(s for s in app.get_state_history(config) if s.next == ("b",))
+    copy = app.get_state(app.update_state(before_b.config, None, as_node="__copy__"))
+    assert (copy.values, copy.next, copy.metadata["source"]) == (before_b.values, ("b",), "fork")
+    assert copy.parent_config == before_b.parent_config
+    assert copy.config["configurable"]["checkpoint_id"] != before_b.config["configurable"]["checkpoint_id"]

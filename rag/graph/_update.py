@@ -1,0 +1,101 @@
+"""Writing a thread's state from outside a run: ``update_state`` and ``bulk_update_state``.
+
+One superstep of updates — ``(values, as_node)`` pairs applied together, as if those nodes
+had returned ``values`` in one step — becomes one checkpoint (source ``"update"``) whose
+``next`` follows the nodes' edges and keeps the nodes that were already due. Two special
+``as_node`` values, each alone in its superstep, as LangGraph's:
+
+- ``"__copy__"``: a copy of the checkpoint (same values and due nodes, no pending writes:
+  a paused node pauses again), saved beside it under the same parent, source ``"fork"``;
+- ``END`` (``"__end__"``): the values applied and nothing left to run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from rag.errors import ValidationError
+from rag.graph._loop import Loop
+from rag.graph.constants import END, START
+from rag.graph.errors import InvalidUpdateError
+from rag.graph.state import apply_updates, initial_values
+from rag.graph.types import Send
+
+import rag.graph  # type hints: rag.graph.pregel imports this module
+
+__all__ = ["COPY", "check_supersteps", "superstep_put_args"]
+
+COPY = "__copy__"
+
+
+def check_supersteps(supersteps: Sequence[Sequence[Any]]) -> list[list[tuple[Any, Optional[str]]]]:
+    """``supersteps`` as lists of ``(values, as_node)``; refuses an empty call and the
+    special nodes mixed with other updates (LangGraph's errors and wording)."""
+    steps = [[(update[0], update[1] if len(update) > 1 else None) for update in step] for step in supersteps]
+    if not steps:
+        raise ValidationError("No supersteps provided: bulk_update_state needs a list of supersteps of StateUpdates")
+    if not any(steps):
+        raise ValidationError("No updates provided: every superstep passed to bulk_update_state is empty")
+    for step in steps:
+        special = [as_node for _, as_node in step if as_node in (COPY, END)]
+        if special and len(step) > 1:
+            raise InvalidUpdateError(
+                f"as_node={special[0]!r} must be the only update of its superstep, got {len(step)} updates"
+            )
+    return steps
+
+
+def superstep_put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, config: Any,
+                       updates: list[tuple[Any, Optional[str]]]) -> tuple[Any, ...]:
+    """The arguments of ``saver.put`` for the checkpoint one superstep of ``updates`` makes
+    from ``saved`` (the thread's checkpoint, or None for a new thread)."""
+    builder = graph.builder
+    loop = Loop(graph, dict(config), frozenset(), interrupt_before=(), interrupt_after=())
+    if saved is not None:
+        loop._load(saved)
+        writers = saved.checkpoint.get("writers") or []
+    else:
+        loop.values = initial_values(builder.channels)
+        writers = [START]
+    if len(updates) == 1 and updates[0][1] == COPY:
+        return _copy(loop, saved, updates[0][0], writers)
+    named: list[tuple[Any, str]] = []
+    for values, as_node in updates:
+        if as_node is None:
+            if len(writers) != 1 or len(updates) != 1:
+                raise InvalidUpdateError(
+                    f"update_state cannot tell which node the update comes from (the last step ran {writers}, "
+                    f"{len(updates)} updates); pass as_node='node_name'"
+                )
+            as_node = writers[0]
+        if as_node not in (START, END) and as_node not in builder.nodes:
+            raise ValidationError(f"as_node={as_node!r} is not a node; nodes are {list(builder.nodes)}")
+        if values is not None and not isinstance(values, dict):
+            raise ValidationError(f"update_state needs a dict of state updates, got {type(values).__name__}")
+        named.append((values, as_node))
+    apply_updates(loop.values, [(as_node, values) for values, as_node in named if values], builder.channels)
+    loop.step += 1
+    if named[0][1] == END:
+        loop.next = []
+        return loop.put_args("update", [END])
+    sources = [as_node for _, as_node in named]
+    # Nodes that were due stay due (as LangGraph's, whose update consumes only the updating
+    # nodes' triggers): a join target paused before keeps its turn.
+    due = [entry for entry in loop.next if isinstance(entry, str) and entry not in (*sources, START)]
+    following = loop._successors([(as_node, [], None) for as_node in dict.fromkeys(sources)])
+    sends = [entry for entry in following if isinstance(entry, Send)]
+    loop.next = [*sends, *sorted({*(e for e in following if not isinstance(e, Send)), *due})]
+    return loop.put_args("update", list(dict.fromkeys(sources)))
+
+
+def _copy(loop: Loop, saved: Any, values: Any, writers: list[str]) -> tuple[Any, ...]:
+    if saved is None:
+        raise InvalidUpdateError("Cannot copy a non-existent checkpoint: update_state(as_node='__copy__') needs "
+                                 "the config of a saved checkpoint")
+    if values is not None:
+        raise ValidationError("update_state(as_node='__copy__') copies a checkpoint as it is; pass values=None, "
+                              "then update the copy")
+    # The copy is a sibling: same parent as the original, one step on (LangGraph's metadata).
+    loop.saved_config = saved.parent_config
+    loop.step += 1
+    return loop.put_args("fork", writers)
