@@ -42,6 +42,8 @@ def host_name(host_header: str) -> str:
     host = host_header.strip().lower()
     if host.startswith("["):
         return host[1:host.find("]")] if "]" in host else host
+    if host.count(":") > 1:
+        return host  # an IPv6 address without brackets (as --host and --allowed-host take it) has no port
     name, colon, port = host.rpartition(":")
     return name if colon and port.isdigit() else host
 

@@ -163,3 +163,11 @@ def test_the_server_runs_on_ipv6_loopback(tmp_path):
     with serve_in_thread(hostile_app(tmp_path), host="::1") as base:
         assert base.startswith("http://[::1]:")
         assert httpx.post(f"{base}/search", json={"query": "cats"}).status_code == 200
+
+
+@pytest.mark.parametrize("allowed", ["2001:db8::5", "[2001:db8::5]", "::1"])
+def test_an_ipv6_address_is_allowed_as_written_without_brackets_or_with_them(allowed):
+    name = allowed.strip("[]")
+    assert host_name(name) == name
+    assert SitePolicy(allowed_hosts=(allowed,)).host_allowed(f"[{name}]:8000")
+    assert not SitePolicy(allowed_hosts=(allowed,)).host_allowed("[2001:db8::6]:8000")
