@@ -161,19 +161,21 @@ class SegmentFolder:
         self._collect_garbage(data, base)
         return data
 
-    def _base_manifest(self) -> tuple[Optional[set[str]], bool]:
+    def _base_manifest(self) -> tuple[Optional[set[str]], bool, str]:
         """The part names the manifest about to be replaced names (None: it cannot be
-        read), and whether it verified against its checksum."""
+        read), whether it verified against its checksum, and why not (for the warning)."""
         try:
             data = read_manifest(self.path)
         except CorruptIndexError:
-            return (set(), False) if not (self.path / MANIFEST).exists() else (None, False)
+            if not (self.path / MANIFEST).exists():
+                return set(), False, "there was no manifest"
+            return None, False, "unreadable"
         names = {part["name"] for part in data.get("segments") or []}
         if isinstance(data.get("bm25"), dict):
             names.add(data["bm25"]["name"])
-        return names, verified(data)
+        return names, verified(data), "written before checksums"
 
-    def _collect_garbage(self, data: dict[str, Any], base: tuple[Optional[set[str]], bool]) -> None:
+    def _collect_garbage(self, data: dict[str, Any], base: tuple[Optional[set[str]], bool, str]) -> None:
         """Drop parts ``data`` does not name. The caller holds the index's write lock: no
         other save is running, so an unnamed part is one the replaced manifest named
         (replaced by a compaction: deleted) or a crashed save's leftover. A leftover is
@@ -184,7 +186,7 @@ class SegmentFolder:
         keep = {part["name"] for part in data.get("segments") or []}
         if data.get("bm25"):
             keep.add(data["bm25"]["name"])
-        named, trusted = base
+        named, trusted, why = base
         moved = 0
         for kind in (_SEGMENTS, _BM25):
             for child in (self.path / kind).glob("*") if (self.path / kind).is_dir() else ():
@@ -201,7 +203,7 @@ class SegmentFolder:
             # Said once, where a person sees it (the last-resort handler prints warnings).
             logger.warning("%s: %d part folder(s) that the replaced manifest (unverified: %s) did not name were moved "
                            "to %s instead of being deleted; check the index, then delete that folder",
-                           self.path, moved, "written before checksums" if named is not None else "unreadable",
+                           self.path, moved, why,
                            self.path / _ORPHANS)
         for leftover in self.path.glob(f".{MANIFEST}.*"):
             leftover.unlink(missing_ok=True)

@@ -227,3 +227,12 @@ def test_a_crafted_segment_file_nested_100000_deep_is_a_one_line_error(index_fol
     entry["files"]["changes.json"] = {"sha256": hashlib.sha256(payload).hexdigest(), "bytes": len(payload)}
     _write(index_folder, data, checksum=True)  # every checksum right: only the content is hostile
     assert "changes.json is nested too deeply" in _cli_error(capsys, "info", "--index", str(index_folder))
+
+
+def test_a_first_commit_beside_segments_of_a_lost_manifest_says_the_manifest_was_missing(index_folder, corpus,
+                                                                                         caplog):
+    lost = _segment_folders(index_folder)
+    (index_folder / "manifest.json").unlink()
+    Index.create(index_folder, embeddings="hashing").update([str(corpus)])
+    assert {p.name for p in (index_folder / "orphans").iterdir()} == {f"segments-{name}" for name in lost}
+    assert "there was no manifest" in caplog.text and "written before checksums" not in caplog.text
