@@ -31,7 +31,7 @@ from rag.graph.errors import (
     ThreadNotFoundError,
 )
 from rag.graph.state import apply_updates, initial_values, ordered
-from rag.graph.types import Command, Send
+from rag.graph.types import Command, Send, is_invalid_resume
 from rag.messages import BaseMessage
 
 import rag.graph  # type hints: rag.graph.pregel imports this module
@@ -54,6 +54,7 @@ class Task:
     goto: list[str] = field(default_factory=list)
     interrupts: tuple[Any, ...] = ()
     resume: list[Any] = field(default_factory=list)
+    answered: int = 0  # resume values added to ``resume`` by this invocation
     error: Optional[BaseException] = None
     done: bool = False
     ran: bool = False  # ran in this invocation (not restored from pending writes)
@@ -335,6 +336,7 @@ class Loop:
             )
         for task, answer in answers:
             task.resume.append(answer)
+            task.answered += 1
             yield IO(partial(self.saver.put_writes, self.saved_config, [(RESUME, task.resume)], task.id))  # type: ignore[union-attr]
 
     def _stop_step(self, tasks: list[Task]) -> Effects:
@@ -352,6 +354,12 @@ class Loop:
                     continue
                 yield IO(partial(self.saver.put_writes, self.saved_config, writes, task.id))
         failed = [t for t in tasks if t.error is not None]
+        for task in failed:
+            if task.answered and is_invalid_resume(task.error) and self.saver is not None:
+                # The answer did not fit the interrupt's response_schema: forget it, so the
+                # same pause can be answered again (as LangGraph's).
+                del task.resume[-task.answered:]
+                yield IO(partial(self.saver.put_writes, self.saved_config, [(RESUME, task.resume)], task.id))
         if failed:
             raise failed[0].error  # type: ignore[misc]
         self.interrupts = tuple(i for t in tasks if not t.done for i in t.interrupts)

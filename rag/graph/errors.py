@@ -25,6 +25,7 @@ __all__ = [
     "EmptyInputError",
     "AmbiguousResumeError",
     "InvalidCheckpointerError",
+    "is_invalid_resume",
     "ThreadNotFoundError",
     "CheckpointerRequiredError",
 ]
@@ -71,3 +72,11 @@ class GraphInterrupt(RagError):
     def __init__(self, interrupts: tuple[Any, ...]) -> None:
         super().__init__(f"graph interrupted: {interrupts!r:.200}")
         self.interrupts = interrupts
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether ``error`` was raised because a resume value did not match its interrupt's
+    ``response_schema`` (LangGraph's ``langgraph.errors.is_invalid_resume``)."""
+    from rag.graph.types import is_invalid_resume as check
+
+    return check(error)

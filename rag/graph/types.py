@@ -15,7 +15,8 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Union
 from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
 from rag.errors import UsageError
 
-__all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "PregelTask", "interrupt"]
+__all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "PregelTask", "interrupt",
+           "is_invalid_resume"]
 
 _UNSET: Any = object()
 
@@ -37,6 +38,9 @@ class Interrupt:
 
     value: Any
     id: str = ""
+    #: The JSON schema of the answer expected on resume (``interrupt(..., response_schema=...)``),
+    #: for clients that render a form; None when the node gave none.
+    response_schema: Optional[dict[str, Any]] = None
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,38 @@ def interrupt_id(task_id: str, index: int) -> str:
     return hashlib.sha1(f"{task_id}:{index}".encode()).hexdigest()[:32]
 
 
-def interrupt(value: Any) -> Any:
+_INVALID_RESUME = "__rag_invalid_resume__"
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether ``error`` was raised because a resume value did not match the
+    ``response_schema`` of its :func:`interrupt` (a pydantic ``ValidationError``)."""
+    return getattr(error, _INVALID_RESUME, False) is True
+
+
+def _schema_of(response_schema: Any) -> tuple[Any, Optional[dict[str, Any]]]:
+    """``(validator or None, JSON schema or None)`` for ``interrupt``'s ``response_schema``:
+    a JSON schema dict is shown as is and not checked; a pydantic model, TypedDict or
+    dataclass is shown as its JSON schema and validates the answer (as LangGraph 1.2)."""
+    if response_schema is None or isinstance(response_schema, dict):
+        return None, response_schema
+    from pydantic import TypeAdapter
+
+    adapter = TypeAdapter(response_schema)
+    return adapter, adapter.json_schema()
+
+
+def _validated(adapter: Any, answer: Any) -> Any:
+    if adapter is None:
+        return answer
+    try:
+        return adapter.validate_python(answer)
+    except Exception as exc:  # pydantic.ValidationError: marked so the graph keeps the pause open
+        setattr(exc, _INVALID_RESUME, True)
+        raise
+
+
+def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     """Pause the running node and hand ``value`` to the caller under ``"__interrupt__"``.
 
     The run stops after the current step (other nodes of the step keep their results) and
@@ -155,6 +190,14 @@ def interrupt(value: Any) -> Any:
 
     Needs a checkpointer (``compile(checkpointer=InMemorySaver())``) and a ``thread_id``
     in the config, which the pause is saved under.
+
+    ``response_schema`` (as LangGraph 1.2): a JSON schema dict, shown to the caller in
+    ``Interrupt.response_schema`` and not checked; or a pydantic model, TypedDict or
+    dataclass, shown as its JSON schema and used to validate the answer, which this call
+    then returns validated. An answer that does not fit raises pydantic's
+    ``ValidationError`` (:func:`is_invalid_resume` tells it apart) and is not kept: the
+    pause can be answered again. Keep plain data in the state: a model instance cannot be
+    saved in a JSON checkpoint (``.model_dump()`` it).
     """
     scope = CURRENT_TASK.get()
     if scope is None:
@@ -164,8 +207,9 @@ def interrupt(value: Any) -> Any:
             f"interrupt() in node {scope.node!r} needs a checkpointer to save the pause: "
             "compile(checkpointer=InMemorySaver()) and call with config={'configurable': {'thread_id': ...}}"
         )
+    adapter, schema = _schema_of(response_schema)
     index = scope.calls
     scope.calls += 1
     if index < len(scope.resume):
-        return scope.resume[index]
-    raise GraphInterrupt((Interrupt(value, interrupt_id(scope.task_id, index)),))
+        return _validated(adapter, scope.resume[index])
+    raise GraphInterrupt((Interrupt(value, interrupt_id(scope.task_id, index), schema),))

@@ -306,3 +306,60 @@ def test_update_state_as_copy_saves_a_sibling_fork_with_the_same_state_and_next(
     assert (copy.values, copy.next, copy.metadata["source"]) == (before_b.values, ("b",), "fork")
     assert copy.parent_config == before_b.parent_config
     assert copy.config["configurable"]["checkpoint_id"] != before_b.config["configurable"]["checkpoint_id"]
+
+
+class Answer(TypedDict):
+    answer: object
+
+
+def _asks_with_schema(schema: object) -> object:
+    def node(state: Answer) -> dict:
+        decision = interrupt("approve?", response_schema=schema)
+        return {"answer": decision.model_dump() if hasattr(decision, "model_dump") else decision}
+
+    graph = StateGraph(Answer)
+    graph.add_node("node", node)
+    graph.add_edge(START, "node")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def _decision_model() -> type:
+    from pydantic import BaseModel
+
+    class Decision(BaseModel):
+        approved: bool
+
+    return Decision
+
+
+def test_an_interrupt_shows_its_response_schema_as_json_schema_and_validates_the_answer():
+    app = _asks_with_schema(_decision_model())
+    config = {"configurable": {"thread_id": "t"}}
+    [pause] = app.invoke({"answer": None}, config)["__interrupt__"]
+    assert pause.response_schema["properties"]["approved"]["type"] == "boolean"
+    assert app.get_state(config).interrupts[0].response_schema == pause.response_schema  # saved and loaded
+    assert app.invoke(Command(resume={"approved": "yes"}), config) == {"answer": {"approved": True}}
+
+
+def test_an_answer_that_does_not_fit_the_response_schema_raises_and_the_pause_can_be_answered_again():
+    from pydantic import ValidationError
+
+    from rag.graph.errors import is_invalid_resume
+
+    app = _asks_with_schema(_decision_model())
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({"answer": None}, config)
+    with pytest.raises(ValidationError, match="approved") as raised:
+        app.invoke(Command(resume={"approved": "not a bool"}), config)
+    assert is_invalid_resume(raised.value)
+    assert not is_invalid_resume(ValueError("other"))
+    assert app.invoke(Command(resume={"approved": False}), config) == {"answer": {"approved": False}}
+
+
+def test_a_json_schema_dict_response_schema_is_shown_as_is_and_not_checked():
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    app = _asks_with_schema(schema)
+    config = {"configurable": {"thread_id": "t"}}
+    [pause] = app.invoke({"answer": None}, config)["__interrupt__"]
+    assert pause.response_schema == schema
+    assert app.invoke(Command(resume="anything"), config) == {"answer": "anything"}

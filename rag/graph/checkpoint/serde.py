@@ -77,7 +77,10 @@ def _encode(value: Any) -> Any:
     from rag.graph.types import Interrupt, Send
 
     if isinstance(value, Interrupt):
-        return {TAG: "interrupt", "value": value.value, "id": value.id}
+        saved = {TAG: "interrupt", "value": value.value, "id": value.id}
+        if value.response_schema is not None:  # absent otherwise: older readers load the same shape
+            saved["response_schema"] = value.response_schema
+        return saved
     if isinstance(value, Send):
         return {TAG: "send", "node": value.node, "arg": value.arg}
     if isinstance(value, (set, frozenset)):
@@ -101,7 +104,7 @@ def _decode(obj: dict[str, Any]) -> Any:
     if kind == "interrupt":
         from rag.graph.types import Interrupt
 
-        return Interrupt(body["value"], body.get("id", ""))
+        return Interrupt(body["value"], body.get("id", ""), body.get("response_schema"))
     if kind == "set":
         # Set members are hashable: a list in one was a tuple (JSON has no tuples).
         return {_frozen(item) for item in body["items"]}
