@@ -369,7 +369,8 @@ def write_lock(path: Path, on_wait: Optional[Callable[[], None]] = None) -> Iter
     except ImportError:
         yield
         return
-    path = Path(path)
+    # Resolved: "." or a symlink naming the folder must take the same lock as its real path.
+    path = Path(path).resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.parent / f".{path.name}.lock", "a+") as handle:
         try:

@@ -83,3 +83,24 @@ def test_eight_searching_threads_see_either_the_old_or_the_new_index(tmp_path):
     assert seen, "the searching threads ran no search"
     assert all(result in (old[query], new[query]) for query, result in seen)
     assert _answers(index) == new
+
+
+def test_the_write_lock_is_one_whatever_path_names_the_index_folder(tmp_path, monkeypatch):
+    from rag.index.state import write_lock
+
+    folder = tmp_path / "ix"
+    folder.mkdir()
+    (tmp_path / "link").symlink_to(folder)
+    monkeypatch.chdir(folder)
+    for other in (tmp_path / "link", Path(".")):
+        waited = threading.Event()
+
+        def second_writer():
+            with write_lock(other, on_wait=waited.set):
+                pass
+
+        with write_lock(folder):
+            writer = threading.Thread(target=second_writer)
+            writer.start()
+            assert waited.wait(10), f"{other} took the lock while {folder} held it"
+        writer.join(10)
