@@ -43,7 +43,10 @@ def server_of(spec: str) -> str:
     if name == "openai":
         from rag._openai_http import OPENAI_BASE_URL
 
-        return f"the OpenAI-compatible server at {os.environ.get('OPENAI_BASE_URL') or OPENAI_BASE_URL}"
+        from stores._uri import redact_uri
+
+        # A base URL may carry user:password@; the message shows the server, never that.
+        return f"the OpenAI-compatible server at {redact_uri(os.environ.get('OPENAI_BASE_URL') or OPENAI_BASE_URL)}"
     return f"the {name} service"
 
 

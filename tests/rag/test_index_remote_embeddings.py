@@ -89,6 +89,14 @@ def test_rag_search_on_a_foreign_index_sends_nothing_and_says_how_to_allow_it(fo
     assert api.requests == []
 
 
+def test_the_refusal_names_the_server_without_the_password_in_its_url(foreign_index, api, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_BASE_URL", api.url.replace("http://", "http://ann:hunter2@"))
+    assert app.main(["search", "cats", "--index", str(foreign_index)]) == 1
+    err = capsys.readouterr().err
+    assert "hunter2" not in err and "ann:***@" in err
+    assert api.requests == []
+
+
 def test_updating_a_foreign_index_sends_no_document_and_writes_nothing(foreign_index, api, corpus, capsys):
     before = (foreign_index / "manifest.json").read_bytes()
     (corpus / "secret.md").write_text("A document that must not leave this machine.")
