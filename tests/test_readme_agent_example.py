@@ -12,6 +12,6 @@ def test_the_readme_agent_with_middleware_pauses_for_approval_and_cites_its_sour
     page.write_text(f"# Agent\n\n```python\n{block.code}```\n", encoding="utf-8")
     namespace = run_page(page, make_workspace(tmp_path / "work"))
     assert namespace["paused"]["__interrupt__"][0].value["action_requests"][0]["name"] == "notify_maintainers"
-    assert namespace["answer"] == "You configure it in settings.toml [1]."
-    assert [Path(p.metadata["source"]).name for p in namespace["sources"].cited(namespace["answer"])] == ["setup.md"]
+    assert namespace["final"] == "You configure it in settings.toml [1]."
+    assert [Path(p.metadata["source"]).name for p in namespace["sources"].cited(namespace["final"])] == ["setup.md"]
     assert [m.type for m in namespace["result"]["messages"]][-3:] == ["ai", "tool", "ai"]
