@@ -186,7 +186,11 @@ class CompiledStateGraph(Runnable[Any, dict]):
             )
         return self.checkpointer
 
-    def _snapshot(self, saved: Any, config: Any) -> StateSnapshot:
+    def _snapshot(self, saved: Any, config: Any, *, pending: bool = False) -> StateSnapshot:
+        """``saved`` as a snapshot; with ``pending``, the writes of its paused step (resume
+        updates, finished nodes' results) applied to the values and finished nodes left out
+        of ``next`` (as LangGraph's get_state of a thread's newest checkpoint; a checkpoint
+        asked for by id, and the history, show the checkpoint as saved)."""
         if saved is None:
             return StateSnapshot({}, (), dict(config or {}), None, None, None, (), ())
         checkpoint = saved.checkpoint
@@ -208,8 +212,9 @@ class CompiledStateGraph(Runnable[Any, dict]):
         # As LangGraph's: Command(resume=..., update=...) updates kept with a paused
         # checkpoint, then the updates of the step's nodes that finished, are part of its
         # state; ``next`` lists only the nodes still to run.
-        resume_updates = sorted((task_id, writes[UPDATE]) for task_id, writes in by_task.items() if UPDATE in writes)
-        done = [RESULT in by_task.get(task.id, {}) for task in tasks]
+        resume_updates = sorted((task_id, writes[UPDATE]) for task_id, writes in by_task.items()
+                                if pending and UPDATE in writes)
+        done = [pending and RESULT in by_task.get(task.id, {}) for task in tasks]
         pulls = [not isinstance(entry, Send) for entry in entries]
         updates = [(START, update) for _, update in resume_updates]
         for want_pull in (True, False):  # nodes run by edges first, then Sends (the loop's order)
@@ -223,10 +228,10 @@ class CompiledStateGraph(Runnable[Any, dict]):
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's newest checkpoint (or the one ``configurable.checkpoint_id`` names);
         an empty snapshot for a thread never run."""
-        return self._snapshot(self._need_saver("get_state").get_tuple(config), config)
+        return self._snapshot(self._need_saver("get_state").get_tuple(config), config, pending=_newest(config))
 
     async def aget_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
-        return self._snapshot(await self._need_saver("aget_state").aget_tuple(config), config)
+        return self._snapshot(await self._need_saver("aget_state").aget_tuple(config), config, pending=_newest(config))
 
     def get_state_history(self, config: RunnableConfig, *, filter: Optional[dict[str, Any]] = None,
                           before: Optional[RunnableConfig] = None, limit: Optional[int] = None) -> Iterator[StateSnapshot]:
@@ -294,3 +299,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         if not any(e.target == END for e in graph.edges):
             graph.remove_node(ids[END])
         return graph
+
+
+def _newest(config: Any) -> bool:
+    """Whether ``config`` asks for a thread's newest checkpoint (no ``checkpoint_id``)."""
+    return not ((config or {}).get("configurable") or {}).get("checkpoint_id")

@@ -363,3 +363,14 @@ def test_a_json_schema_dict_response_schema_is_shown_as_is_and_not_checked():
     [pause] = app.invoke({"answer": None}, config)["__interrupt__"]
     assert pause.response_schema == schema
     assert app.invoke(Command(resume="anything"), config) == {"answer": "anything"}
+
+
+def test_get_state_by_checkpoint_id_shows_a_paused_step_as_saved_without_its_finished_nodes_writes():
+    app = _three_parallel_two_pause()
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({"items": []}, config)
+    newest = app.get_state(config)
+    assert (newest.values, newest.next) == ({"items": ["c"]}, ("a", "b"))
+    as_saved = app.get_state(newest.config)
+    assert (as_saved.values, as_saved.next) == ({"items": []}, ("a", "b", "c"))
+    assert [s.next for s in app.get_state_history(config)][0] == ("a", "b", "c")
