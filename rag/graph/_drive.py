@@ -13,6 +13,7 @@ from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 from rag.graph._loop import IO, Decide, Emit, RunTasks, Task
 from rag.graph.constants import END
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
+from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.state import check_keys
 from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope
 from rag.runnables.config import max_workers
@@ -126,7 +127,12 @@ def _run_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, state: dic
     token = CURRENT_TASK.set(_scope(task, checkpointed))
     task.ran = True
     try:
-        output = graph.builder.nodes[task.name].invoke(task.arg if task.push else dict(state), task.config)
+        node, value = graph.builder.nodes[task.name], task.arg if task.push else dict(state)
+        policies = getattr(graph.builder, "retry_policies", {}).get(task.name)
+        if policies:
+            output = run_with_retry(lambda: _fresh_run(task, node, value), policies)
+        else:
+            output = node.invoke(value, task.config)
         settle(task, output, graph)
     except Exception as exc:
         _record_failure(task, exc)
@@ -138,10 +144,30 @@ async def _arun_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, sta
     CURRENT_TASK.set(_scope(task, checkpointed))  # this coroutine runs in its own task: its own context
     task.ran = True
     try:
-        output = await graph.builder.nodes[task.name].ainvoke(task.arg if task.push else dict(state), task.config)
+        node, value = graph.builder.nodes[task.name], task.arg if task.push else dict(state)
+        policies = getattr(graph.builder, "retry_policies", {}).get(task.name)
+        if policies:
+            output = await arun_with_retry(lambda: _afresh_run(task, node, value), policies)
+        else:
+            output = await node.ainvoke(value, task.config)
         settle(task, output, graph)
     except Exception as exc:
         _record_failure(task, exc)
+
+
+def _fresh_run(task: Task, node: Any, value: Any) -> Any:
+    """One attempt of a retried node: its interrupt() calls count from the first again."""
+    scope = CURRENT_TASK.get()
+    if scope is not None:
+        scope.calls = 0
+    return node.invoke(dict(value) if isinstance(value, dict) else value, task.config)
+
+
+async def _afresh_run(task: Task, node: Any, value: Any) -> Any:
+    scope = CURRENT_TASK.get()
+    if scope is not None:
+        scope.calls = 0
+    return await node.ainvoke(dict(value) if isinstance(value, dict) else value, task.config)
 
 
 def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:

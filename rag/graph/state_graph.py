@@ -27,6 +27,7 @@ from rag.errors import ValidationError
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
 from rag.graph.pregel import CompiledStateGraph
+from rag.graph.retry import RetryPolicy
 from rag.graph.state import Channel, channels_of
 from rag.graph.types import Send
 from rag.runnables import Runnable, RunnableLambda
@@ -140,11 +141,20 @@ class StateGraph:
         self.edges: list[tuple[str, str]] = []
         self.joins: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, list[Branch]] = {}
+        self.retry_policies: dict[str, list[RetryPolicy]] = {}
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Union[str, Callable[..., Any], Runnable],
-                 action: Optional[Union[Callable[..., Any], Runnable]] = None, **kwargs: Any) -> "StateGraph":
-        """Add ``action`` under the name ``node`` (or ``add_node(fn)``: named ``fn.__name__``)."""
+                 action: Optional[Union[Callable[..., Any], Runnable]] = None, *,
+                 retry_policy: Union[RetryPolicy, Sequence[RetryPolicy], None] = None,
+                 **kwargs: Any) -> "StateGraph":
+        """Add ``action`` under the name ``node`` (or ``add_node(fn)``: named ``fn.__name__``).
+        ``retry_policy``: a :class:`~rag.graph.retry.RetryPolicy` (or several: the first
+        that retries an error applies) to run the node again when it raises."""
+        policies = [] if retry_policy is None else (
+            [retry_policy] if isinstance(retry_policy, RetryPolicy) else list(retry_policy))
+        if not all(isinstance(policy, RetryPolicy) for policy in policies):
+            raise ValidationError(f"retry_policy must be a RetryPolicy or a list of them, got {retry_policy!r:.80}")
         if kwargs:
             raise ValidationError(f"add_node does not take {sorted(kwargs)}; pass a name and a function or Runnable")
         if action is None:
@@ -166,6 +176,8 @@ class StateGraph:
         else:
             raise ValidationError(f"node {node!r} needs a function or a Runnable, got {type(action).__name__}")
         self.nodes[node] = runnable
+        if policies:
+            self.retry_policies[node] = policies
         return self
 
     def add_edge(self, start_key: Union[str, Sequence[str]], end_key: str) -> "StateGraph":
@@ -266,6 +278,7 @@ class StateGraph:
         frozen = copy.copy(self)
         frozen.nodes, frozen.edges, frozen.joins = dict(self.nodes), list(self.edges), list(self.joins)
         frozen.branches = {source: list(branches) for source, branches in self.branches.items()}
+        frozen.retry_policies = {name: list(policies) for name, policies in self.retry_policies.items()}
         return CompiledStateGraph(frozen, checkpointer, before, after, name=name or "LangGraph")
 
     def _interrupt_names(self, names: Union[str, Sequence[str], None]) -> tuple[str, ...]:

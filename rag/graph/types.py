@@ -213,3 +213,13 @@ def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     if index < len(scope.resume):
         return _validated(adapter, scope.resume[index])
     raise GraphInterrupt((Interrupt(value, interrupt_id(scope.task_id, index), schema),))
+
+
+def __getattr__(name: str) -> Any:
+    # RetryPolicy lives in rag.graph.retry (which imports this module's errors); offered here
+    # too, where LangGraph keeps it, without an import cycle.
+    if name == "RetryPolicy":
+        from rag.graph.retry import RetryPolicy
+
+        return RetryPolicy
+    raise AttributeError(f"module 'rag.graph.types' has no attribute {name!r}")

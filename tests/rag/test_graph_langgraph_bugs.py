@@ -374,3 +374,53 @@ def test_get_state_by_checkpoint_id_shows_a_paused_step_as_saved_without_its_fin
     as_saved = app.get_state(newest.config)
     assert (as_saved.values, as_saved.next) == ({"items": []}, ("a", "b", "c"))
     assert [s.next for s in app.get_state_history(config)][0] == ("a", "b", "c")
+
+
+def _flaky(failures: int, error: Exception, calls: list[int]) -> object:
+    def node(state: Items) -> dict:
+        calls.append(1)
+        if len(calls) <= failures:
+            raise error
+        return {"items": ["ok"]}
+
+    return node
+
+
+def _retrying_graph(node: object, policy: object) -> object:
+    graph = StateGraph(Items)
+    graph.add_node("n", node, retry_policy=policy)
+    graph.add_edge(START, "n")
+    return graph.compile()
+
+
+def test_a_node_with_a_retry_policy_runs_again_after_a_transient_error():
+    from rag.graph.types import RetryPolicy
+
+    calls: list[int] = []
+    app = _retrying_graph(_flaky(2, ConnectionError("down"), calls), RetryPolicy(initial_interval=0, jitter=False))
+    assert app.invoke({"items": []}) == {"items": ["ok"]}
+    assert len(calls) == 3
+    assert asyncio.run(_retrying_graph(_flaky(1, ConnectionError("down"), []),
+                                       RetryPolicy(initial_interval=0)).ainvoke({"items": []})) == {"items": ["ok"]}
+
+
+def test_a_retry_policy_gives_up_after_max_attempts_and_never_retries_a_programming_error():
+    from rag.graph.types import RetryPolicy
+
+    calls: list[int] = []
+    app = _retrying_graph(_flaky(5, ConnectionError("down"), calls), RetryPolicy(max_attempts=2, initial_interval=0))
+    with pytest.raises(ConnectionError):
+        app.invoke({"items": []})
+    assert len(calls) == 2
+    calls.clear()
+    app = _retrying_graph(_flaky(5, ValueError("bad"), calls), RetryPolicy(initial_interval=0))
+    with pytest.raises(ValueError):
+        app.invoke({"items": []})
+    assert len(calls) == 1
+
+
+def test_a_retry_policy_with_a_negative_interval_is_refused_naming_the_value():
+    from rag.graph.types import RetryPolicy
+
+    with pytest.raises(ValueError, match="initial_interval.*-1"):
+        RetryPolicy(initial_interval=-1)
