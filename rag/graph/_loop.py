@@ -21,7 +21,7 @@ from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
 from rag.graph.checkpoint.base import thread_of
-from rag.graph.constants import END, INTERRUPT, RESULT, RESUME, START, UPDATE
+from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, START, UPDATE
 from rag.graph.errors import (
     AmbiguousResumeError,
     CheckpointerRequiredError,
@@ -215,6 +215,8 @@ class Loop:
             if channel == UPDATE:
                 self.resume_updates.append((task_id, value))
                 continue
+            if channel == ERROR:  # shown by get_state only: the failed node runs again
+                continue
             name = task_id.rsplit(":", 1)[-1]
             task = self.restored.setdefault(task_id, Task(task_id, name, (f"branch:to:{name}",)))
             if channel == RESULT:
@@ -348,6 +350,8 @@ class Loop:
             for task in tasks:
                 if task.ran and task.done:
                     writes = [(RESULT, {"update": task.update, "goto": task.goto})]
+                elif task.error is not None and not is_invalid_resume(task.error):
+                    writes = [(ERROR, repr(task.error))]  # for get_state().tasks[i].error, as LangGraph's
                 elif task.interrupts and not task.done:
                     writes = [(INTERRUPT, list(task.interrupts))] + ([(RESUME, task.resume)] if task.resume else [])
                 else:

@@ -13,3 +13,5 @@ RESUME = "__resume__"
 # A Command(update=...) sent with a resume: kept with the paused checkpoint (as LangGraph's
 # null-task writes) so a node that pauses again does not lose it, and applied once.
 UPDATE = "__update__"
+# A node's error when its step failed: shown in get_state().tasks[i].error (the node runs again on resume).
+ERROR = "__error__"

@@ -15,7 +15,7 @@ from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, RESULT, Loop
 from rag.graph._update import check_supersteps, superstep_put_args
-from rag.graph.constants import END, START, UPDATE
+from rag.graph.constants import END, ERROR, START, UPDATE
 from rag.graph.errors import CheckpointerRequiredError
 from rag.graph.state import apply_updates, ordered
 from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot, StateUpdate
@@ -205,6 +205,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
             writes = by_task.get(task_id, {})
             result = writes.get(RESULT)
             tasks.append(PregelTask(task_id, name, ("__pregel_pull", name),
+                                    error=writes.get(ERROR) if result is None else None,
                                     interrupts=tuple(writes.get(INTERRUPT, ()) if result is None else ()),
                                     result=result.get("update") if result else None))
         interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)

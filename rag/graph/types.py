@@ -98,7 +98,7 @@ class PregelTask:
     id: str
     name: str
     path: tuple[str, ...] = ()
-    error: Optional[Exception] = None
+    error: Any = None  # the repr of the error the node raised in a step that failed (or None)
     interrupts: tuple[Interrupt, ...] = ()
     state: Any = None
     result: Any = None

@@ -424,3 +424,24 @@ def test_a_retry_policy_with_a_negative_interval_is_refused_naming_the_value():
 
     with pytest.raises(ValueError, match="initial_interval.*-1"):
         RetryPolicy(initial_interval=-1)
+
+
+def test_a_node_that_raised_shows_its_error_in_get_state_tasks_and_runs_again_on_resume():
+    from rag.graph.checkpoint.sqlite import SqliteSaver
+
+    calls: list[int] = []
+    graph = StateGraph(Items)
+    graph.add_node("fine", lambda state: {"items": ["fine"]})
+    graph.add_node("flaky", _flaky(1, ConnectionError("I'm not good"), calls))
+    graph.add_edge(START, "fine")
+    graph.add_edge(START, "flaky")
+    for saver in (InMemorySaver(), SqliteSaver.from_conn_string(":memory:")):
+        calls.clear()
+        app = graph.compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "t"}}
+        with pytest.raises(ConnectionError):
+            app.invoke({"items": []}, config)
+        tasks = {task.name: task for task in app.get_state(config).tasks}
+        assert tasks["flaky"].error == 'ConnectionError("I\'m not good")'
+        assert tasks["fine"].error is None and tasks["fine"].result == {"items": ["fine"]}
+        assert app.invoke(None, config) == {"items": ["fine", "ok"]}

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from rag.errors import StorageError
 from rag.graph.checkpoint import serde
-from rag.graph.constants import INTERRUPT, RESULT, RESUME
+from rag.graph.constants import ERROR, INTERRUPT, RESULT, RESUME, UPDATE
 from rag.graph.types import Interrupt, Send
 
 __all__ = ["CorruptCheckpointError", "load_checkpoint", "load_metadata", "load_write", "check_key"]
@@ -109,6 +109,8 @@ _WRITE_SHAPES: dict[str, Callable[[Any], bool]] = {
     RESULT: _result,
     INTERRUPT: _interrupts,
     RESUME: lambda value: isinstance(value, list),
+    UPDATE: lambda value: isinstance(value, dict),
+    ERROR: lambda value: isinstance(value, str),
 }
 
 
