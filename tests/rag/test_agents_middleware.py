@@ -281,3 +281,33 @@ def test_tool_errors_can_be_replaced_or_turned_off():
     assert out["messages"][2].text == "That failed."
     with pytest.raises(ZeroDivisionError):
         raising_agent(middleware=[note], handle_tool_errors=False).invoke(QUESTION)
+
+
+def _three_messages():
+    from rag.messages import HumanMessage
+
+    return {"messages": [HumanMessage("hi", id="h0"), AIMessage("hello", id="a0"), HumanMessage("more", id="h1")]}
+
+
+def test_summarization_awaits_an_async_summarizer_on_the_async_path():
+    from rag.agents.middleware import SummarizationMiddleware
+
+    async def summarize(messages):
+        return f"{len(messages)} messages"
+
+    middleware = SummarizationMiddleware(GenericFakeChatModel(messages=iter([])), trigger=("messages", 3),
+                                         keep=("messages", 1), summarizer=summarize)
+    update = asyncio.run(middleware.abefore_model(_three_messages(), None))
+    assert update["messages"][1].text.endswith("2 messages")
+
+
+def test_summarization_refuses_an_async_summarizer_on_the_sync_path():
+    from rag.agents.middleware import SummarizationMiddleware
+
+    async def summarize(messages):
+        return "never"
+
+    middleware = SummarizationMiddleware(GenericFakeChatModel(messages=iter([])), trigger=("messages", 3),
+                                         keep=("messages", 1), summarizer=summarize)
+    with pytest.raises(TypeError, match="coroutine function synchronously"):
+        middleware.before_model(_three_messages(), None)

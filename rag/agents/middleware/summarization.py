@@ -15,6 +15,8 @@ warning is logged (LangChain raises and the run fails); the next model call retr
 
 from __future__ import annotations
 
+import copy
+import inspect
 import logging
 import math
 import warnings
@@ -102,7 +104,8 @@ class SummarizationMiddleware(AgentMiddleware):
     ``token_counter`` (default :func:`count_tokens_approximately`), ``summary_prompt``
     (with ``{messages}``), ``trim_tokens_to_summarize`` (default 4000; None: no trim):
     the newest part of the old messages that the summary model sees. ``summarizer``: a
-    function of the messages to the summary text, used instead of ``model``.
+    function of the messages to the summary text, used instead of ``model`` (an async one
+    on the async path; called synchronously it raises TypeError).
     The deprecated ``max_tokens_before_summary=n`` and ``messages_to_keep=n`` still work.
     """
 
@@ -125,7 +128,8 @@ class SummarizationMiddleware(AgentMiddleware):
             raise ValidationError(f"SummarizationMiddleware needs a chat model object, got the name {model!r}")
         if "{messages}" not in summary_prompt:
             raise ValidationError("summary_prompt must contain {messages}, where the conversation goes")
-        self.model, self.trigger, self.keep = model, trigger, _size(keep, "keep")
+        # a copy, as LangChain keeps: changing the caller's list or dicts later changes nothing here
+        self.model, self.trigger, self.keep = model, copy.deepcopy(trigger), _size(keep, "keep")
         self._clauses = _clauses(trigger)
         self.token_counter, self.summary_prompt = token_counter, summary_prompt
         self.trim_tokens_to_summarize, self.summarizer = trim_tokens_to_summarize, summarizer
@@ -193,13 +197,18 @@ class SummarizationMiddleware(AgentMiddleware):
 
     async def _asummary(self, old: list[BaseMessage]) -> str:
         if self.summarizer is not None:
-            return self.summarizer(old)
+            summary = self.summarizer(old)
+            return await summary if inspect.isawaitable(summary) else summary  # async or plain function
         prompt = self._prompt(old)
         return TOO_LONG if prompt is None else (await self.model.ainvoke(prompt)).text
 
     def before_model(self, state: dict[str, Any], runtime: Any) -> Optional[dict[str, Any]]:
         if (plan := self._plan(state)) is None:
             return None
+        if inspect.iscoroutinefunction(self.summarizer):  # a setup error, not a failing summary model
+            raise TypeError(f"SummarizationMiddleware cannot call a coroutine function synchronously: the summarizer "
+                            f"{getattr(self.summarizer, '__name__', self.summarizer)!r} is async; run the agent with "
+                            "ainvoke/astream, or pass a plain function")
         try:
             return self._update(self._summary(plan[0]), plan[1])
         except Exception as exc:  # a failing summary model must not end the run

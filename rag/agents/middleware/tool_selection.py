@@ -101,7 +101,7 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         last = results[-1]
         if self._valid(last):
             return self._chosen(request, last["parsed"]["tools"], names, cap=True)
-        return self._chosen(request, self._fallback(last["parsed"] or last["raw"], names), names, cap=False)
+        return self._chosen(request, self._fallback(_malformed(last), names), names, cap=False)
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
         plan = self._plan(request)
@@ -122,3 +122,12 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         while not self._valid(results[-1]) and len(results) <= self.max_retries:
             results.append(await selector.ainvoke(messages))
         return await handler(self._select(request, results, names))
+
+
+def _malformed(result: dict[str, Any]) -> Any:
+    """What the selection model answered, as LangChain hands it to on_parsing_failure: the
+    parsed value, else the arguments of its tool call (they failed the schema), else the reply."""
+    if result["parsed"] is not None:
+        return result["parsed"]
+    calls = getattr(result["raw"], "tool_calls", None)
+    return calls[0]["args"] if calls else result["raw"]

@@ -190,6 +190,11 @@ class AgentMiddleware:
     state_schema: type = AgentState
     tools: Sequence[Any] = ()
 
+    def __class_getitem__(cls, params: Any) -> type:
+        # LangChain's AgentMiddleware is generic in its state, context and response types
+        # (AgentMiddleware[MyState]); the parameters only inform type checkers.
+        return cls
+
     @property
     def name(self) -> str:
         return type(self).__name__
