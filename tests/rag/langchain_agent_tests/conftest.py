@@ -41,17 +41,40 @@ RENAMES = {
     "langchain.agents.middleware.tool_retry": "rag.agents.middleware.retry",
     "langchain.agents.middleware.human_in_the_loop": "rag.agents.middleware.human_in_the_loop",
     "langchain.agents.middleware._retry": "rag.agents.middleware.retry",
+    "langchain.agents.middleware.model_retry": "rag.agents.middleware.retry",
+    "langchain.agents.middleware.model_fallback": "rag.agents.middleware.retry",
+    "langchain.agents.middleware.summarization": "rag.agents.middleware.summarization",
+    "langchain.agents.middleware.tool_selection": "rag.agents.middleware.tool_selection",
+    "langchain.agents.structured_output": "rag.agents.structured_output",
+    "langchain.messages": "rag.messages",
+    "langchain.tools": "rag.tools",
     "langgraph.types": "rag.graph.types",
     "langgraph.errors": "rag.graph.errors",
+    "langgraph.graph.message": "rag.graph.message",
     "langgraph.prebuilt.tool_node": "rag.agents.middleware.types",
     "langchain.agents.middleware": "rag.agents.middleware",
     "langchain.agents": "rag.agents",
     "langchain_core.messages": "rag.messages",
     "langchain_core.tools": "rag.tools",
     "langchain_core.language_models.fake_chat_models": "rag.models",
+    # the package's fake models are ours; its base classes stay LangChain's (a test's own model
+    # subclassing them returns ChatResult, which our BaseChatModel does not)
+    "langchain_core.language_models": "rag.models",
+    "langchain_core.language_models.chat_models": "langchain_core.language_models.chat_models",
+    "langchain_core.language_models.base": "langchain_core.language_models.base",
     "langgraph.checkpoint.memory": "rag.graph.checkpoint.memory",
     "langgraph.runtime": "rag.agents.middleware.types",
     "tests.unit_tests.agents.model": "_langchain_agent_peer.fake_tool_calling_model",
+    "tests.unit_tests.agents.messages": "_langchain_agent_peer.unit_tests.agents.messages",
+    "tests.unit_tests.agents.any_str": "_langchain_agent_peer.unit_tests.agents.any_str",
+}
+# Names that differ as well as their module ("module:name" when it lives elsewhere in ours):
+# LangChain's base class of tools is our Tool; RemoveMessage belongs to rag.graph's add_messages.
+NAME_RENAMES = {
+    "langchain_core.tools": {"BaseTool": "Tool"},
+    "langchain.tools": {"BaseTool": "Tool"},
+    "langchain_core.messages": {"RemoveMessage": "rag.graph.message:RemoveMessage"},
+    "langchain.messages": {"RemoveMessage": "rag.graph.message:RemoveMessage"},
 }
 _IMPORT = re.compile(r"^(\s*)(from|import)\s+([\w.]+)", re.MULTILINE)
 
@@ -131,6 +154,11 @@ def _shim_lookup(original: str):
     public = importlib.import_module("rag.agents.middleware")
 
     def lookup(name):
+        renamed = NAME_RENAMES.get(original, {}).get(name, name)
+        if ":" in renamed:
+            module, _, attribute = renamed.partition(":")
+            return getattr(importlib.import_module(module), attribute)
+        name = renamed
         if hasattr(ours, name):
             return getattr(ours, name)
         if target.startswith("rag.agents.middleware.") and hasattr(public, name):
