@@ -141,13 +141,24 @@ class _PeerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             if spec.origin == "ours" and target:
                 _fill_shim(module, importlib.import_module(target), target)
             elif spec.origin == "missing":
-                module.__getattr__ = lambda name: NotOffered(f"{target}.{name}")
+                module.__getattr__ = _missing_attribute(target)
             return
         path = Path(spec.origin)
         module.__file__ = str(path)
         _FOLDER[0] = path.parent.name
         code = compile(rename_imports(path.read_text(encoding="utf-8")), str(path), "exec")
         exec(code, module.__dict__)
+
+
+def _missing_attribute(target: str) -> Any:
+    def __getattr__(name: str) -> Any:
+        # Dunder names stay absent: tools that walk sys.modules (hypothesis reads every
+        # module's __file__) must see an ordinary module, not a placeholder.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return NotOffered(f"{target}.{name}")
+
+    return __getattr__
 
 
 def _exists(module: str) -> bool:
