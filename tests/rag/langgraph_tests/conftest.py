@@ -7,7 +7,8 @@ fixtures here give the tests ours instead: ``sync_checkpointer`` / ``async_check
 are our ``InMemorySaver`` and ``SqliteSaver``; ``durability`` is ``"sync"`` only (rag.graph
 always saves a step before the next one runs); ``mocker`` is a small stand-in for
 pytest-mock's (not a test dependency). Fixtures for what rag.graph does not offer
-(``cache``, stores, syrupy's ``snapshot``) raise ``NotImplementedError`` with the reason.
+(``cache``, stores, and syrupy's ``snapshot`` of LangGraph's own drawings) raise
+``NotImplementedError`` with the reason.
 
 A test that cannot pass is listed in ``langgraph_deviations.py`` with its reason and runs as
 a strict xfail: reported, never skipped, and an error if it starts passing.
@@ -139,7 +140,8 @@ def async_store() -> Any:
 
 @pytest.fixture
 def snapshot() -> Any:
-    _not_offered("syrupy snapshots of LangGraph's own drawings and schemas (syrupy is not a test dependency)")
+    _not_offered("syrupy snapshots of LangGraph's own drawings and schemas (LangGraph's __snapshots__ files are not "
+                 "copied: rag.graph draws and describes its graphs itself)")
 
 
 class _Mocker:

@@ -31,8 +31,8 @@ KINDS = [
      "channels, PregelLoop, DeltaChannel, RunControl) are not offered; rag.graph exposes StateGraph only",
      r"langgraph\.(pregel|channels|_internal|runtime|managed)|NodeBuilder|DeltaChannel|'StateGraph' object has no "
      r"attribute 'managed'"),
-    ("SNAPSHOT", "asserts syrupy snapshots of LangGraph's own drawings and JSON schemas (syrupy is not a test "
-     "dependency; drawing parity is issue 37 item 6)", r"syrupy"),
+    ("SNAPSHOT", "asserts syrupy snapshots of LangGraph's own drawings and JSON schemas, whose __snapshots__ files "
+     "are not copied (drawing parity is issue 37 item 6)", r"syrupy"),
     ("SAVER_INTERNALS", "exercises LangGraph's saver internals (channel versions, blobs, jsonplus/pickle serde, "
      "empty_checkpoint); rag.graph's savers keep LangGraph's four-method interface with JSON checkpoints, pickle off",
      r"jsonplus|empty_checkpoint|serde|checkpoint\.base\.|get_next_version|_warned_unregistered|TestSqliteSaver|"
