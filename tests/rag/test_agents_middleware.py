@@ -311,3 +311,27 @@ def test_summarization_refuses_an_async_summarizer_on_the_sync_path():
                                          keep=("messages", 1), summarizer=summarize)
     with pytest.raises(TypeError, match="coroutine function synchronously"):
         middleware.before_model(_three_messages(), None)
+
+
+def test_keys_omitted_from_input_do_not_reach_the_hooks():
+    from typing import Annotated
+
+    from rag.agents.middleware import OmitFromInput, PrivateStateAttr
+
+    class Notes(AgentState, total=False):
+        draft: Annotated[str, OmitFromInput]
+        secret: Annotated[str, PrivateStateAttr]
+
+    seen = []
+
+    class Look(AgentMiddleware):
+        state_schema = Notes
+
+        def before_model(self, state, runtime):
+            seen.append(sorted(key for key in ("draft", "secret") if key in state))
+            return {"draft": "written", "secret": "kept"}
+
+    out = create_agent(model("done"), [], middleware=[Look()]).invoke(
+        {**QUESTION, "draft": "from the caller", "secret": "from the caller"})
+    assert seen == [[]]
+    assert out["draft"] == "written" and "secret" not in out

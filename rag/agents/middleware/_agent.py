@@ -27,25 +27,29 @@ __all__ = ["build_agent", "AgentGraph"]
 
 class AgentGraph(CompiledStateGraph):
     """The compiled agent: keys marked ``PrivateStateAttr``/``OmitFromOutput`` stay out of
-    what ``invoke`` returns, and keys marked ``UntrackedValue`` start each run at their
+    what ``invoke`` returns, keys marked ``PrivateStateAttr``/``OmitFromInput`` are dropped
+    from a run's input (as LangChain's input schema leaves them out), and keys marked
+    ``UntrackedValue`` start each run at their
     type's empty value (``0``, ``{}``; else None), as LangGraph's untracked channels,
     which checkpoints do not keep. (Here they are kept, and overwritten at the next run.)"""
 
     private: frozenset[str] = frozenset()
+    no_input: frozenset[str] = frozenset()
     per_run: dict[str, Any] = {}
     #: The middleware the agent runs with, the default cap included (first).
     middleware: list[Any] = []
 
     @classmethod
-    def of(cls, compiled: CompiledStateGraph, private: frozenset[str], per_run: dict[str, Any]) -> "AgentGraph":
+    def of(cls, compiled: CompiledStateGraph, private: frozenset[str], per_run: dict[str, Any],
+           no_input: frozenset[str] = frozenset()) -> "AgentGraph":
         agent = copy.copy(compiled)
         agent.__class__ = cls  # same fields; only the methods below differ
-        agent.private, agent.per_run = private, per_run
+        agent.private, agent.per_run, agent.no_input = private, per_run, no_input
         return agent  # type: ignore[return-value]
 
     def _loop(self, config: Any, modes: Any, interrupt_before: Any, interrupt_after: Any) -> Any:
         loop, live = super()._loop(config, modes, interrupt_before, interrupt_after)
-        if self.per_run:
+        if self.per_run or self.no_input:
             run = loop.run
             loop.run = lambda value: run(self._fresh(value))  # type: ignore[method-assign]
         return loop, live
@@ -53,7 +57,7 @@ class AgentGraph(CompiledStateGraph):
     def _fresh(self, value: Any) -> Any:
         reset = {key: make() for key, make in self.per_run.items()}
         if isinstance(value, dict):
-            return {**value, **reset}
+            return {**{key: item for key, item in value.items() if key not in self.no_input}, **reset}
         if isinstance(value, Command) and value.update is None:
             return replace(value, update=reset)
         return value
@@ -215,6 +219,7 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
     compiled = compiled.with_config(
         recursion_limit=per_round * cap + len(before_agent) + len(after_agent) + 2)
     hints = typing.get_type_hints(state.schema)
-    agent = AgentGraph.of(compiled, state.private, {key: _empty_of(hints[key]) for key in state.per_run})
+    agent = AgentGraph.of(compiled, state.private, {key: _empty_of(hints[key]) for key in state.per_run},
+                          state.no_input)
     agent.middleware = running
     return agent

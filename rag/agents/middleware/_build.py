@@ -79,11 +79,13 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
 
 @dataclass(frozen=True)
 class MergedState:
-    """The agent's state schema, the keys left out of the output and the keys reset per run."""
+    """The agent's state schema, the keys left out of the output, the keys reset per run and
+    the keys dropped from a run's input."""
 
     schema: type
     private: frozenset[str]
     per_run: frozenset[str]
+    no_input: frozenset[str] = frozenset()
 
 
 def merged_state_schema(middleware: Sequence[AgentMiddleware], base: type = AgentState) -> MergedState:
@@ -92,14 +94,18 @@ def merged_state_schema(middleware: Sequence[AgentMiddleware], base: type = Agen
     hints: dict[str, Any] = {}
     private: set[str] = set()
     per_run: set[str] = set()
+    no_input: set[str] = set()
     for schema in [*(m.state_schema for m in middleware), base]:
         for key, annotation in typing.get_type_hints(schema, include_extras=True).items():
             hints[key], markers = _unwrap(annotation)
             if any(isinstance(m, OmitFromSchema) and m.output for m in markers):
                 private.add(key)
+            if any(isinstance(m, OmitFromSchema) and m.input for m in markers):
+                no_input.add(key)
             if UntrackedValue in markers:
                 per_run.add(key)
-    return MergedState(TypedDict("AgentState", hints), frozenset(private), frozenset(per_run))  # type: ignore[operator]
+    return MergedState(TypedDict("AgentState", hints), frozenset(private), frozenset(per_run),  # type: ignore[operator]
+                       frozenset(no_input))
 
 
 # -- wrappers --------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 @dataclass(frozen=True)
 class OmitFromSchema:
     """A state key's marker (``Annotated[int, PrivateStateAttr]``): ``output=True`` keeps
-    the key out of what ``invoke`` returns; ``input`` is recorded for LangChain parity."""
+    the key out of what ``invoke`` returns; ``input=True`` drops it from a run's input."""
 
     input: bool = True
     output: bool = True

@@ -158,8 +158,6 @@ INJECTED_STATE = ("rag.tools offers no InjectedState annotation; the test's impo
 UNDECLARED_JUMP = ("a hook returning jump_to must declare it (@hook_config(can_jump_to=[...])); ours refuses an "
                    "undeclared jump with InvalidUpdateError (issue 40: a hook that jumps where it may not is a "
                    "clear error), LangChain follows it")
-OMIT_FROM_INPUT = ("a state key marked OmitFromInput is left out of the input schema but, passed to invoke anyway, "
-                   "still reaches the hooks; LangChain drops it")
 TOOL_RUNTIME = ("request.runtime of a tool call is our Runtime (state, context, store, config, tool_call_id); the "
                 "test checks LangChain's class name ToolRuntime")
 FROZEN_REQUEST = ("setting an attribute of ModelRequest directly works without LangChain's DeprecationWarning "
@@ -234,9 +232,6 @@ _MORE: dict[str, list[str]] = {
     ],
     'NO_ANTHROPIC': [
         'agents/middleware/implementations/test_summarization.py::test_usage_metadata_trigger',
-    ],
-    'OMIT_FROM_INPUT': [
-        'agents/middleware/core/test_framework.py::test_public_private_state_for_custom_middleware',
     ],
     'OWN_WORDING': [
         'agents/middleware/implementations/test_summarization.py::test_empty_and_condition',
