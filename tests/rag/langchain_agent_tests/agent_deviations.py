@@ -157,7 +157,7 @@ INJECTED_STATE = ("rag.tools offers no InjectedState annotation; the test's impo
                   "our tool node does not fill, so the call misses its `state` argument")
 UNDECLARED_JUMP = ("a hook returning jump_to must declare it (@hook_config(can_jump_to=[...])); ours refuses an "
                    "undeclared jump with InvalidUpdateError (issue 40: a hook that jumps where it may not is a "
-                   "clear error), LangChain follows it")
+                   "clear error); LangChain's graph has no edge for it, so the jump is silently ignored")
 TOOL_RUNTIME = ("request.runtime of a tool call is our Runtime (state, context, store, config, tool_call_id); the "
                 "test checks LangChain's class name ToolRuntime")
 FROZEN_REQUEST = ("setting an attribute of ModelRequest directly works without LangChain's DeprecationWarning "
