@@ -140,8 +140,9 @@ GRAPH_INTERRUPT_ARGS = ("the test raises `GraphInterrupt` without arguments; rag
                         "instead and retries or falls back")
 JSON_CHECKPOINTS = ("with a checkpointer, a pydantic or dataclass answer in structured_response cannot be saved: "
                     "checkpoints are JSON (no pickle); a TypedDict or JSON-schema response_format can")
-JSON_SCHEMA_TITLE = ("a JSON-schema response_format needs a 'title' and type 'object' (it names the answer tool); "
-                     "LangChain also takes an untitled schema and a union (oneOf) of schemas")
+JSON_SCHEMA_TITLE = ("a JSON-schema response_format needs a 'title' and type 'object' (the title names the answer "
+                     "tool, so the name is stable); LangChain names an untitled schema response_format_<4 random "
+                     "characters> and also takes a union (oneOf) of schemas")
 SUMMARY_FALLBACK = ("a failing summary model or summarizer keeps the history (a warning is logged) instead of "
                     "raising: the documented fallback of issue 40")
 OWN_WORDING = ("SummarizationMiddleware refuses the same bad arguments (fraction without a profile, bad trigger or "
