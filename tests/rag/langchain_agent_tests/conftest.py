@@ -14,17 +14,16 @@ strict xfail: reported, never skipped, and an error if it starts passing.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.abc
 import importlib.util
-import inspect
 import json
 import re
 import sys
-from hashlib import sha256
 from pathlib import Path
 
 import pytest
+
+from peer_suite import check_unchanged, collector, run_coroutine_test
 
 HERE = Path(__file__).parent
 PACKAGE = "_langchain_agent_peer"
@@ -174,40 +173,16 @@ if not any(isinstance(finder, _PeerFinder) for finder in sys.meta_path):
     sys.meta_path.insert(0, _PeerFinder())
 
 
-def _check_manifest() -> None:
-    manifest = json.loads((HERE / "MANIFEST.json").read_text())
-    for name, digest in manifest["files"].items():
-        actual = sha256((HERE / "unit_tests" / name).read_bytes()).hexdigest()
-        if actual != digest:
-            raise pytest.UsageError(f"{name} differs from langchain 1.4.7's (sha256 {actual} != {digest}); "
-                                    "the imported tests must stay unchanged")
+check_unchanged(json.loads((HERE / "MANIFEST.json").read_text())["files"], HERE / "unit_tests", "langchain 1.4.7")
 
-
-_check_manifest()
-
-
-class PeerModule(pytest.Module):
-    """A copied test file, imported through :class:`_PeerFinder`."""
-
-    def _getobj(self):
-        relative = self.path.relative_to(HERE).with_suffix("")
-        return importlib.import_module(".".join([PACKAGE, *relative.parts]))
-
-
-def pytest_pycollect_makemodule(module_path, parent):
-    if HERE / "unit_tests" in module_path.parents and module_path.name.startswith("test_"):
-        return PeerModule.from_parent(parent, path=module_path)
-    return None
+pytest_pycollect_makemodule = collector(
+    HERE / "unit_tests", lambda path: ".".join([PACKAGE, *path.relative_to(HERE).with_suffix("").parts]))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
     """LangChain's tests run ``async def`` tests with pytest-asyncio's auto mode."""
-    if HERE in pyfuncitem.path.parents and inspect.iscoroutinefunction(pyfuncitem.obj):
-        arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
-        asyncio.run(pyfuncitem.obj(**arguments))
-        return True
-    return None
+    return run_coroutine_test(pyfuncitem, HERE)
 
 
 def _deviations() -> dict[str, str]:

@@ -16,58 +16,32 @@ a strict xfail: reported, never skipped, and an error if it starts passing.
 
 from __future__ import annotations
 
-import asyncio
-import importlib
-import inspect
 import json
 import os
-from hashlib import sha256
 from typing import Any, Iterator
 from unittest import mock
 
 import pytest
 
 from langgraph_renames import HERE, install, module_name
+from peer_suite import check_unchanged, collector, run_coroutine_test
 from rag.graph.checkpoint.memory import InMemorySaver
 from rag.graph.checkpoint.sqlite import SqliteSaver
 
 install()
 
 
-def _check_manifest() -> None:
-    manifest = json.loads((HERE / "MANIFEST.json").read_text())
-    for folder, entry in manifest["folders"].items():
-        for name, digest in entry["files"].items():
-            actual = sha256((HERE / folder / name).read_bytes()).hexdigest()
-            if actual != digest:
-                raise pytest.UsageError(f"{folder}/{name} differs from {entry['package']}'s (sha256 {actual} != "
-                                        f"{digest}); the imported tests must stay unchanged")
+manifest = json.loads((HERE / "MANIFEST.json").read_text())
+for folder, entry in manifest["folders"].items():
+    check_unchanged(entry["files"], HERE / folder, entry["package"])
 
-
-_check_manifest()
-
-
-class PeerModule(pytest.Module):
-    """A copied test file, imported through the renaming loader."""
-
-    def _getobj(self) -> Any:
-        return importlib.import_module(module_name(self.path))
-
-
-def pytest_pycollect_makemodule(module_path, parent):
-    if HERE in module_path.parents and module_path.name.startswith("test_"):
-        return PeerModule.from_parent(parent, path=module_path)
-    return None
+pytest_pycollect_makemodule = collector(HERE, module_name)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
     """LangGraph's ``async def`` tests (pytest-asyncio's auto mode there) run on a new loop."""
-    if HERE in pyfuncitem.path.parents and inspect.iscoroutinefunction(pyfuncitem.obj):
-        arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
-        asyncio.run(pyfuncitem.obj(**arguments))
-        return True
-    return None
+    return run_coroutine_test(pyfuncitem, HERE)
 
 
 def pytest_collection_modifyitems(config, items):
