@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(config, items):
             if HERE in item.path.parents:
                 item.repr_failure = _one_line
         return
-    from langgraph_deviations import DEVIATIONS
+    DEVIATIONS = _deviations()
 
     for item in items:
         if HERE not in item.path.parents:
@@ -62,6 +62,19 @@ def pytest_collection_modifyitems(config, items):
             # An expected failure's report is never shown: skip formatting its traceback
             # through these long files (most of the time of these tests went there).
             item.repr_failure = _one_line
+
+
+def _deviations() -> dict[str, str]:
+    """Every ``*_deviations.py`` beside this file merged: ``langgraph_deviations.py`` (written
+    by update_deviations.py) and one per later-imported folder (prebuilt, stores)."""
+    import importlib
+
+    merged: dict[str, str] = {}
+    for path in sorted(HERE.glob("*_deviations.py")):
+        if path.stem == "update_deviations":  # the script that writes langgraph_deviations.py
+            continue
+        merged.update(importlib.import_module(path.stem).DEVIATIONS)
+    return merged
 
 
 def _one_line(excinfo: Any) -> str:
