@@ -16,9 +16,13 @@ from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
 from rag.errors import UsageError
 
 __all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "PregelTask", "interrupt",
-           "is_invalid_resume"]
+           "is_invalid_resume", "StreamWriter"]
 
 _UNSET: Any = object()
+
+#: What a node declaring a ``writer`` parameter receives: call it with any value to send it
+#: to the ``stream_mode="custom"`` stream (LangGraph's ``StreamWriter``).
+StreamWriter = Callable[[Any], None]
 
 
 class StateUpdate(NamedTuple):
@@ -137,6 +141,7 @@ class TaskScope:
     calls: int = 0
     writer: Optional[Callable[[Any], None]] = None  # stream_mode="custom"; None: not streamed
     config: Optional[dict[str, Any]] = None
+    runtime: Any = None  # the rag.graph.runtime.Runtime get_runtime() returns (None: a default one)
 
 
 CURRENT_TASK: contextvars.ContextVar[Optional[TaskScope]] = contextvars.ContextVar("rag_graph_task", default=None)
