@@ -10,6 +10,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
+from rag.graph._inject import RUNTIME_KEY
 from rag.graph._loop import IO, Decide, Emit, RunTasks, Task
 from rag.graph.constants import END
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
@@ -113,7 +114,8 @@ def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) 
 
 
 def _scope(task: Task, checkpointed: bool) -> TaskScope:
-    return TaskScope(task.id, task.name, checkpointed, list(task.resume), writer=task.writer, config=task.config)
+    return TaskScope(task.id, task.name, checkpointed, list(task.resume), writer=task.writer, config=task.config,
+                     runtime=(task.config.get("configurable") or {}).get(RUNTIME_KEY))
 
 
 def _record_failure(task: Task, exc: BaseException) -> None:

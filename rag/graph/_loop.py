@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
+from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, START, UPDATE
 from rag.graph.errors import (
@@ -117,7 +118,7 @@ class Loop:
 
     def __init__(self, graph: rag.graph.pregel.CompiledStateGraph, config: dict[str, Any], modes: frozenset[str], *,
                  interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None,
-                 live: Any = None) -> None:
+                 live: Any = None, context: Any = None) -> None:
         self.graph = graph
         self.builder = graph.builder
         self.config = config
@@ -143,6 +144,11 @@ class Loop:
         if messages is not None:
             callbacks = node_config.get("callbacks") or []
             node_config["callbacks"] = [*(callbacks if isinstance(callbacks, list) else [callbacks]), messages]
+        # The Runtime (context, store, writer) reaches nodes and edge functions in their config,
+        # under LangGraph's key, so a subgraph run inside a node inherits it.
+        runtime = run_runtime(config, context=context, context_schema=getattr(self.builder, "context_schema", None),
+                              store=getattr(graph, "store", None), writer=self.writer)
+        node_config["configurable"] = {**(node_config.get("configurable") or {}), RUNTIME_KEY: runtime}
         self.node_config = node_config
         # As LangGraph 1.2: these configurable keys reach the nodes' run metadata (and so the
         # "messages" stream's); other configurable values (API keys...) stay out of it.
@@ -206,6 +212,8 @@ class Loop:
                         "langgraph_triggers": task.triggers, "langgraph_path": ("__pregel_pull", name),
                         "langgraph_checkpoint_ns": f"{name}:{task_id}"}
             task.config = {**self.node_config, "metadata": metadata}
+            with_task_runtime(task.config, task_id=task_id, checkpoint_id=self.checkpoint_id,
+                              thread_id=self.thread[0] if self.thread else None, run_id=self.config.get("run_id"))
             task.writer = self.writer
             tasks.append(task)
         return tasks

@@ -91,34 +91,37 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return frozenset(modes), single
 
     def _loop(self, config: Optional[RunnableConfig], modes: frozenset[str], interrupt_before: Any,
-              interrupt_after: Any) -> tuple[Loop, Optional[LiveSink]]:
+              interrupt_after: Any, context: Any = None) -> tuple[Loop, Optional[LiveSink]]:
         handler = MessagesHandler() if "messages" in modes else None
         live = handler or (LiveSink() if "custom" in modes else None)
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
         after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
         loop = Loop(self, dict(config or {}), modes, interrupt_before=before, interrupt_after=after,
-                    messages=handler, live=live)
+                    messages=handler, live=live, context=context)
         return loop, live
 
-    def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, stream_mode: StreamMode = "updates",
-               interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
+               stream_mode: StreamMode = "updates", interrupt_before: Any = None, interrupt_after: Any = None,
+               **kwargs: Any) -> Iterator[Any]:
         """Chunks as the graph runs: ``"values"`` (the state after each step), ``"updates"``
         (``{node: update}`` per node), ``"messages"`` (``(message chunk, metadata)`` for
         every model token in a node), ``"custom"`` (what nodes pass to
         :func:`~rag.graph.config.get_stream_writer`'s writer); a list of modes yields
-        ``(mode, chunk)`` pairs."""
+        ``(mode, chunk)`` pairs. ``context``: the run's context, given to nodes as
+        ``runtime.context`` (a dict becomes the graph's dataclass or pydantic
+        ``context_schema``)."""
         self._check_options(kwargs)
         modes, single = self._modes(stream_mode)
 
         def body(value: Any, child: RunnableConfig) -> Iterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after)
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context)
             for emit in drive(self, loop.run(value), handler):
                 if emit.mode in modes:
                     yield emit.chunk if single else (emit.mode, emit.chunk)
 
         return self._stream_traced(body, input, self._with_defaults(config))
 
-    async def astream(self, input: Any, config: Optional[RunnableConfig] = None, *,
+    async def astream(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
                       stream_mode: StreamMode = "updates", interrupt_before: Any = None,
                       interrupt_after: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
         """Async :meth:`stream`; async nodes run on the event loop, sync ones in threads."""
@@ -126,7 +129,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         modes, single = self._modes(stream_mode)
 
         async def body(value: Any, child: RunnableConfig) -> AsyncIterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after)
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context)
             async for emit in adrive(self, loop.run(value), handler):
                 if emit.mode in modes:
                     yield emit.chunk if single else (emit.mode, emit.chunk)
@@ -141,26 +144,26 @@ class CompiledStateGraph(Runnable[Any, dict]):
             output[INTERRUPT] = list(loop.interrupts)
         return output
 
-    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, interrupt_before: Any = None,
-               interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
+               interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
         """Run to the end (or a pause) and return the state; a pause by ``interrupt()``
-        adds ``"__interrupt__": [Interrupt(...)]``."""
+        adds ``"__interrupt__": [Interrupt(...)]``. ``context``: as in :meth:`stream`."""
         self._check_options(kwargs)
 
         def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after)
+            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context)
             for _ in drive(self, loop.run(value), None):
                 pass
             return self._output(loop)
 
         return self._call_traced(body, input, self._with_defaults(config))
 
-    async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, *, interrupt_before: Any = None,
-                      interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
+                      interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
         self._check_options(kwargs)
 
         async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after)
+            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context)
             async for _ in adrive(self, loop.run(value), None):
                 pass
             return self._output(loop)
@@ -177,6 +180,20 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     def _output_jsonschema(self) -> dict[str, Any]:
         return self._input_jsonschema()
+
+    @property
+    def context_schema(self) -> Optional[type]:
+        """The builder's ``context_schema`` (None when it has none)."""
+        return getattr(self.builder, "context_schema", None)
+
+    def get_context_jsonschema(self) -> Optional[dict[str, Any]]:
+        """The JSON schema of ``context_schema`` (a dataclass, TypedDict or pydantic model),
+        or None when the graph has none (as LangGraph's)."""
+        if self.context_schema is None:
+            return None
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(self.context_schema).json_schema()
 
     # -- state API --------------------------------------------------------------------------
     def _need_saver(self, what: str) -> Any:

@@ -19,11 +19,13 @@ import asyncio
 import copy
 import inspect
 import typing
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
 from rag.errors import ValidationError
+from rag.graph._inject import call_injected, with_injection
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
 from rag.graph.pregel import CompiledStateGraph
@@ -55,14 +57,15 @@ class Branch:
     def decide(self, state: dict[str, Any], config: Any) -> Any:
         """``path``'s answer, unchecked; an async ``path`` is run to its end (on its own
         event loop, in a thread when this one already runs a loop)."""
-        result = self.path.invoke(state, config) if isinstance(self.path, Runnable) else self.path(state)
+        result = self.path.invoke(state, config) if isinstance(self.path, Runnable) else \
+            call_injected(self.path, state, config)
         return _finish(result) if inspect.isawaitable(result) else result
 
     async def adecide(self, state: dict[str, Any], config: Any) -> Any:
         """Async :meth:`decide`: an async ``path`` (or a Runnable's ``ainvoke``) is awaited."""
         if isinstance(self.path, Runnable):
             return await self.path.ainvoke(state, config)
-        result = self.path(state)
+        result = call_injected(self.path, state, config)
         return await result if inspect.isawaitable(result) else result
 
     def resolve(self, result: Any, nodes: Any) -> list[Union[str, Send]]:
@@ -126,11 +129,20 @@ class StateGraph:
     :class:`~rag.graph.types.Command`, or None. Keys annotated with a reducer
     (``Annotated[list, operator.add]``, ``Annotated[list, add_messages]``) combine updates;
     other keys are overwritten. Builder methods return the graph, so calls chain.
-    ``config_schema`` is accepted for LangGraph compatibility and only documents the config.
+    ``context_schema``: the type of the run's context (``invoke(..., context=...)``), which
+    nodes read as ``runtime.context`` by declaring a ``runtime`` parameter (see
+    :mod:`rag.graph._inject` for every injected parameter); ``config_schema`` is its
+    deprecated LangGraph name (a ``DeprecationWarning``; used when ``context_schema`` is not given).
     """
 
-    def __init__(self, state_schema: type, config_schema: Optional[type] = None, *,
-                 input_schema: Optional[type] = None, output_schema: Optional[type] = None) -> None:
+    def __init__(self, state_schema: type, context_schema: Optional[type] = None, *,
+                 input_schema: Optional[type] = None, output_schema: Optional[type] = None,
+                 config_schema: Optional[type] = None) -> None:
+        if config_schema is not None:
+            warnings.warn("`config_schema` is deprecated and will be removed. Please use `context_schema` instead.",
+                          DeprecationWarning, stacklevel=2)
+            context_schema = context_schema or config_schema
+        self.context_schema = context_schema
         if input_schema is not None or output_schema is not None:
             # Silently ignoring them would hand back keys the caller meant to hide.
             raise ValidationError("StateGraph does not support input_schema/output_schema yet; "
@@ -170,9 +182,9 @@ class StateGraph:
         elif callable(action) and not inspect.isroutine(action) and inspect.iscoroutinefunction(
                 getattr(action, "__call__", None)):
             # An object with an async __call__: its bound method is what RunnableLambda must await.
-            runnable = RunnableLambda(action.__call__, name=node)
+            runnable = RunnableLambda(with_injection(action.__call__), name=node)
         elif callable(action):
-            runnable = RunnableLambda(action, name=node)
+            runnable = RunnableLambda(with_injection(action), name=node)
         else:
             raise ValidationError(f"node {node!r} needs a function or a Runnable, got {type(action).__name__}")
         self.nodes[node] = runnable
