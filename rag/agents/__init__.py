@@ -21,6 +21,8 @@ Input and output are ``{"messages": [...]}``; message shapes are LangChain's.
 from rag.agents.errors import ModelCallLimitExceededError
 from rag.agents.factory import AgentState, create_agent, create_react_agent
 from rag.agents.sources import CITE_SOURCES_PROMPT, NumberedSources
+from rag.agents._tool_call import ToolCallRequest
+from rag.agents.injection import InjectedState, InjectedStore, ToolRuntime
 from rag.agents.tool_node import ToolInvocationError, ToolNode, tools_condition
 
 __all__ = [
@@ -31,6 +33,10 @@ __all__ = [
     "AgentState",
     "ModelCallLimitExceededError",
     "ToolInvocationError",
+    "ToolCallRequest",
+    "ToolRuntime",
+    "InjectedState",
+    "InjectedStore",
     "NumberedSources",
     "CITE_SOURCES_PROMPT",
 ]

@@ -36,7 +36,10 @@ import typing
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Literal, Optional, Sequence, Union
 
-from rag.errors import InvalidTypeError, RagError, ValidationError
+from rag.agents._tool_call import (AsyncToolCallWrapper, InputType, ToolCallRequest, ToolCallWrapper, check_wrapper,
+                                   combine_tool_outputs, input_type_of, normalize_tool_response, state_of)
+from rag.agents.injection import InjectedState, InjectedStore, ToolRuntime, inject_arguments
+from rag.errors import InvalidTypeError, RagError, UsageError, ValidationError
 from rag.graph.errors import GraphInterrupt
 from rag.messages import AIMessage, BaseMessage, ToolMessage
 from rag.runnables import Runnable, RunnableConfig
@@ -44,7 +47,8 @@ from rag.runnables.config import max_workers
 from rag.tools import Tool, tool as make_tool
 from rag.tools._schema import check_arguments
 
-__all__ = ["ToolNode", "tools_condition", "ToolInvocationError", "HandleToolErrors", "as_tools",
+__all__ = ["ToolNode", "tools_condition", "ToolInvocationError", "HandleToolErrors", "as_tools", "ToolCallRequest",
+           "ToolRuntime", "InjectedState", "InjectedStore",
            "INVALID_TOOL_NAME_ERROR_TEMPLATE", "TOOL_CALL_ERROR_TEMPLATE", "TOOL_INVOCATION_ERROR_TEMPLATE"]
 
 # LangGraph 1.2's texts (langgraph/prebuilt/tool_node.py), word for word.
@@ -109,6 +113,8 @@ def _last_ai_message(input: Any, messages_key: str) -> AIMessage:
         messages = input
     elif isinstance(input, dict) and messages_key in input:
         messages = input[messages_key]
+    elif not isinstance(input, dict) and isinstance(getattr(input, messages_key, None), list):  # a dataclass/pydantic state
+        messages = getattr(input, messages_key)
     else:
         raise ValidationError(f"ToolNode needs a list of messages or a state with {messages_key!r}, got {input!r:.80}")
     for message in reversed(messages):
@@ -157,7 +163,9 @@ class ToolNode(Runnable[Any, Any]):
     """
 
     def __init__(self, tools: Sequence[Any], *, name: str = "tools", tags: Optional[list[str]] = None,
-                 handle_tool_errors: HandleToolErrors = True, messages_key: str = "messages") -> None:
+                 handle_tool_errors: HandleToolErrors = True, messages_key: str = "messages",
+                 wrap_tool_call: Optional[ToolCallWrapper] = None,
+                 awrap_tool_call: Optional[AsyncToolCallWrapper] = None) -> None:
         if not _valid_handler(handle_tool_errors):
             raise InvalidTypeError(
                 "handle_tool_errors must be True, False, a str, a function of the exception or exception classes, "
@@ -169,6 +177,8 @@ class ToolNode(Runnable[Any, Any]):
         self.tags = tags
         self.handle_tool_errors = handle_tool_errors
         self.messages_key = messages_key
+        self.wrap_tool_call = check_wrapper(wrap_tool_call, "wrap_tool_call")
+        self.awrap_tool_call = check_wrapper(awrap_tool_call, "awrap_tool_call")
 
     # -- one call ---------------------------------------------------------------------------
     def _unknown(self, call: dict[str, Any]) -> ToolMessage:
@@ -176,15 +186,15 @@ class ToolNode(Runnable[Any, Any]):
                                                           available_tools=", ".join(self.tools_by_name))
         return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
 
-    def _precheck(self, call: dict[str, Any]) -> Optional[ToolMessage]:
+    def _precheck(self, call: dict[str, Any], tool: Optional[Tool] = None) -> Optional[ToolMessage]:
         """An error message for a call that cannot run (unknown tool, unparsable or unfitting
-        arguments), or None when the tool may run."""
+        arguments), or None when the tool (``tool``, else the one named by the call) may run."""
         if call.get("type") == "invalid_tool_call":
             error = f"the arguments of the call to {call.get('name')!r} could not be parsed: {call.get('error')}; " \
                     f"arguments received: {call.get('args')!r:.200}"
             return ToolMessage(TOOL_CALL_ERROR_TEMPLATE.format(error=error), name=call.get("name") or "",
                                tool_call_id=call["id"], status="error")
-        tool = self.tools_by_name.get(call["name"])
+        tool = tool if tool is not None else self.tools_by_name.get(call["name"])
         if tool is None:
             return self._unknown(call)
         try:
@@ -210,42 +220,95 @@ class ToolNode(Runnable[Any, Any]):
             content = str(handler(exc))
         return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
 
-    def _run_one(self, call: dict[str, Any], config: RunnableConfig) -> ToolMessage:
-        early = self._precheck(call)
+    def _runtime(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> ToolRuntime:
+        """What an injected ``ToolRuntime`` (and ``InjectedState``/``InjectedStore``) gets:
+        the graph's context, store and writer inside a running graph, none outside one."""
+        from rag.graph.runtime import get_runtime
+
+        try:
+            graph = get_runtime()
+        except UsageError:  # the ToolNode invoked on its own
+            graph = None
+        return ToolRuntime(state=state_of(input), context=getattr(graph, "context", None), config=config,
+                           stream_writer=getattr(graph, "stream_writer", None) or (lambda chunk: None),
+                           tool_call_id=call.get("id"), store=getattr(graph, "store", None),
+                           tools=list(self.tools_by_name.values()),
+                           execution_info=getattr(graph, "execution_info", None))
+
+    def _request(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> ToolCallRequest:
+        runtime = self._runtime(call, config, input)
+        return ToolCallRequest(call, self.tools_by_name.get(call["name"]), runtime.state, runtime)
+
+    def _prepared(self, request: ToolCallRequest) -> tuple[Optional[ToolMessage], Any, dict[str, Any]]:
+        """An early answer (a call that cannot run), or the tool and its injected call."""
+        call = request.tool_call
+        tool = request.tool if isinstance(request.tool, Tool) else None  # an interceptor may swap the tool
+        early = self._precheck(call, tool)
+        if early is not None:
+            return early, None, call
+        tool = tool or self.tools_by_name[call["name"]]
+        runtime = request.runtime if isinstance(request.runtime, ToolRuntime) else self._runtime(call, {}, request.state)
+        return None, tool, _as_call(inject_arguments(tool, call, runtime))
+
+    def _execute(self, request: ToolCallRequest, config: RunnableConfig, input_type: InputType) -> Any:
+        early, tool, call = self._prepared(request)
         if early is not None:
             return early
         try:
-            return self.tools_by_name[call["name"]].invoke(_as_call(call), config)
+            return normalize_tool_response(tool.invoke(call, config), request.tool_call, input_type, self.messages_key)
         except GraphInterrupt:
             raise  # interrupt() in a tool pauses the graph; it is not the tool failing
         except Exception as exc:
-            return self._on_error(call, exc)
+            return self._on_error(request.tool_call, exc)
 
-    async def _arun_one(self, call: dict[str, Any], config: RunnableConfig) -> ToolMessage:
-        early = self._precheck(call)
+    async def _aexecute(self, request: ToolCallRequest, config: RunnableConfig, input_type: InputType) -> Any:
+        early, tool, call = self._prepared(request)
         if early is not None:
             return early
         try:
-            return await self.tools_by_name[call["name"]].ainvoke(_as_call(call), config)
+            return normalize_tool_response(await tool.ainvoke(call, config), request.tool_call, input_type,
+                                           self.messages_key)
         except GraphInterrupt:
             raise
         except Exception as exc:
-            return self._on_error(call, exc)
+            return self._on_error(request.tool_call, exc)
 
     # The seam for create_agent's wrap_tool_call middleware, which needs the state too.
     def _run_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
-        return self._run_one(call, config)
+        request, input_type = self._request(call, config, input), input_type_of(input)
+        if self.wrap_tool_call is None:
+            return self._execute(request, config, input_type)
+        try:
+            return self.wrap_tool_call(request, lambda req: self._execute(req, config, input_type))
+        except GraphInterrupt:
+            raise
+        except Exception as exc:  # the interceptor failed: handled as a tool's failure would be
+            return self._on_error(request.tool_call, exc)
 
     async def _arun_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
-        return await self._arun_one(call, config)
+        request, input_type = self._request(call, config, input), input_type_of(input)
+        if self.awrap_tool_call is None and self.wrap_tool_call is None:
+            return await self._aexecute(request, config, input_type)
+        try:
+            if self.awrap_tool_call is not None:
+                return await self.awrap_tool_call(request, lambda req: self._aexecute(req, config, input_type))
+            # Only a sync interceptor: it runs in a thread, its execute() running the tool there.
+            return await asyncio.to_thread(contextvars.copy_context().run, self.wrap_tool_call, request,
+                                           lambda req: self._execute(req, config, input_type))
+        except GraphInterrupt:
+            raise
+        except Exception as exc:
+            return self._on_error(request.tool_call, exc)
 
     # -- the node ---------------------------------------------------------------------------
     def _calls(self, input: Any) -> list[dict[str, Any]]:
+        if input_type_of(input) == "tool_calls":  # a list of tool calls, or one sent with its state (Send)
+            return list(input) if isinstance(input, list) else [input["tool_call"]]
         message = _last_ai_message(input, self.messages_key)
         return [*message.tool_calls, *(c for c in message.invalid_tool_calls if c.get("id"))]
 
-    def _output(self, input: Any, messages: list[BaseMessage]) -> Any:
-        return messages if isinstance(input, list) else {self.messages_key: messages}
+    def _output(self, input: Any, messages: list[Any]) -> Any:
+        return combine_tool_outputs(messages, input_type_of(input), self.messages_key)
 
     def _body(self, input: Any, config: RunnableConfig) -> Any:
         calls = self._calls(input)
@@ -280,7 +343,7 @@ class ToolNode(Runnable[Any, Any]):
 
 
 def _as_call(call: dict[str, Any]) -> dict[str, Any]:
-    return {"name": call["name"], "args": call["args"], "id": call["id"], "type": "tool_call"}
+    return {"name": call["name"], "args": call["args"], "id": call.get("id"), "type": "tool_call"}
 
 
 def _tagged(config: Optional[RunnableConfig], tags: Optional[list[str]]) -> Optional[RunnableConfig]:

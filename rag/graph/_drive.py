@@ -16,6 +16,7 @@ from rag.graph.constants import END
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
 from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.state import check_keys
+from rag.graph._combine import combine_updates, is_update_list
 from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope
 from rag.runnables.config import max_workers
 
@@ -90,6 +91,8 @@ class MessagesHandler(LiveSink):
 # -- running one task -----------------------------------------------------------------------
 def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) -> None:
     """Record a node's return value on its task, checking its shape and keys."""
+    if is_update_list(output):  # a ToolNode's results when a tool returned a Command
+        output = combine_updates(task.name, output)
     if isinstance(output, Command):
         update, goto = output.update, output.goto_list()
         for target in goto:

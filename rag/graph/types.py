@@ -14,6 +14,7 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Union
 
 from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
 from rag.errors import UsageError
+from rag.tools.base import ToolOutputMixin
 
 __all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "PregelTask", "interrupt",
            "is_invalid_resume", "StreamWriter"]
@@ -61,7 +62,7 @@ class Send:
 
 
 @dataclass(frozen=True)
-class Command:
+class Command(ToolOutputMixin):  # a tool may return one: it reaches the graph as it is
     """What to do next, as a graph input or a node's return value.
 
     ``resume``: the value the paused :func:`interrupt` call returns (or ``{interrupt_id:

@@ -9,8 +9,10 @@
 ['a', 'b']
 """
 
-from rag.tools.base import ResponseFormat, Tool, ToolException
+from rag.tools.base import ResponseFormat, Tool, ToolException, ToolOutputMixin
+from rag.tools.injected import InjectedToolArg, InjectedToolCallId
 from rag.tools.decorator import tool
 from rag.tools.retriever import create_retriever_tool
 
-__all__ = ["Tool", "ToolException", "ResponseFormat", "tool", "create_retriever_tool"]
+__all__ = ["Tool", "ToolException", "ResponseFormat", "tool", "create_retriever_tool", "ToolOutputMixin",
+           "InjectedToolArg", "InjectedToolCallId"]

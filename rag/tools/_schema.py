@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional, Union
 
 from rag.errors import ValidationError
 from rag.models._tools import _json_type
+from rag.tools.injected import injected_parameters
 
 __all__ = ["function_schema", "parse_docstring", "check_arguments", "INJECTED_PARAMETERS"]
 
@@ -102,10 +103,12 @@ def function_schema(func: Callable[..., Any], name: str, descriptions: Optional[
     passes them itself. An argument without a type hint accepts any JSON value.
     """
     hints = _parameter_hints(func)
+    injected = injected_parameters(func)  # state, store, call id...: the caller's to give, not the model's
     properties: dict[str, Any] = {}
     required: list[str] = []
     for parameter in inspect.signature(func).parameters.values():
-        if parameter.name in INJECTED_PARAMETERS or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        if parameter.name in INJECTED_PARAMETERS or parameter.name in injected \
+                or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         prop = dict(_property(hints.get(parameter.name, Any)))
         if descriptions and parameter.name in descriptions:

@@ -20,12 +20,23 @@ from rag.messages import ToolMessage
 from rag.models._tools import convert_to_openai_tool
 from rag.runnables import Runnable, RunnableConfig
 from rag.tools._schema import check_arguments
+from rag.tools.injected import InjectedToolArg, InjectedToolCallId, injected_parameters
 
-__all__ = ["Tool", "ToolException", "ResponseFormat"]
+__all__ = ["Tool", "ToolException", "ResponseFormat", "ToolOutputMixin", "InjectedToolArg", "InjectedToolCallId"]
 
 ResponseFormat = Literal["content", "content_and_artifact"]
 _RESPONSE_FORMATS = ("content", "content_and_artifact")
 _DEFAULT_SCHEMA = {"type": "object", "properties": {"tool_input": {"type": "string"}}, "required": ["tool_input"]}
+
+
+class ToolOutputMixin:
+    """Base of results a tool returns as they are, not wrapped in a ToolMessage (a graph's
+    ``Command``; a ToolMessage is passed through too), as LangChain's."""
+
+
+#: Content that stays a list in a ToolMessage: LangChain's tool-message content blocks.
+_CONTENT_BLOCK_TYPES = frozenset({"text", "image_url", "image", "json", "search_result", "custom_tool_call_output",
+                                  "document", "file"})
 
 
 class ToolException(RagError):
@@ -47,12 +58,19 @@ def _is_tool_call(value: Any) -> bool:
 
 
 def _stringify(content: Any) -> Union[str, list]:
-    if isinstance(content, (str, list)):
+    """A str, or a list of content blocks, as it is; anything else (a list of strings, a dict,
+    a number) as JSON text, as LangGraph's ToolNode sends it to the model."""
+    if isinstance(content, str) or (isinstance(content, list) and all(
+            isinstance(block, dict) and block.get("type") in _CONTENT_BLOCK_TYPES for block in content)):
         return content
     try:
         return json.dumps(content, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(content)
+
+
+def _is_marker(marker: Any, kind: type) -> bool:
+    return isinstance(marker, kind) or (isinstance(marker, type) and issubclass(marker, kind))
 
 
 class Tool(Runnable[Any, Any]):
@@ -115,6 +133,8 @@ class Tool(Runnable[Any, Any]):
         self.handle_tool_error = handle_tool_error
         self.tags = tags
         self.metadata = metadata
+        #: Parameters the caller fills (call id, a graph's state/store/runtime): name -> marker.
+        self.injected: dict[str, Any] = injected_parameters(func if func is not None else coroutine)  # type: ignore[arg-type]
 
     @classmethod
     def from_function(cls, func: Optional[Callable[..., Any]], name: str, description: str, **kwargs: Any) -> "Tool":
@@ -152,7 +172,13 @@ class Tool(Runnable[Any, Any]):
             raise ValidationError(
                 f"tool {self.name!r} takes a dict of arguments, a string or a tool call, got {type(input).__name__}: {input!r:.60}"
             )
-        return _Call(check_arguments(self.name, self.args_schema, input), tool_call_id)
+        given = {k: v for k, v in input.items() if k not in self.injected}
+        arguments = {**check_arguments(self.name, self.args_schema, given),
+                     **{k: v for k, v in input.items() if k in self.injected}}
+        for name, marker in self.injected.items():
+            if tool_call_id is not None and _is_marker(marker, InjectedToolCallId):
+                arguments.setdefault(name, tool_call_id)
+        return _Call(arguments, tool_call_id)
 
     def _arguments(self, function: Callable[..., Any], call: _Call, config: RunnableConfig) -> dict[str, Any]:
         try:
@@ -172,6 +198,8 @@ class Tool(Runnable[Any, Any]):
         return handler(exc)
 
     def _result(self, output: Any, call: _Call, failed: bool) -> Any:
+        if isinstance(output, (ToolOutputMixin, ToolMessage)):
+            return output
         content, artifact = output, None
         if self.response_format == "content_and_artifact" and not failed:
             if not (isinstance(output, tuple) and len(output) == 2):
@@ -186,8 +214,9 @@ class Tool(Runnable[Any, Any]):
                            status="error" if failed else "success")
 
     def _start_fields(self, call: _Call) -> dict[str, Any]:
-        input_str = json.dumps(call.args, ensure_ascii=False, default=str)
-        return {"payload": input_str, "inputs": call.args, "tags": self.tags, "metadata": self.metadata,
+        shown = {k: v for k, v in call.args.items() if k not in self.injected}  # not a whole state in every trace
+        input_str = json.dumps(shown, ensure_ascii=False, default=str)
+        return {"payload": input_str, "inputs": shown, "tags": self.tags, "metadata": self.metadata,
                 "serialized": {"name": self.name, "description": self.description}}
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:

@@ -47,8 +47,8 @@ class AgentGraph(CompiledStateGraph):
         agent.private, agent.per_run, agent.no_input = private, per_run, no_input
         return agent  # type: ignore[return-value]
 
-    def _loop(self, config: Any, modes: Any, interrupt_before: Any, interrupt_after: Any) -> Any:
-        loop, live = super()._loop(config, modes, interrupt_before, interrupt_after)
+    def _loop(self, config: Any, modes: Any, interrupt_before: Any, interrupt_after: Any, *more: Any) -> Any:
+        loop, live = super()._loop(config, modes, interrupt_before, interrupt_after, *more)  # more: the run's context
         if self.per_run or self.no_input:
             run = loop.run
             loop.run = lambda value: run(self._fresh(value))  # type: ignore[method-assign]

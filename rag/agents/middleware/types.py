@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Awaitable, Callable, Literal, Optional, Sequence, TypedDict, TypeVar, Union
 
+from rag.agents._tool_call import ToolCallRequest  # one request type for ToolNode interceptors and middleware
 from rag.graph import add_messages
 from rag.messages import AIMessage, BaseMessage, SystemMessage
 
@@ -153,20 +154,6 @@ class ExtendedModelResponse:
 
     model_response: ModelResponse
     command: Any = None
-
-
-@dataclass(frozen=True)
-class ToolCallRequest:
-    """One tool call about to run: ``tool_call`` (name, args, id), ``tool`` (None for a
-    name no tool has), the state and the runtime. Change it with :meth:`override`."""
-
-    tool_call: dict[str, Any]
-    tool: Any
-    state: Any
-    runtime: Optional[Runtime] = None
-
-    def override(self, **overrides: Any) -> "ToolCallRequest":
-        return replace(self, **overrides)
 
 
 def hook_config(*, can_jump_to: Optional[list[str]] = None) -> Callable[[F], F]:

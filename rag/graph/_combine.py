@@ -1,0 +1,50 @@
+"""A node's return value given as a list of updates and Commands (what LangGraph's ToolNode
+returns when a tool answered with a ``Command``), combined into the one Command a task
+records: the updates in order (a key two items set to lists gets both lists, which is what
+applying them in turn does for ``add_messages`` and list-concatenating reducers), the gotos
+one after another."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag.graph.errors import InvalidUpdateError
+from rag.graph.types import Command
+
+__all__ = ["is_update_list", "combine_updates"]
+
+
+def is_update_list(output: Any) -> bool:
+    """Whether ``output`` is a non-empty list of state-update dicts and Commands."""
+    return isinstance(output, list) and bool(output) and all(isinstance(item, (dict, Command)) for item in output) \
+        and any(isinstance(item, Command) for item in output)
+
+
+def combine_updates(node: str, output: list[Any]) -> Command:
+    """One Command doing what the items of ``output`` do, in order."""
+    update: dict[str, Any] = {}
+    goto: list[Any] = []
+    for item in output:
+        if isinstance(item, Command):
+            if item.graph is not None or item.has_resume:
+                raise InvalidUpdateError(
+                    f"node {node!r} returned a list holding {item!r}; in a list, a Command may carry only "
+                    "update= and goto= (graph= and resume= are not supported there)"
+                )
+            values, goto = item.update or {}, [*goto, *item.goto_list()]
+        else:
+            values = item
+        if not isinstance(values, dict):
+            raise InvalidUpdateError(f"node {node!r} returned a Command whose update is {type(values).__name__} "
+                                     f"{values!r:.80}; it must be a dict of state updates")
+        for key, value in values.items():
+            if key not in update:
+                update[key] = value
+            elif isinstance(update[key], list) and isinstance(value, list):
+                update[key] = [*update[key], *value]
+            else:
+                raise InvalidUpdateError(
+                    f"node {node!r} returned several updates of {key!r} in one list ({update[key]!r:.40} and "
+                    f"{value!r:.40}); only list values (such as messages) can be combined"
+                )
+    return Command(update=update or None, goto=goto)
