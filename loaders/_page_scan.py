@@ -38,14 +38,23 @@ _NO_ATTRIBUTES: dict[str, str | None] = {}  # shared by every element without at
 class PageScan:
     """What one reading of a page found: ``text`` (None unless asked for), the
     ``metadata`` of :func:`page_metadata`, the ``<base href>``, the ``<a>``/``<area>``
-    hrefs in document order, and the headings of ``text`` (``[offset, title, anchor]``
-    each, see :class:`loaders._readable.Heading`; empty without text)."""
+    hrefs in document order, the headings of ``text`` (``[offset, title, anchor]``
+    each, see :class:`loaders._layout.Heading`) and its blocks (``[start, end, kind]``
+    each, in the order they begin, see :class:`loaders._layout.Block`); both empty
+    without text."""
 
     text: str | None
     metadata: dict[str, str]
     base_href: str | None
     links: list[str]
     headings: list[list] = field(default_factory=list)
+    blocks: list[list] = field(default_factory=list)
+
+    def structure(self) -> dict[str, list[list]]:
+        """The ``headings`` and ``blocks`` metadata of the page's text, each key only when
+        the page has any (see :class:`loaders.ReadableHTMLLoader`)."""
+        found = {"headings": self.headings, "blocks": self.blocks}
+        return {key: value for key, value in found.items() if value}
 
 
 class _PageReader:
@@ -108,9 +117,10 @@ class _PageReader:
         if self.title is not None:  # an unclosed <title>: its text runs to the end
             self.metadata["title"] = "".join(self.title).strip()
         ordered = {key: self.metadata[key] for key in _METADATA_KEYS if key in self.metadata}
-        text, headings = self.builder.layout(drop_chrome=self.drop_chrome) if self.builder else (None, [])
+        text, headings, blocks = self.builder.layout(drop_chrome=self.drop_chrome) if self.builder else (None, [], [])
         return PageScan(text=text, metadata=ordered, base_href=self.base_href, links=self.links,
-                        headings=[heading.as_list() for heading in headings])
+                        headings=[heading.as_list() for heading in headings],
+                        blocks=[block.as_list() for block in blocks])
 
 
 # The tags most of a page is made of, in their plainest spelling: a name, then attributes

@@ -15,6 +15,18 @@ from collections.abc import Mapping
 
 from bs4 import BeautifulSoup, Tag
 
+from loaders._layout import (
+    BLOCK_KINDS,
+    CELL,
+    LINE_BREAK,
+    PARAGRAPH_BREAK,
+    Block,
+    BlockEnd,
+    Heading,
+    Preformatted,
+    assemble,
+)
+
 __all__ = [
     "element_kind",
     "tag_attributes",
@@ -23,6 +35,8 @@ __all__ = [
     "is_chrome",
     "TextBuilder",
     "Heading",
+    "Block",
+    "BLOCK_KINDS",
     "Attributes",
     "UNREADABLE_TAGS",
     "CHROME_TAGS",
@@ -93,30 +107,7 @@ _CELL_TAGS = frozenset({"td", "th"})
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
-class Heading:
-    """A heading of the laid-out text: ``offset`` (characters from the start of the text
-    where its line begins), ``title`` (its text on one line) and ``anchor`` (the HTML id a
-    link can point to: the heading's own, else one on an ``<a>`` inside it, else that of
-    the nearest enclosing element with one, as DocBook and Sphinx put it on the section;
-    None when there is none)."""
-
-    __slots__ = ("offset", "title", "anchor", "inherited", "empty")
-
-    def __init__(self, anchor: str | None, inherited: str | None) -> None:
-        self.offset, self.title = -1, ""
-        self.anchor, self.inherited, self.empty = anchor, inherited, False
-
-    def as_list(self) -> list:
-        """``[offset, title, anchor]``: the JSON-friendly form kept in metadata."""
-        return [self.offset, self.title, self.anchor if self.anchor is not None else self.inherited]
-
-
-class _Preformatted(str):
-    """Text inside ``<pre>``: its spaces and line breaks are kept."""
-
-
 _SPACES = re.compile(r"[ \t\n\r\f\v]+")
-_LINE_BREAK, _PARAGRAPH_BREAK, _CELL = 1, 2, 3
 
 # Elements with no content and no end tag: never pushed on the open-element stack.
 _VOID_TAGS = frozenset(
@@ -196,6 +187,7 @@ class TextBuilder:
         self.ids: list[str] = []  # ids of the open elements that have one, outermost first
         self.id_depths: list[int] = []  # the depth of self.open at which each was opened
         self.headings: list[tuple[Heading, int]] = []  # open headings and where their pieces start
+        self.blocks: list[tuple[int, Block]] = []  # open blocks and the depth of self.open they were opened at
 
     def _emit(self, piece: str | int) -> None:
         self.pieces.append(piece)
@@ -204,12 +196,12 @@ class TextBuilder:
     def start(self, name: str, attributes: Attributes | None = None) -> None:
         if name in _VOID_TAGS:
             if name == "br" and not self.skip:
-                self._emit(_LINE_BREAK)
+                self._emit(LINE_BREAK)
             return
         attributes = attributes or {}
         unreadable, chrome = element_kind(name, attributes, in_section=self.sections > 0)
         after = (
-            _PARAGRAPH_BREAK if name in _BLOCK_TAGS else _LINE_BREAK if name in _LINE_TAGS else 0
+            PARAGRAPH_BREAK if name in _BLOCK_TAGS else LINE_BREAK if name in _LINE_TAGS else 0
         )
         # An in-page link is a permalink if its text turns out to be a mark: see _close.
         in_page = name == "a" and (attributes.get("href") or "").startswith("#")
@@ -224,13 +216,18 @@ class TextBuilder:
         self.pre += name == "pre"
         if not self.skip:
             if name in _CELL_TAGS:
-                self._emit(_CELL)
+                self._emit(CELL)
             if after:
                 self._emit(after)
             if name in _HEADING_TAGS:
                 heading = Heading(attributes.get("id") or None, self.ids[-1] if self.ids else None)
                 self.headings.append((heading, len(self.pieces)))
                 self._emit(heading)  # laid out as nothing; marks where the heading begins
+            kind = BLOCK_KINDS.get(name)
+            if kind is not None:
+                block = Block(kind)
+                self.blocks.append((len(self.open), block))
+                self._emit(block)  # laid out as nothing; marks where the block begins
         if own_id:
             self.ids.append(own_id)
             self.id_depths.append(len(self.open))
@@ -259,6 +256,10 @@ class TextBuilder:
             inside = "".join(p for p in self.pieces[link_start:] if isinstance(p, str))
             if is_permalink_mark(inside):
                 del self.pieces[link_start:], self.in_chrome[link_start:]
+        if self.blocks and self.blocks[-1][0] == len(self.open) + 1:
+            # Emitted even when this element made everything inside unreadable: the end
+            # must reach _assemble, which drops a block that never got any text.
+            self._emit(BlockEnd(self.blocks.pop()[1]))
         if after and not self.skip:
             self._emit(after)
         self.skip -= unreadable
@@ -268,83 +269,25 @@ class TextBuilder:
 
     def data(self, text: str) -> None:
         if not self.skip:
-            self._emit(_Preformatted(text) if self.pre else _SPACES.sub(" ", text))
+            self._emit(Preformatted(text) if self.pre else _SPACES.sub(" ", text))
 
     def text(self, *, drop_chrome: bool) -> str:
         """The text laid out; with ``drop_chrome``, without chrome unless that is all."""
         return self.layout(drop_chrome=drop_chrome)[0]
 
-    def layout(self, *, drop_chrome: bool) -> tuple[str, list[Heading]]:
-        """The text laid out (as :meth:`text`) and its headings, in order, with their offsets."""
+    def layout(self, *, drop_chrome: bool) -> tuple[str, list[Heading], list[Block]]:
+        """The text laid out (as :meth:`text`), its headings in order with their offsets,
+        and its blocks (:class:`Block`) in the order they begin."""
         while self.open:
             self._close(self.open.pop())
         if drop_chrome:
             kept = [piece for piece, chrome in zip(self.pieces, self.in_chrome) if not chrome]
-            text, headings = _assemble(kept)
+            text, headings, blocks = assemble(kept)
             if text or len(kept) == len(self.pieces):
-                return text, headings
-        return _assemble(self.pieces)
+                return text, headings, blocks
+        return assemble(self.pieces)
 
 
-def _assemble(pieces: list) -> tuple[str, list[Heading]]:
-    blocks: list[tuple[str, bool]] = []  # (text, preformatted)
-    separators: list[int] = []
-    current: list[str] = []
-    has_text = preformatted = False
-    pending = 0
-    marks: list[Heading] = []  # headings waiting for their first text
-    heading_blocks: list[tuple[Heading, int]] = []  # each heading and the block it begins
-    for piece in pieces:
-        if isinstance(piece, Heading):
-            if not piece.empty:
-                marks.append(piece)
-            continue
-        if piece == _CELL:
-            # Cells are separated within a row; the row's first cell needs no separator.
-            if has_text and not pending:
-                current.append(" | ")
-            continue
-        if isinstance(piece, int):
-            pending = max(pending, piece)
-            continue
-        if pending and has_text:
-            blocks.append(("".join(current), preformatted))
-            separators.append(pending)
-            current, has_text, preformatted = [], False, False
-        elif pending:
-            current, preformatted = [], False  # only whitespace since the last block
-        pending = 0
-        current.append(piece)
-        has_text = has_text or not piece.isspace()
-        preformatted = preformatted or isinstance(piece, _Preformatted)
-        if marks and has_text:
-            heading_blocks.extend((heading, len(blocks)) for heading in marks)
-            marks = []
-    if has_text:
-        blocks.append(("".join(current), preformatted))
-    out: list[str] = []
-    length = 0
-    starts: dict[int, tuple[int, str]] = {}  # block -> (offset, its text on one line)
-    for index, (block, is_pre) in enumerate(blocks):
-        if is_pre:
-            cleaned = "\n".join(line.rstrip() for line in block.split("\n")).strip("\n")
-        else:
-            lines = (line.strip(" \t") for line in block.split("\n"))
-            cleaned = "\n".join(line for line in lines if line)
-        if not cleaned:
-            continue
-        if out:
-            out.append("\n\n" if separators[index - 1] == _PARAGRAPH_BREAK else "\n")
-            length += len(out[-1])
-        starts[index] = (length, " ".join(cleaned.split()))
-        out.append(cleaned)
-        length += len(cleaned)
-    headings: list[Heading] = []
-    for heading, index in heading_blocks:
-        if index in starts:
-            heading.offset, heading.title = starts[index]
-            headings.append(heading)
-    return "".join(out), headings
 
 
 def is_chrome(tag: Tag) -> bool:

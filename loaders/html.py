@@ -93,7 +93,15 @@ class ReadableHTMLLoader(BaseLoader):
     page has any: ``[offset, title, anchor]`` for each ``<h1>``-``<h6>`` in the text, in
     order (``offset`` in characters into ``page_content``; ``anchor`` the HTML id that
     links to it, its own or its section's, or None). The splitters turn it into each
-    chunk's ``section`` and ``anchor`` (see :class:`splitters.TextSplitter`).
+    chunk's ``section`` and ``anchor`` (see :class:`splitters.TextSplitter`). And
+    ``blocks`` when the page has text: ``[start, end, kind]`` for each structural block,
+    in the order they begin (``start``/``end`` character offsets into ``page_content``,
+    end exclusive; blocks nest, a list before its items). ``kind`` is one of
+    ``"heading"`` (``<h1>``-``<h6>``), ``"paragraph"`` (``<p>``), ``"code"``
+    (``<pre>``), ``"table"`` (its caption included), ``"list"`` (``<ul>``, ``<ol>``),
+    ``"item"`` (``<li>``), ``"definitions"`` (``<dl>``) or ``"quote"``
+    (``<blockquote>``); text outside these elements (a bare ``<div>``'s) is in no
+    block. The splitters give each chunk those inside it, re-based to the chunk.
 
     >>> ReadableHTMLLoader("library/venv.html").load()  # doctest: +SKIP
     [Document(page_content='venv — Creation of virtual environments\n\n...',
@@ -122,7 +130,5 @@ class ReadableHTMLLoader(BaseLoader):
             autoset_encoding=True,
         )
         scan = scan_page(html, drop_chrome=self.drop_chrome)
-        metadata: dict[str, Any] = {"source": source, **scan.metadata}
-        if scan.headings:
-            metadata["headings"] = scan.headings
+        metadata: dict[str, Any] = {"source": source, **scan.metadata, **scan.structure()}
         yield Document(scan.text or "", metadata)

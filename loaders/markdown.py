@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from loaders._files import read_text
+from loaders._markdown_blocks import markdown_blocks
 from loaders.base import BaseLoader
 from rag import Document
 
@@ -21,11 +22,15 @@ _FRONT_MATTER_END = ("---", "...")
 
 @dataclass
 class MarkdownText:
-    """The result of :func:`markdown_to_text`."""
+    """The result of :func:`markdown_to_text`: ``headings`` (``[offset, title, None]``
+    each) and ``blocks`` (``[start, end, kind]`` each) locate the structure in ``text``
+    as :class:`loaders.ReadableHTMLLoader` does for a page."""
 
     text: str
     title: str
     front_matter: str | None
+    headings: list[list] = field(default_factory=list)
+    blocks: list[list] = field(default_factory=list)
 
 
 def markdown_to_text(markdown: str) -> MarkdownText:
@@ -49,6 +54,8 @@ def markdown_to_text(markdown: str) -> MarkdownText:
                 lines = lines[end + 1 :]
                 break
     kept: list[str] = []
+    roles: list[tuple[str, int]] = []  # for each kept line: code, heading or text, and its run
+    run = 0
     title = ""
     fence: str | None = None
     # Whether the last kept line is paragraph text, the only thing a setext underline can
@@ -61,9 +68,11 @@ def markdown_to_text(markdown: str) -> MarkdownText:
                 fence = None
             else:
                 kept.append(line)
+                roles.append(("code", run))
             continue
         if fence_match:
             fence = fence_match.group(1)
+            run += 1
             in_paragraph = False
             continue
         heading = _ATX_HEADING.match(line)
@@ -71,15 +80,27 @@ def markdown_to_text(markdown: str) -> MarkdownText:
             text = (heading.group(2) or "").strip()
             title = title or text
             kept.append(text)
+            run += 1
+            roles.append(("heading", run))
             in_paragraph = False
             continue
         if in_paragraph and _SETEXT_UNDERLINE.match(line):
             title = title or kept[-1].strip()
+            run += 1
+            # The paragraph's lines above the underline are the heading.
+            first = len(kept) - 1
+            while first > 0 and roles[first - 1][0] == "text" and kept[first - 1].strip():
+                first -= 1
+            roles[first:] = [("heading", run)] * (len(kept) - first)
             in_paragraph = False
             continue
         kept.append(line)
+        roles.append(("text", run))
         in_paragraph = bool(line.strip()) and _is_paragraph_line(line)
-    return MarkdownText("\n".join(kept), title, front_matter)
+    text = "\n".join(kept)
+    blocks = markdown_blocks(kept, roles)
+    headings = [[start, " ".join(text[start:end].split()), None] for start, end, kind in blocks if kind == "heading"]
+    return MarkdownText(text, title, front_matter, headings, blocks)
 
 
 def _closes(fence: str, line: str) -> bool:
@@ -111,8 +132,11 @@ class MarkdownLoader(BaseLoader):
         encoding: keyword-only codec name; default None means UTF-8.
         autodetect_encoding: keyword-only; on a decode failure, detect the encoding.
 
-    Metadata: ``source``, ``title`` (first heading, ``""`` if none) and, when the file
-    starts with YAML front matter, ``front_matter`` (its raw text).
+    Metadata: ``source``, ``title`` (first heading, ``""`` if none), when the file
+    starts with YAML front matter, ``front_matter`` (its raw text), and the text's
+    structure as the HTML loaders give it: ``headings`` (``[offset, title, None]``;
+    renderers disagree on anchors, so none is made up) and ``blocks`` (``[start, end,
+    kind]``: heading, paragraph, code, table, list, item, quote), each when there is any.
 
     >>> MarkdownLoader("README.md").load()[0].metadata  # doctest: +SKIP
     {'source': 'README.md', 'title': 'Project'}
@@ -137,4 +161,8 @@ class MarkdownLoader(BaseLoader):
         metadata = {"source": source, "title": parsed.title}
         if parsed.front_matter is not None:
             metadata["front_matter"] = parsed.front_matter
+        if parsed.headings:
+            metadata["headings"] = parsed.headings
+        if parsed.blocks:
+            metadata["blocks"] = parsed.blocks
         yield Document(parsed.text, metadata)

@@ -321,6 +321,8 @@ class RecursiveUrlLoader(ReportingLoader):
             if crawled.page.redirected:
                 metadata["final_url"] = crawled.page.final_url
             metadata.update(crawled.scan.metadata)
+            if self.extractor is None:  # the text is the engine's: its structure applies
+                metadata.update(crawled.scan.structure())
             return metadata
         if self._metadata_takes_response:
             return self.metadata_extractor(crawled.html, crawled.url, crawled.page)

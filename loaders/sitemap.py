@@ -277,6 +277,8 @@ class SitemapLoader(WebBaseLoader):
         if parsed.response.redirected:
             metadata["final_url"] = parsed.response.final_url
         metadata.update(parsed.scan.metadata)
+        if self.parsing_function is None and self.extracts_structure(parsed):
+            metadata.update(parsed.scan.structure())
         return metadata
 
 

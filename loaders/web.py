@@ -122,7 +122,9 @@ class WebBaseLoader(ReportingLoader):
         clock: time source and sleeper for backoff and rate limits (tests inject a fake).
 
     Metadata: ``source`` (the URL requested), ``final_url`` when redirected, and
-    ``title``, ``description``, ``language`` when the page has them.
+    ``title``, ``description``, ``language`` when the page has them; with the default
+    text extraction, also ``headings`` and ``blocks`` (the page's structure, as
+    :class:`ReadableHTMLLoader` gives it; LangChain has neither).
 
     ``load()`` fetches concurrently (LangChain's is sequential) and works in plain sync
     code and inside a running event loop; ``aload()``/``alazy_load()`` are native async.
@@ -362,4 +364,10 @@ class WebBaseLoader(ReportingLoader):
         if parsed.response.redirected:
             metadata["final_url"] = parsed.response.final_url
         metadata.update(parsed.scan.metadata)
+        if self.extracts_structure(parsed):
+            metadata.update(parsed.scan.structure())
         return metadata
+
+    def extracts_structure(self, parsed: ParsedPage) -> bool:
+        """Whether the page's text is the engine's (so its headings and blocks apply)."""
+        return parsed.response.content_type != "text/plain" and self.bs_get_text_kwargs is None

@@ -1,17 +1,20 @@
 """Where each chunk sits in its document: the ``headings`` a loader found (``[offset, title,
 anchor]`` each, offsets into the document's text, in order; see
 :class:`loaders.ReadableHTMLLoader`) become each chunk's ``section`` and ``anchor`` and the
-headings inside it."""
+headings inside it; the ``blocks`` it found (``[start, end, kind]`` each) become the blocks
+inside each chunk, clipped to it and re-based to its text."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
-__all__ = ["HEADINGS", "chunk_position"]
+__all__ = ["HEADINGS", "BLOCKS", "chunk_position", "chunk_blocks", "with_positions"]
 
 #: The metadata key a loader lists headings under.
 HEADINGS = "headings"
+#: The metadata key a loader lists the structural blocks of the text under.
+BLOCKS = "blocks"
 
 
 def _valid(headings: Any) -> list[tuple[int, str, Any]]:
@@ -48,8 +51,57 @@ def chunk_position(headings: Any, start: int, length: int) -> dict[str, Any]:
     return position
 
 
-def with_positions(metadata: dict, headings: Sequence, starts: Sequence[int], chunks: Sequence[str]) -> list[dict]:
+def _valid_blocks(blocks: Any) -> list[tuple[int, int, str]]:
+    """The well-formed ``[start, end, kind]`` entries of ``blocks`` (start < end) in the
+    order they begin, an enclosing block first; a malformed list gives none."""
+    if not isinstance(blocks, (list, tuple)):
+        return []
+    rows = [(b[0], b[1], b[2]) for b in blocks
+            if isinstance(b, (list, tuple)) and len(b) == 3 and type(b[0]) is int and type(b[1]) is int
+            and isinstance(b[2], str) and b[0] < b[1]]
+    return sorted(rows, key=lambda row: (row[0], -row[1]))
+
+
+def chunk_blocks(blocks: Any, spans: Sequence[tuple[int, int]]) -> list[list[list]]:
+    """For each chunk span ``(start, length)`` (in document order, as a splitter gives
+    them), the ``blocks`` that overlap it as ``[start, end, kind]`` relative to the
+    chunk's text, clipped to it (a paragraph cut by the chunk boundary keeps the part
+    inside). One sweep over the blocks: a 50 MB page's blocks are not scanned per chunk.
+
+    >>> chunk_blocks([[0, 30, "list"], [0, 10, "item"], [11, 30, "item"]], [(0, 20), (15, 15)])
+    [[[0, 20, 'list'], [0, 10, 'item'], [11, 20, 'item']], [[0, 15, 'list'], [0, 15, 'item']]]
+    """
+    rows = _valid_blocks(blocks)
+    begins = [row[0] for row in rows]
+    result: list[list[list]] = []
+    passed = 0  # rows[:passed] begin before the current chunk
+    open_rows: list[tuple[int, int, str]] = []  # those of them that may still reach into it
+    previous = -1
+    for start, length in spans:
+        if start < previous:  # not in document order: sweep again from the beginning
+            passed, open_rows = 0, []
+        previous = start
+        end = start + length
+        while passed < len(rows) and rows[passed][0] < start:
+            open_rows.append(rows[passed])
+            passed += 1
+        open_rows = [row for row in open_rows if row[1] > start]
+        inside = rows[passed:bisect_left(begins, end, lo=passed)]
+        result.append([[max(b_start, start) - start, min(b_end, end) - start, kind]
+                       for b_start, b_end, kind in open_rows + inside])
+    return result
+
+
+def with_positions(metadata: dict, headings: Any, starts: Sequence[int], chunks: Sequence[str]) -> list[dict]:
     """``metadata`` for each chunk (``starts[i]`` its offset, ``chunks[i]`` its text) with its
-    :func:`chunk_position`; the document's own ``headings`` list is not copied."""
-    base = {key: value for key, value in metadata.items() if key != HEADINGS}
-    return [{**base, **chunk_position(headings, start, len(chunk))} for start, chunk in zip(starts, chunks)]
+    :func:`chunk_position` and, when the document lists ``blocks``, those inside it
+    (:func:`chunk_blocks`; the key is left out of a chunk that holds none). The
+    document's own ``headings`` and ``blocks`` lists are not copied."""
+    base = {key: value for key, value in metadata.items() if key not in (HEADINGS, BLOCKS)}
+    per_chunk = [{**base, **chunk_position(headings, start, len(chunk))} for start, chunk in zip(starts, chunks)]
+    blocks = metadata.get(BLOCKS)
+    if blocks is not None:
+        for chunk_metadata, inside in zip(per_chunk, chunk_blocks(blocks, [(s, len(c)) for s, c in zip(starts, chunks)])):
+            if inside:
+                chunk_metadata[BLOCKS] = inside
+    return per_chunk

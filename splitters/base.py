@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeVar
 
 from rag.documents import Document
 from rag.errors import InvalidTypeError, ValidationError
-from splitters._headings import HEADINGS, with_positions
+from splitters._headings import BLOCKS, HEADINGS, with_positions
 from splitters._length import CachedLength
 from splitters._merge import merge_windows, prefix_sums
 from splitters._separators import KeepSeparator, normalize_keep_separator
@@ -136,7 +136,11 @@ class TextSplitter(ABC):
         :class:`loaders.ReadableHTMLLoader` gives) does not pass that list on: each chunk
         gets ``section`` and ``anchor`` (the nearest heading at or before its start) and
         ``headings`` (those inside it, offsets relative to the chunk), so a citation can
-        name the part of the page it quotes. LangChain copies every key as it is.
+        name the part of the page it quotes. Likewise a text whose metadata lists
+        ``blocks`` (``[start, end, kind]`` each) gives each chunk the blocks that overlap
+        it, clipped to it and re-based to its text (left out when it holds none), so an
+        answerer can read paragraphs, code, tables and list items from the structure.
+        LangChain copies every key as it is.
         """
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidTypeError(
@@ -152,16 +156,16 @@ class TextSplitter(ABC):
         documents: list[Document] = []
         for text, metadata in zip(texts, metadatas):
             check_text(text)
-            headings = metadata.get(HEADINGS) if isinstance(metadata, dict) else None
-            if self._add_start_index or headings is not None:
+            structured = isinstance(metadata, dict) and (HEADINGS in metadata or BLOCKS in metadata)
+            if self._add_start_index or structured:
                 chunks, starts = self.split_text_with_starts(text)
             else:
                 chunks, starts = self.split_text(text), None
-            if headings is not None:
-                # Each chunk's own position rather than the whole page's list of headings.
-                chunk_metadatas = with_positions(metadata, headings, starts, chunks)
+            if structured:
+                # Each chunk's own position and blocks rather than the whole page's lists.
+                chunk_metadatas = with_positions(metadata, metadata.get(HEADINGS), starts, chunks)
             for position, chunk in enumerate(chunks):
-                chunk_metadata = copy.deepcopy(chunk_metadatas[position] if headings is not None else metadata)
+                chunk_metadata = copy.deepcopy(chunk_metadatas[position] if structured else metadata)
                 if self._add_start_index:
                     chunk_metadata["start_index"] = starts[position]
                 documents.append(Document(page_content=chunk, metadata=chunk_metadata))

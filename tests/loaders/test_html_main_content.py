@@ -166,6 +166,7 @@ def test_file_loader_gives_main_content_and_page_metadata(tmp_path: Path) -> Non
         "language": "en",
         "headings": [[0, "venv — Creation of virtual environments", "venv"],
                      [110, "Creating virtual environments", "creating"]],
+        "blocks": [[0, 39, "heading"], [41, 108, "paragraph"], [110, 139, "heading"], [141, 169, "code"]],
     }
 
 

@@ -38,12 +38,24 @@ def test_one_document_per_url_in_input_order(site: Site) -> None:
 
 def test_metadata_has_source_title_description_and_language(site: Site) -> None:
     doc = WebBaseLoader(site.url("/docs/")).load()[0]
-    assert doc.metadata == {
+    assert {key: value for key, value in doc.metadata.items() if key not in ("headings", "blocks")} == {
         "source": site.url("/docs/"),
         "title": "Docs",
         "description": "All the docs",
         "language": "en",
     }
+
+
+def test_metadata_also_gives_the_pages_headings_and_blocks_as_the_file_loader_does(site: Site) -> None:
+    doc = WebBaseLoader(site.url("/docs/")).load()[0]
+    assert doc.metadata["headings"] == [[0, "Docs home", None]]
+    assert [(doc.page_content[start:end], kind) for start, end, kind in doc.metadata["blocks"]] == [
+        ("Docs home", "heading"), ("Welcome to the docs.", "paragraph")]
+
+
+def test_text_from_get_text_kwargs_carries_no_structure(site: Site) -> None:
+    doc = WebBaseLoader(site.url("/docs/"), bs_get_text_kwargs={"separator": " "}).load()[0]
+    assert "blocks" not in doc.metadata and "headings" not in doc.metadata
 
 
 def test_page_text_is_readable_content_without_navigation(site: Site) -> None:
