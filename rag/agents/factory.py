@@ -292,19 +292,58 @@ def create_react_agent(
     tools: Union[Sequence[Any], ToolNode],
     *,
     prompt: Any = None,
+    response_format: Any = None,
+    pre_model_hook: Any = None,
+    post_model_hook: Any = None,
+    state_schema: Optional[type] = None,
+    context_schema: Optional[type] = None,
     checkpointer: Any = None,
+    store: Any = None,
+    interrupt_before: Optional[list[str]] = None,
+    interrupt_after: Optional[list[str]] = None,
+    debug: bool = False,
+    version: Literal["v1", "v2"] = "v2",
+    name: Optional[str] = None,
     max_model_calls: int = 25,
     on_model_call_limit: OnModelCallLimit = "final_answer",
     handle_tool_errors: HandleToolErrors = True,
-    interrupt_before: Optional[list[str]] = None,
-    interrupt_after: Optional[list[str]] = None,
-    name: Optional[str] = None,
-    debug: bool = False,
+    **deprecated_kwargs: Any,
 ) -> CompiledStateGraph:
-    """LangGraph's prebuilt agent: as :func:`create_agent`, with the model node named
-    ``"agent"`` and ``prompt`` (a str or SystemMessage put first, or a function/Runnable
-    from the state to the messages the model sees). ``model`` may already have tools bound."""
-    return _build(model, tools, prompt, model_node="agent", checkpointer=checkpointer,
-                  max_model_calls=max_model_calls, on_model_call_limit=on_model_call_limit,
-                  handle_tool_errors=handle_tool_errors, interrupt_before=interrupt_before,
-                  interrupt_after=interrupt_after, name=name, where="create_react_agent")
+    """LangGraph's prebuilt agent (langgraph-prebuilt 1.1.3's ``create_react_agent``): nodes
+    ``"agent"`` and ``"tools"`` (plus ``"pre_model_hook"``, ``"post_model_hook"`` and
+    ``"generate_structured_response"`` when given).
+
+    ``model``: a chat model (tools are bound unless it already has them bound), or a function
+    ``(state, runtime) -> chat model`` (sync or ``async def``) choosing the model for each
+    call (it binds the tools itself). ``prompt``: a str or SystemMessage put first, or a
+    function (sync or async) / Runnable from the state to the messages the model sees.
+    ``pre_model_hook``: a node run before each model call; it may return
+    ``llm_input_messages`` (what the model sees this call, the state unchanged) or
+    ``messages`` (an update of the state). ``post_model_hook``: a node run after each model
+    call (e.g. a human check). ``response_format``: a schema (or ``(system prompt,
+    schema)``) for the answer, put in ``state["structured_response"]`` by one more model
+    call. ``state_schema``: a TypedDict with ``messages`` (and ``structured_response`` with
+    a response_format); ``context_schema``: the type of ``invoke(..., context=...)``.
+    ``version``: ``"v2"`` (default) sends each tool call to the tools node as its own task
+    (``Send``); ``"v1"`` runs all calls of a reply in one tools step; anything else raises
+    ``ValueError``. ``max_model_calls`` (>= 1, default 25), ``on_model_call_limit`` and
+    ``handle_tool_errors`` (default True) as in :func:`create_agent` (our safer defaults).
+    ``config_schema`` is accepted as the deprecated name of ``context_schema``.
+    """
+    import warnings
+
+    from rag.agents._react import build_react_agent
+
+    if "config_schema" in deprecated_kwargs:
+        warnings.warn("`config_schema` is deprecated and will be removed. Please use `context_schema` instead.",
+                      DeprecationWarning, stacklevel=2)
+        config_schema = deprecated_kwargs.pop("config_schema")
+        context_schema = context_schema if context_schema is not None else config_schema
+    if deprecated_kwargs:
+        raise TypeError(f"create_react_agent() got unexpected keyword arguments: {deprecated_kwargs}")
+    return build_react_agent(model, tools, prompt=prompt, response_format=response_format,
+                             pre_model_hook=pre_model_hook, post_model_hook=post_model_hook,
+                             state_schema=state_schema, context_schema=context_schema, checkpointer=checkpointer,
+                             store=store, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+                             debug=debug, version=version, name=name, max_model_calls=max_model_calls,
+                             on_model_call_limit=on_model_call_limit, handle_tool_errors=handle_tool_errors)
