@@ -19,7 +19,7 @@ from typing import Any, Callable
 from rag.errors import UsageError
 from rag.graph.types import CURRENT_TASK
 
-__all__ = ["get_stream_writer", "get_config"]
+__all__ = ["get_stream_writer", "get_config", "get_store"]
 
 
 def _ignore(chunk: Any) -> None:
@@ -41,3 +41,13 @@ def get_config() -> dict[str, Any]:
     if scope is None or scope.config is None:
         raise UsageError("get_config() can only be called inside a graph node while the graph runs")
     return scope.config
+
+
+def get_store() -> Any:
+    """The long-term store the running graph was compiled with (``compile(store=...)``),
+    or None when it has none; as a node's ``store`` parameter, across threads."""
+    if CURRENT_TASK.get() is None:
+        raise UsageError("get_store() can only be called inside a graph node while the graph runs")
+    from rag.graph.runtime import get_runtime
+
+    return get_runtime().store

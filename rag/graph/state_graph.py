@@ -281,8 +281,12 @@ class StateGraph:
                 f"Invalid checkpointer provided: checkpointer must be a saver such as InMemorySaver() or "
                 f"SqliteSaver(...), got {type(checkpointer).__name__}"
             )
-        if store is not None or cache is not None:
-            raise ValidationError("compile() does not support store= or cache= yet")
+        if cache is not None:
+            raise ValidationError("compile() does not support cache= yet")
+        from rag.graph.store.base import BaseStore
+        if store is not None and not isinstance(store, BaseStore):
+            raise ValidationError(f"store must be a BaseStore such as InMemoryStore() or SqliteStore(...), got "
+                                  f"{type(store).__name__}")
         before = self._interrupt_names(interrupt_before)
         after = self._interrupt_names(interrupt_after)
         self.validate([*before, *after])
@@ -291,7 +295,9 @@ class StateGraph:
         frozen.nodes, frozen.edges, frozen.joins = dict(self.nodes), list(self.edges), list(self.joins)
         frozen.branches = {source: list(branches) for source, branches in self.branches.items()}
         frozen.retry_policies = {name: list(policies) for name, policies in self.retry_policies.items()}
-        return CompiledStateGraph(frozen, checkpointer, before, after, name=name or "LangGraph")
+        compiled = CompiledStateGraph(frozen, checkpointer, before, after, name=name or "LangGraph")
+        compiled.store = store  # long-term memory: each run's Runtime (and get_store()) hands it to nodes
+        return compiled
 
     def _interrupt_names(self, names: Union[str, Sequence[str], None]) -> tuple[str, ...]:
         if names is None:

@@ -16,6 +16,7 @@ a strict xfail: reported, never skipped, and an error if it starts passing.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from typing import Any, Iterator
@@ -115,14 +116,27 @@ def cache() -> Any:
     _not_offered("node caching (langgraph.cache, add_node(cache_policy=...))")
 
 
-@pytest.fixture
-def sync_store() -> Any:
-    _not_offered("the long-term memory store (langgraph.store)")
+def _store(kind: str) -> Iterator[Any]:
+    from rag.graph.store.memory import InMemoryStore
+    from rag.graph.store.sqlite import SqliteStore
+
+    if kind == "memory":
+        yield InMemoryStore()
+    else:
+        with SqliteStore.from_conn_string(":memory:") as store:
+            yield store
 
 
-@pytest.fixture
-def async_store() -> Any:
-    _not_offered("the long-term memory store (langgraph.store)")
+@pytest.fixture(params=["memory", "sqlite"])
+def sync_store(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Our InMemoryStore and SqliteStore (rag.graph.store)."""
+    yield from _store(request.param)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def async_store(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Our stores serve async calls themselves (SQLite's in a worker thread)."""
+    yield from _store(request.param)
 
 
 @pytest.fixture
@@ -150,8 +164,21 @@ class _Mocker:
     def patch(self, target: str, *args: Any, **kwargs: Any) -> Any:
         return self._start(mock.patch(target, *args, **kwargs))
 
+    def stub(self, name: Any = None) -> Any:
+        return mock.MagicMock(spec=lambda *args, **kwargs: None, name=name)
+
     def spy(self, owner: Any, name: str) -> Any:
-        return self._start(mock.patch.object(owner, name, wraps=getattr(owner, name)))
+        # As pytest-mock's: a function spied on a class is autospecced, so calls record self.
+        original = getattr(owner, name)
+        if isinstance(owner, type) and inspect.isfunction(original):
+            if inspect.iscoroutinefunction(original):
+                async def wrapper(*args: Any, **kwargs: Any) -> Any:
+                    return await original(*args, **kwargs)
+            else:
+                def wrapper(*args: Any, **kwargs: Any) -> Any:
+                    return original(*args, **kwargs)
+            return self._start(mock.patch.object(owner, name, side_effect=wrapper, autospec=True))
+        return self._start(mock.patch.object(owner, name, wraps=original))
 
     def stopall(self) -> None:
         for patcher in reversed(self._patches):

@@ -39,6 +39,13 @@ RENAMES = {
     "langgraph.checkpoint.memory": "rag.graph.checkpoint.memory",
     "langgraph.checkpoint.sqlite": "rag.graph.checkpoint.sqlite",
     "langgraph.checkpoint.base": "rag.graph.checkpoint.base",
+    "langgraph.store.base.batch": "rag.graph.store.batch",
+    "langgraph.store.base": "rag.graph.store.base",
+    "langgraph.store.memory": "rag.graph.store.memory",
+    "langgraph.store.sqlite.base": "rag.graph.store._sqlite_queries",
+    "langgraph.store.sqlite.aio": "rag.graph.store.sqlite_aio",
+    "langgraph.store.sqlite": "rag.graph.store",
+    "langchain_core.embeddings": "rag.embeddings",
     "langchain_core.messages": "rag.messages",
     "langchain_core.runnables": "rag.runnables",
 }
