@@ -22,7 +22,8 @@ from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 from rag.errors import ValidationError
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
-from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, START, UPDATE
+from rag.graph._calls import CALL_KEY, CallLog, Caller, answering_tasks, call_writes
+from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, RETURN, START, UPDATE
 from rag.graph.errors import (
     AmbiguousResumeError,
     CheckpointerRequiredError,
@@ -62,6 +63,7 @@ class Task:
     push: bool = False  # made by a Send: the node runs on ``arg``, not on the state
     arg: Any = None
     writer: Optional[Callable[[Any], None]] = None  # get_stream_writer()'s target
+    calls: Any = None  # the rag.graph._calls.CallLog of the @task calls the node made (None: none yet)
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,9 @@ class Loop:
         self.interrupt_after = frozenset(interrupt_after)
         self.messages = messages  # the "messages" stream handler, or None
         self.writer = (lambda chunk: live.sink(Emit("custom", chunk))) if "custom" in modes else None
+        # A @task call's {name: result} reaches "updates" as it finishes (when chunks flow live).
+        self.call_updates = (lambda chunk: live.sink(Emit("updates", chunk))) \
+            if live is not None and "updates" in modes else None
         self.thread = thread_of(config) if self.saver is not None else None
         self.saved_config: Optional[dict[str, Any]] = None
         self.checkpoint_id = ""
@@ -215,6 +220,10 @@ class Loop:
             with_task_runtime(task.config, task_id=task_id, checkpoint_id=self.checkpoint_id,
                               thread_id=self.thread[0] if self.thread else None, run_id=self.config.get("run_id"))
             task.writer = self.writer
+            saved = {k: v for k, v in self.restored.items() if k.startswith(task_id + "|")} if self.restored else {}
+            task.calls = CallLog(saved, self.call_updates, self.saver is not None)
+            task.config["configurable"] = {**(task.config.get("configurable") or {}),
+                                           CALL_KEY: Caller(task.calls, task_id, task.config)}
             tasks.append(task)
         return tasks
 
@@ -227,7 +236,9 @@ class Loop:
                 continue
             name = task_id.rsplit(":", 1)[-1]
             task = self.restored.setdefault(task_id, Task(task_id, name, (f"branch:to:{name}",)))
-            if channel == RESULT:
+            if channel == RETURN:  # a @task call that finished: replayed, not run again
+                task.update, task.done = value, True
+            elif channel == RESULT:
                 task.update, task.goto, task.done = value.get("update"), list(value.get("goto") or []), True
             elif channel == INTERRUPT:
                 task.interrupts = tuple(value)
@@ -281,6 +292,13 @@ class Loop:
         else:
             self.values = initial_values(self.builder.channels)
         self.joins = {}
+        if getattr(self.builder, "direct_input", False):
+            # The functional API (rag.graph.func): the input itself triggers the entrypoint, no
+            # START step between (one "input" checkpoint per run, as LangGraph's).
+            apply_updates(self.values, [(START, input)], self.builder.channels)
+            self.next = self._successors([(START, [], None)])
+            yield from self._save("input", [START])
+            return
         self.next = [START]
         yield from self._save("input", [])
         apply_updates(self.values, [(START, input)], self.builder.channels)
@@ -333,7 +351,8 @@ class Loop:
                 f"thread {self.thread[0]!r} is not paused at an interrupt(), so Command(resume=...) has nothing "  # type: ignore[index]
                 "to answer; continue a thread paused by interrupt_before/after with invoke(None, config)"
             )
-        by_id = {i.id: t for t in paused for i in t.interrupts}
+        by_id = answering_tasks(paused)
+        paused = list({id(t): t for t in by_id.values()}.values())
         if isinstance(value, dict) and value and all(key in by_id for key in value):
             answers = [(by_id[key], answer) for key, answer in value.items()]
         elif len(paused) == 1:
@@ -356,6 +375,8 @@ class Loop:
                 yield Emit("updates", {task.name: task.update})
         if self.saver is not None:
             for task in tasks:
+                for call_id, writes in call_writes(task.calls):  # its @task calls: replayed when it runs again
+                    yield IO(partial(self.saver.put_writes, self.saved_config, writes, call_id))
                 if task.ran and task.done:
                     writes = [(RESULT, {"update": task.update, "goto": task.goto})]
                 elif task.error is not None and not is_invalid_resume(task.error):

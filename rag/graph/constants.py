@@ -15,3 +15,6 @@ RESUME = "__resume__"
 UPDATE = "__update__"
 # A node's error when its step failed: shown in get_state().tasks[i].error (the node runs again on resume).
 ERROR = "__error__"
+# A task call's return value (the functional API's @task, rag.graph.func), kept with a paused
+# step so that running the step again replays the call instead of running it.
+RETURN = "__return__"

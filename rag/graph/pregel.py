@@ -40,6 +40,10 @@ class CompiledStateGraph(Runnable[Any, dict]):
     (supersteps per invocation, default 25), plus the usual callbacks/tags/metadata.
     """
 
+    #: Streamed modes whose chunks are made while nodes run, so nodes run beside the stream;
+    #: the functional API adds "updates" (each @task result as it finishes).
+    live_modes = frozenset({"custom"})
+
     def __init__(self, builder: rag.graph.state_graph.StateGraph, checkpointer: Any, interrupt_before: tuple[str, ...],
                  interrupt_after: tuple[str, ...], *, name: str = "LangGraph") -> None:
         self.builder = builder
@@ -93,7 +97,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
     def _loop(self, config: Optional[RunnableConfig], modes: frozenset[str], interrupt_before: Any,
               interrupt_after: Any, context: Any = None) -> tuple[Loop, Optional[LiveSink]]:
         handler = MessagesHandler() if "messages" in modes else None
-        live = handler or (LiveSink() if "custom" in modes else None)
+        live = handler or (LiveSink() if modes & self.live_modes else None)
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
         after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
         loop = Loop(self, dict(config or {}), modes, interrupt_before=before, interrupt_after=after,

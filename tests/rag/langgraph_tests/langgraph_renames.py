@@ -35,6 +35,7 @@ RENAMES = {
     "langgraph.constants": "rag.graph.constants",
     "langgraph.errors": "rag.graph.errors",
     "langgraph.config": "rag.graph.config",
+    "langgraph.func": "rag.graph.func",
     "langgraph.runtime": "rag.graph.runtime",
     "langgraph.checkpoint.memory": "rag.graph.checkpoint.memory",
     "langgraph.checkpoint.sqlite": "rag.graph.checkpoint.sqlite",
