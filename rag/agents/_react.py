@@ -22,6 +22,7 @@ from rag.agents.factory import (FINAL_ANSWER_INSTRUCTION, AgentState, _as_ai_mes
 from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
 from rag.errors import InvalidTypeError, UsageError, ValidationError
 from rag.graph import END, StateGraph
+from rag.graph._inject import call_injected
 from rag.graph.pregel import CompiledStateGraph
 from rag.graph.types import Send
 from rag.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
@@ -119,7 +120,7 @@ class _Prompt:
 
     async def acall(self, state: Any, config: RunnableConfig) -> list[BaseMessage]:
         if self.is_async:
-            return self._finish(state, await self.prompt(state))
+            return self._finish(state, await call_injected(self.prompt, state, config))
         if isinstance(self.prompt, Runnable):
             return self._finish(state, await self.prompt.ainvoke(state, config))
         return self._finish(state, self._start(state, config))
@@ -132,7 +133,7 @@ class _Prompt:
             return [self.prompt, *messages]
         if isinstance(self.prompt, Runnable):
             return self.prompt.invoke(state, config)  # nests in the trace
-        return self.prompt(state)
+        return call_injected(self.prompt, state, config)  # config, store, runtime... as a node gets them
 
     @staticmethod
     def _finish(state: Any, value: Any) -> list[BaseMessage]:

@@ -69,37 +69,60 @@ class ToolRuntime(DirectlyInjectedToolArg, Generic[ContextT, StateT]):
     execution_info: Any = None
 
 
-def _state_value(state: Any, key: str, parameter: Optional[inspect.Parameter]) -> Any:
-    if isinstance(state, dict):
-        if key in state:
-            return state[key]
-    elif hasattr(state, key):
-        return getattr(state, key)
-    if parameter is not None and parameter.default is not inspect.Parameter.empty:
-        return parameter.default
-    return None  # a NotRequired key the state has not been given yet
+def _kind(marker: Any) -> type:
+    return marker if isinstance(marker, type) else type(marker)
 
 
-def inject_arguments(tool: Tool, call: dict[str, Any], runtime: ToolRuntime) -> dict[str, Any]:
-    """``call`` with ``args`` completed by what ``tool``'s injected parameters ask for."""
+def _state_for(tool: Tool, state: Any, fields: list[Optional[str]], messages_key: str) -> Any:
+    """The state a list input stands for (``{messages_key: [...]}``) when the tool asks only
+    for the whole state or the messages; a list cannot give other keys."""
+    if not isinstance(state, list):
+        return state
+    if all(f is None for f in fields) or fields == [messages_key]:
+        return {messages_key: state}
+    wanted = ", ".join(f for f in fields if f)
+    raise ValueError(f"Invalid input to ToolNode. Tool {tool.name} requires graph state dict as input. "
+                     f"State should contain fields {wanted}.")
+
+
+def inject_arguments(tool: Tool, call: dict[str, Any], runtime: ToolRuntime,
+                     messages_key: str = "messages") -> dict[str, Any]:
+    """``call`` with ``args`` completed by what ``tool``'s injected parameters ask for.
+
+    Values the model put under an injected parameter's name are dropped first: only the
+    graph says what the state, store or call id is. A state key the state lacks raises
+    ``KeyError`` (``AttributeError`` for an object state) unless the parameter has a
+    default; ``InjectedStore`` without a store raises ``ValueError``."""
     if not tool.injected:
         return call
     function = tool.func if tool.func is not None else tool.coroutine
     parameters = inspect.signature(function).parameters  # type: ignore[arg-type]
-    args = dict(call["args"])
+    args = {k: v for k, v in call["args"].items() if k not in tool.injected}
+    state_fields = {name: (m.field if isinstance(m, InjectedState) else None)
+                    for name, m in tool.injected.items() if issubclass(_kind(m), InjectedState)}
+    state = _state_for(tool, runtime.state, list(state_fields.values()), messages_key) if state_fields else None
+    for name, key in state_fields.items():
+        optional = parameters[name].default is not inspect.Parameter.empty if name in parameters else False
+        if key is None:
+            args[name] = state
+        elif isinstance(state, dict):
+            if key in state:
+                args[name] = state[key]
+            elif not optional:
+                raise KeyError(key)
+        elif hasattr(state, key):
+            args[name] = getattr(state, key)
+        elif not optional:
+            raise AttributeError(key)
     for name, marker in tool.injected.items():
-        kind = marker if isinstance(marker, type) else type(marker)
+        kind = _kind(marker)
         if issubclass(kind, DirectlyInjectedToolArg):
             args[name] = replace(runtime, tool_call_id=call.get("id"))
-        elif issubclass(kind, InjectedState):
-            key = marker.field if isinstance(marker, InjectedState) else None
-            args[name] = runtime.state if key is None else _state_value(runtime.state, key, parameters.get(name))
         elif issubclass(kind, InjectedStore):
+            if runtime.store is None:
+                raise ValueError("Cannot inject store into tools with InjectedStore annotations - please compile "
+                                 "your graph with a store.")
             args[name] = runtime.store
         elif issubclass(kind, InjectedToolCallId):
             args[name] = call.get("id")
-        elif name not in args:
-            raise ValidationError(f"tool {tool.name!r}: parameter {name!r} is marked {kind.__name__}, which a "
-                                  "ToolNode cannot fill; pass it in the call's args")
     return {**call, "args": args}
-

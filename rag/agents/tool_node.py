@@ -39,8 +39,9 @@ from typing import Any, Callable, Literal, Optional, Sequence, Union
 from rag.agents._tool_call import (AsyncToolCallWrapper, InputType, ToolCallRequest, ToolCallWrapper, check_wrapper,
                                    combine_tool_outputs, input_type_of, normalize_tool_response, state_of)
 from rag.agents.injection import InjectedState, InjectedStore, ToolRuntime, inject_arguments
-from rag.errors import InvalidTypeError, RagError, UsageError, ValidationError
+from rag.errors import InvalidTypeError, RagError, ValidationError
 from rag.graph.errors import GraphInterrupt
+from rag.graph.types import is_invalid_resume
 from rag.messages import AIMessage, BaseMessage, ToolMessage
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.config import max_workers
@@ -208,7 +209,10 @@ class ToolNode(Runnable[Any, Any]):
 
     def _on_error(self, call: dict[str, Any], exc: Exception) -> ToolMessage:
         handler = self.handle_tool_errors
-        if handler is False or (isinstance(handler, (type, tuple)) and not isinstance(exc, handler)):
+        # A resume value that does not fit its interrupt's response_schema is not the model's
+        # mistake: the run fails (nothing saved) so the same interrupt can be answered again.
+        if handler is False or is_invalid_resume(exc) or (isinstance(handler, (type, tuple))
+                                                          and not isinstance(exc, handler)):
             raise exc
         if callable(handler) and not isinstance(handler, (bool, type)) and not isinstance(exc, self._handled_types):
             raise exc
@@ -222,18 +226,14 @@ class ToolNode(Runnable[Any, Any]):
 
     def _runtime(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> ToolRuntime:
         """What an injected ``ToolRuntime`` (and ``InjectedState``/``InjectedStore``) gets:
-        the graph's context, store and writer inside a running graph, none outside one."""
-        from rag.graph.runtime import get_runtime
+        the run's context, store and writer (the config's runtime, else the running task's;
+        none outside a graph)."""
+        from rag.graph._inject import runtime_of
 
-        try:
-            graph = get_runtime()
-        except UsageError:  # the ToolNode invoked on its own
-            graph = None
-        return ToolRuntime(state=state_of(input), context=getattr(graph, "context", None), config=config,
-                           stream_writer=getattr(graph, "stream_writer", None) or (lambda chunk: None),
-                           tool_call_id=call.get("id"), store=getattr(graph, "store", None),
-                           tools=list(self.tools_by_name.values()),
-                           execution_info=getattr(graph, "execution_info", None))
+        graph = runtime_of(config)
+        return ToolRuntime(state=state_of(input), context=graph.context, config=config,
+                           stream_writer=graph.stream_writer, tool_call_id=call.get("id"), store=graph.store,
+                           tools=list(self.tools_by_name.values()), execution_info=graph.execution_info)
 
     def _request(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> ToolCallRequest:
         runtime = self._runtime(call, config, input)
@@ -248,7 +248,7 @@ class ToolNode(Runnable[Any, Any]):
             return early, None, call
         tool = tool or self.tools_by_name[call["name"]]
         runtime = request.runtime if isinstance(request.runtime, ToolRuntime) else self._runtime(call, {}, request.state)
-        return None, tool, _as_call(inject_arguments(tool, call, runtime))
+        return None, tool, _as_call(inject_arguments(tool, call, runtime, self.messages_key))
 
     def _execute(self, request: ToolCallRequest, config: RunnableConfig, input_type: InputType) -> Any:
         early, tool, call = self._prepared(request)
