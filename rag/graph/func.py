@@ -263,8 +263,8 @@ def _types(func: Callable[..., Any], first: str) -> tuple[Any, Any]:
     ``entrypoint.final[value, save]`` annotation), Any where not annotated."""
     try:
         hints = typing.get_type_hints(func)
-    except Exception:  # unresolvable forward references: no schema, not an error
-        hints = {}
+    except (NameError, AttributeError):  # unresolvable forward references: no schema, not an error
+        hints = {}  # (a TypeError, such as entrypoint.final[int] with one argument, is the caller's to see)
     returned = hints.get("return", Any)
     if returned is entrypoint.final:
         returned = Any
