@@ -61,6 +61,11 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 self.joins_from.setdefault(source, []).append((sources, target))
 
     # -- running ----------------------------------------------------------------------------
+    @property
+    def nodes(self) -> dict[str, Any]:
+        """The graph's nodes by name (what ``add_node`` was given), as LangGraph's ``graph.nodes``."""
+        return dict(self.builder.nodes)
+
     def with_config(self, config: Optional[RunnableConfig] = None, **options: Any) -> "CompiledStateGraph":
         """A copy of this graph whose calls run with ``config`` (and ``options``) merged
         under their own config, as LangGraph's: still a graph (``get_state`` and the rest
@@ -184,6 +189,28 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     def _output_jsonschema(self) -> dict[str, Any]:
         return self._input_jsonschema()
+
+    # -- node cache -------------------------------------------------------------------------
+    #: The node cache (``compile(cache=...)``), or None.
+    cache: Any = None
+
+    def clear_cache(self, nodes: Optional[Sequence[str]] = None) -> None:
+        """Forget the cached results of ``nodes`` (default: every node). Raises
+        ``ValueError`` when the graph has no cache, or naming a node it does not have
+        (LangGraph skips unknown names)."""
+        from rag.graph._node_cache import namespaces
+
+        if self.cache is None:
+            raise ValidationError("No cache is set for this graph. Cannot clear cache: compile(cache=InMemoryCache())")
+        self.cache.clear(namespaces(self, None if nodes is None else list(nodes)))
+
+    async def aclear_cache(self, nodes: Optional[Sequence[str]] = None) -> None:
+        """Async :meth:`clear_cache`."""
+        from rag.graph._node_cache import namespaces
+
+        if self.cache is None:
+            raise ValidationError("No cache is set for this graph. Cannot clear cache: compile(cache=InMemoryCache())")
+        await self.cache.aclear(namespaces(self, None if nodes is None else list(nodes)))
 
     @property
     def context_schema(self) -> Optional[type]:
