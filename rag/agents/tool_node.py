@@ -70,8 +70,12 @@ class ToolInvocationError(RagError, ValueError):
     """The model called a tool with arguments that do not fit its schema (raised only when
     ``handle_tool_errors=False``; otherwise the model gets the message)."""
 
-    def __init__(self, tool_name: str, tool_kwargs: dict[str, Any], error: str) -> None:
+    def __init__(self, tool_name: str, tool_kwargs: dict[str, Any], error: str,
+                 source: Optional[Exception] = None) -> None:
         self.tool_name, self.tool_kwargs = tool_name, tool_kwargs
+        #: The validation error behind it; ``filtered_errors`` is LangGraph's per-field list
+        #: (pydantic's), which our schema check does not produce: always None.
+        self.source, self.filtered_errors = source, None
         self.message = TOOL_INVOCATION_ERROR_TEMPLATE.format(tool_name=tool_name, tool_kwargs=tool_kwargs, error=error)
         super().__init__(self.message)
 
@@ -201,7 +205,7 @@ class ToolNode(Runnable[Any, Any]):
         try:
             check_arguments(tool.name, tool.args_schema, call["args"])
         except ValidationError as exc:
-            failure = ToolInvocationError(tool.name, call["args"], str(exc))
+            failure = ToolInvocationError(tool.name, call["args"], str(exc), exc)
             if self.handle_tool_errors is False:
                 raise failure from exc
             return ToolMessage(failure.message, name=tool.name, tool_call_id=call["id"], status="error")
@@ -360,16 +364,27 @@ def _valid_handler(handler: Any) -> bool:
 
 
 def _handled_types(handler: Any) -> tuple[type, ...]:
-    """The exceptions a handler function takes, from its first parameter's annotation
-    (``def on_error(e: ValueError)``; a Union lists several); all without one."""
+    """The exceptions ``handle_tool_errors`` handles: every one for True or a str, the
+    classes given, or a handler function's (see :func:`_infer_handled_types`)."""
     if not callable(handler) or isinstance(handler, (bool, type)):
         return (Exception,)
+    return _infer_handled_types(handler)
+
+
+def _infer_handled_types(handler: Callable[..., Any]) -> tuple[type, ...]:
+    """The exceptions a handler function takes, from its first parameter's annotation
+    (``def on_error(e: ValueError)``; a Union lists several); all without one. An
+    annotation that is not an exception class (or a Union of them) raises ``ValueError``."""
     try:
         parameters = [p for p in inspect.signature(handler).parameters.values() if p.name not in ("self", "cls")]
         hint = typing.get_type_hints(handler).get(parameters[0].name) if parameters else None
     except (TypeError, ValueError, NameError):
         return (Exception,)
-    options = typing.get_args(hint) if typing.get_origin(hint) in (Union, types.UnionType) else (hint,)
-    if hint is None or not all(isinstance(o, type) and issubclass(o, BaseException) for o in options):
+    if hint is None:
         return (Exception,)
+    options = typing.get_args(hint) if typing.get_origin(hint) in (Union, types.UnionType) else (hint,)
+    if not all(isinstance(o, type) and issubclass(o, Exception) for o in options):
+        raise ValueError(f"handle_tool_errors: the handler's first parameter is annotated {hint!r}; annotate it with "
+                         "an exception class or a Union of them (e.g. `def handle(e: ValueError) -> str`), or leave "
+                         "it unannotated to handle every exception")
     return tuple(options)
