@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, Sequence
 
-__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line", "is_purpose_line", "purpose_subject",
+__all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line", "is_navigation_line", "is_purpose_line", "purpose_subject",
            "MAX_BLOCK_LINES"]
 
 UnitKind = Literal["sentence", "code", "list", "table"]
@@ -62,14 +62,27 @@ _CONTINUATION = re.compile(
     r"unless|until|than|instead|otherwise|respectively)\b")
 _TOC_LINE = re.compile(r"^\s*(?:[A-Z]\.)?\d+(?:\.\d+)*\.\s+\S.{0,100}$")
 _PROSE_END = re.compile(r"[.!?:][\"')\]]?$")
-# Navigation and boilerplate lines a documentation page or site repeats.
-_NAVIGATION = re.compile(
+# Navigation lines: a line of link words ("Prev Up Home Next", "Next topic timeit") that does
+# not end like a statement ("Index scans are faster ..." is a sentence), a breadcrumb trail
+# ("Library \u00bb Debugging \u00bb timeit") or a legal footer. Boilerplate a site repeats on
+# every page (its footer, "part of the ... suite") is found by repetition at index time.
+_NAVIGATION_WORDS = re.compile(
     r"^(?:prev(?:ious)?(?: topic)?|next(?: topic)?|up|home|top|table of contents|contents|index|"
-    r"this page|show source|edit on \w+|submit (?:a )?correction|report a bug)\b.{0,80}$"
-    r"|\u00bb|\u203a.*\u203a|^\u00a9|^copyright\b|all rights reserved|^last updated\b|"
-    r"if you see anything in the documentation that is not correct|^part of the \S+ suite$",
+    r"this page|show source|edit on \w+|submit (?:a )?correction|report a bug)\b.{0,80}$",
     re.IGNORECASE,
 )
+_CHROME = re.compile(r"\u00bb|\u203a.*\u203a|^\u00a9|^copyright\b|all rights reserved|^last updated\b", re.IGNORECASE)
+
+
+def is_navigation_line(line: str) -> bool:
+    """Whether ``line`` reads as a page's navigation or legal footer rather than content:
+    link words not ending like a statement, a breadcrumb trail, a copyright line.
+
+    >>> is_navigation_line("Prev Up Home Next"), is_navigation_line("Index scans are fast.")
+    (True, False)
+    """
+    line = line.strip()
+    return bool(_CHROME.search(line)) or (bool(_NAVIGATION_WORDS.match(line)) and not _PROSE_END.search(line))
 
 
 @dataclass(frozen=True)
@@ -173,7 +186,7 @@ def is_toc_line(line: str) -> bool:
 def _kind(block: str) -> str:
     """``table``, ``code``, ``list``, ``navigation`` or ``prose`` for one block's text."""
     lines = [line for line in block.split("\n") if line.strip()]
-    if all(_NAVIGATION.search(line.strip()) or is_toc_line(line) for line in lines):
+    if all(is_navigation_line(line) or is_toc_line(line) for line in lines):
         return "navigation"  # also a page's own table of contents: numbered section titles
     if _FENCE.match(lines[0]):
         return "code"
@@ -267,6 +280,13 @@ def text_units(text: str, headings: Optional[Sequence[Any]] = None, titles: Sequ
         head = text[spans[index][0]:spans[index][1]]
         if kinds[index + 1] == "table" and kinds[index] != "heading" and "\n" not in head and " | " in head:
             kinds[index] = "table"
+    # Lines after a sentence ending with a colon are the items it announces ("... stored in
+    # any of these ways:"), even when each reads as a sentence.
+    for index in range(1, len(kinds)):
+        before = text[spans[index - 1][0]:spans[index - 1][1]].rstrip()
+        if (kinds[index] == "prose" and kinds[index - 1] == "prose" and before.endswith(":")
+                and text[spans[index][0]:spans[index][1]].strip().count("\n") >= 1):
+            kinds[index] = "list"
     # Adjacent code blocks (blank lines inside <pre>) and table blocks (head and body) join.
     merged: list[tuple[int, int, str]] = []
     for (start, end), kind in zip(spans, kinds):
@@ -291,15 +311,18 @@ def text_units(text: str, headings: Optional[Sequence[Any]] = None, titles: Sequ
             continue
         if kind == "prose":
             found = _sentences(text, start, end)
+            kept = False
             for s_start, s_end, flat in found:
-                if _CONTINUATION.match(flat):
-                    continue
-                units.append(Unit("sentence", s_start, s_end, flat, number, label=label, lead=lead))
-                lead = None if lead is None else lead + 1
+                # The rest of a sentence begun elsewhere misleads alone; a question (a FAQ's
+                # title) answers nothing.
+                kept = not (_CONTINUATION.match(flat) or flat.endswith("?"))
+                if kept:
+                    units.append(Unit("sentence", s_start, s_end, flat, number, label=label, lead=lead))
+                    lead = None if lead is None else lead + 1
             label = ""
             if found:
-                # What a dropped continuation introduces belongs to no quotable sentence.
-                last_sentence = None if _CONTINUATION.match(found[-1][2]) else len(units) - 1
+                # What a dropped sentence introduces belongs to no quotable sentence.
+                last_sentence = len(units) - 1 if kept else None
             elif len(_WORD.findall(block_text)) > _MIN_OPEN_WORDS:
                 last_sentence = None  # a long fragment stands between
             else:

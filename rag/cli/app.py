@@ -16,6 +16,7 @@ interrupted. An error is reported in one line on stderr, with the traceback only
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -194,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")
     ask.add_argument("--stream", action="store_true", help="print the answer as it is produced")
     ask.add_argument("--json", action="store_true", help="print answer and sources as JSON")
+    ask.add_argument("--explain", action="store_true", help="after an offline answer, show each quote's score as "
+                     "the contribution of each feature (weight x value)")
     add_allow_embeddings(ask)
     ask.add_argument("--trace", type=Path, metavar="FILE", help="append the run's trace to FILE (see rag trace)")
 
@@ -208,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "only; any other needs an API key or --insecure)")
     serve.add_argument("--port", type=_non_negative_int, default=8000, help="port (default 8000; 0 picks a free one)")
     add_allow_embeddings(serve)
-    serve.add_argument("--k", type=_positive_int, default=4, help="passages per answer, results per search (default 4)")
+    serve.add_argument("--k", type=_positive_int, default=ANSWER_K,
+                       help=f"chunks retrieved per answer (as rag ask), results per search (default {ANSWER_K})")
     serve.add_argument("--model", metavar="NAME", help="an OpenAI-compatible chat model to answer with (default: "
                        "extracted offline)")
     serve.add_argument("--base-url", metavar="URL", help="the model server (default: OpenAI, or $OPENAI_BASE_URL)")
@@ -306,6 +310,8 @@ def _run_ask(args: argparse.Namespace) -> int:
 
     if args.base_url and not args.model:
         raise RagCliError("--base-url needs --model NAME: without a model the answer is extracted offline")
+    if args.explain and args.model:
+        raise RagCliError("--explain shows how the offline answer chose its quotes: leave out --model")
     index = open_index(args, warm_up=True)
     llm = None
     if args.model is not None:
@@ -332,7 +338,20 @@ def _run_ask(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         result = chain.invoke({"input": args.question}, config)
-    print_answer(Answer.from_result(result), as_json=args.json, streamed=streamed)
+    answer = Answer.from_result(result)
+    if not args.explain:
+        print_answer(answer, as_json=args.json, streamed=streamed)
+        return 0
+    from rag.chains import ExtractiveAnswerer
+    from rag.cli.output import explanation, print_explanation
+
+    # Scored again, as the chain scored them: the chain returns text, not its features.
+    quotes = ExtractiveAnswerer(embeddings=index.embeddings).passages(args.question, answer.context)
+    if args.json:
+        print(json.dumps({**answer.to_json(), "explain": explanation(quotes)}, indent=2, ensure_ascii=False))
+    else:
+        print_answer(answer, streamed=streamed)
+        print_explanation(quotes)
     return 0
 
 

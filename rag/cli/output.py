@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, IO, Optional, Sequence, Union
+from typing import TYPE_CHECKING, IO, Any, Optional, Sequence, Union
 
 from rag.documents import Document
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rag.index.update import UpdateSummary
 
 __all__ = ["print_summary", "print_dry_run", "print_results", "print_info", "print_answer", "print_bench", "print_answer_bench",
-           "snippet"]
+           "print_explanation", "explanation", "snippet"]
 
 
 def snippet(text: str, width: int = 100) -> str:
@@ -166,6 +166,25 @@ def print_answer(answer: Answer, *, as_json: bool = False, streamed: bool = Fals
         numbers = ", ".join(f"[{n}]" for n in answer.invalid_citations)
         print(f"\nRemoved citation(s) {numbers}: no source has that number"
               + (" (they remain in the streamed text above)" if streamed else "") + ".", file=out)
+
+
+def explanation(passages: Sequence[Any]) -> list[dict[str, Any]]:
+    """Each quoted unit of an offline answer (a :class:`~rag.chains.Passage`) with its score
+    and what each feature added to it, as JSON-ready dicts."""
+    return [{"citation": p.citation, "kind": p.kind, "score": p.relevance, "text": p.text,
+             "contributions": {name: round(value, 4) for name, value in p.contributions}} for p in passages]
+
+
+def print_explanation(passages: Sequence[Any], *, stream: Optional[IO[str]] = None) -> None:
+    """Why each quote was chosen: its score, then each feature's contribution (weight x
+    value), largest first."""
+    out = _out(stream)
+    print("\nWhy these quotes (score = sum of weight x feature):", file=out)
+    for passage in passages:
+        parts = sorted(passage.contributions, key=lambda item: -abs(item[1]))
+        shown = ", ".join(f"{name} {value:+.3f}" for name, value in parts if abs(value) >= 0.0005)
+        print(f"[{passage.citation}] {passage.relevance:.3f} {snippet(passage.text, 60)!r}: {shown or 'no feature'}",
+              file=out)
 
 
 def _human_bytes(count: int) -> str:

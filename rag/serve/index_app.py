@@ -35,6 +35,7 @@ from rag._optional import require
 from rag.callbacks.tracer import BaseTracer, TraceRun
 from rag.documents import Document
 from rag.errors import ValidationError
+from rag.index.config import ANSWER_K
 from rag.index.core import Index
 from rag.index.request import MAX_QUERY_CHARS, REQUEST_FIELDS, SearchRequest
 from rag.runnables import Runnable
@@ -222,7 +223,7 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     return _error(exc.status_code, "http_error", str(exc.detail))
 
 
-def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optional[str] = None, k: int = 4,
+def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optional[str] = None, k: int = ANSWER_K,
               api_key: Optional[str] = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
               cors_origins: Sequence[str] = (), allowed_hosts: Sequence[str] = (),
               limits: RequestLimits = DEFAULT_LIMITS, body_seconds: float = DEFAULT_BODY_SECONDS,
@@ -231,9 +232,11 @@ def index_app(index: Index, *, llm: Optional[Runnable] = None, model_name: Optio
 
     ``llm``: a chat model Runnable for answers (default None: extracted offline);
     ``model_name``: the model id ``/v1/models`` lists (default ``rag-extractive`` offline,
-    else the llm's ``model``); ``k``: passages per answer and default results per search
-    (default 4); ``api_key``: required as ``Authorization: Bearer KEY`` on every route but
-    the playground's own static files (default None: no key, for 127.0.0.1);
+    else the llm's ``model``); ``k``: chunks retrieved per answer (on ``/ask``, the
+    playground and ``/v1/chat/completions`` alike) and default results per search
+    (default 6, ``rag ask``'s, so the server answers as ``rag ask`` does); ``api_key``:
+    required as ``Authorization: Bearer KEY`` on every route but the playground's own
+    static files (default None: no key, for 127.0.0.1);
     ``max_body_bytes``: larger request bodies get 413 (default 1 MiB); ``cors_origins``:
     origins allowed to call from other sites' pages (default none: CORS off);
     ``allowed_hosts``: ``Host`` names answered besides loopback (default none; see

@@ -1,0 +1,78 @@
+"""Answer units read from the block spans a loader recorded (metadata "blocks"), with the
+plain-text rules as the fallback."""
+
+from rag.chains import NO_ANSWER, ExtractiveAnswerer
+from rag.chains.spans import span_units
+from rag.chains.units import text_units
+from rag.documents import Document
+
+
+def spans_of(*parts: tuple[str, str]) -> tuple[str, list[list]]:
+    """A text laid out as the loaders do (blocks apart by a blank line) and its spans."""
+    text, blocks = "", []
+    for kind, part in parts:
+        if text:
+            text += "\n\n"
+        blocks.append([len(text), len(text) + len(part), kind])
+        text += part
+    return text, blocks
+
+
+def test_a_sentence_ending_with_a_colon_keeps_the_list_that_follows_it():
+    text, blocks = spans_of(("paragraph", "Data can be stored in any of these ways:"),
+                            ("list", "In a plain file on disk.\nIn a database table."), ("paragraph", "That is all."))
+    units = span_units(text, blocks)
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("list", 0), ("sentence", None)]
+
+
+def test_a_list_keeps_its_items_inside_it():
+    text, blocks = spans_of(("paragraph", "Pick one:"), ("list", "red\ngreen"))
+    blocks.append([blocks[1][0], blocks[1][0] + 3, "item"])
+    assert [u.text for u in span_units(text, blocks)] == ["Pick one:", "red\ngreen"]
+
+
+def test_headings_from_spans_are_never_units_and_start_a_section():
+    text, blocks = spans_of(("heading", "How do I add a column?"), ("paragraph", "Use ALTER TABLE. It is quick."))
+    units = span_units(text, blocks)
+    assert [(u.text, u.lead) for u in units] == [("Use ALTER TABLE.", 0), ("It is quick.", 1)]
+
+
+def test_a_faq_question_title_is_not_an_answer_even_as_plain_text():
+    text = "How do I add a column?\n\nUse ALTER TABLE ADD COLUMN to add one."
+    assert [u.text for u in text_units(text)] == ["Use ALTER TABLE ADD COLUMN to add one."]
+
+
+def test_text_no_block_covers_is_read_by_the_plain_text_rules():
+    text = "Loose text before any block. It counts.\n\nA paragraph."
+    units = span_units(text, [[text.index("A paragraph"), len(text), "paragraph"]])
+    assert [u.text for u in units] == ["Loose text before any block.", "It counts.", "A paragraph."]
+
+
+def test_malformed_blocks_fall_back_to_the_text():
+    text = "Run this:\n\n  make test"
+    for bad in ([[0, 999, "paragraph"]], [[0, 3, "marquee"]], "blocks", [[0, "3", "paragraph"]]):
+        assert span_units(text, bad) is None
+    answer = ExtractiveAnswerer().invoke({"input": "How do I run the tests?",
+                                          "context": [Document(text, metadata={"blocks": [[0, 999, "paragraph"]]})]})
+    assert "make test" in answer
+
+
+def test_a_short_line_starting_with_a_navigation_word_that_reads_as_a_sentence_is_a_sentence():
+    sentence = "Index scans are faster than sequential scans when few rows match."
+    assert [u.text for u in text_units(sentence)] == [sentence]
+
+
+def test_the_answerer_quotes_a_list_with_the_sentence_that_announces_it():
+    text, blocks = spans_of(("heading", "Storage"), ("paragraph", "Backups can be stored in any of these ways:"),
+                            ("list", "on a tape drive\nin an object store\non a second disk"))
+    document = Document(text, metadata={"blocks": blocks, "headings": [[0, "Storage", None]]})
+    answer = ExtractiveAnswerer().invoke({"input": "How can backups be stored?", "context": [document]})
+    assert "any of these ways:" in answer and "in an object store" in answer
+
+
+def test_a_one_word_or_punctuation_only_question_gets_an_answer_or_no_answer_never_an_error():
+    context = [Document("Backups are stored on tape. Restores read the tape.")]
+    for question in ("backups", "?!", "...", "", "   "):
+        answer = ExtractiveAnswerer().invoke({"input": question, "context": context})
+        assert answer == NO_ANSWER or "[1]" in answer
+    assert ExtractiveAnswerer().invoke({"input": "?!", "context": context}) == NO_ANSWER
