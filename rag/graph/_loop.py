@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
+from rag.graph import _node_cache as node_cache
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph._calls import CALL_KEY, CallLog, Caller, answering_tasks, call_writes
@@ -63,6 +64,7 @@ class Task:
     push: bool = False  # made by a Send: the node runs on ``arg``, not on the state
     arg: Any = None
     writer: Optional[Callable[[Any], None]] = None  # get_stream_writer()'s target
+    cached: bool = False  # its update came from the node cache (rag.graph._node_cache), the node did not run
     calls: Any = None  # the rag.graph._calls.CallLog of the @task calls the node made (None: none yet)
 
 
@@ -269,8 +271,14 @@ class Loop:
                 return
             skip_before = False
             pending = [t for t in tasks if not t.done]
+            keyed = {}
+            if pending and getattr(self.graph, "cache", None) is not None:  # a cache hit: the node does not run
+                keyed = yield from node_cache.lookup(self, pending, self.state())
+                pending = [t for t in pending if not t.done]
             if pending:
                 yield RunTasks(pending, self.state(), self.saver is not None)
+            if keyed:
+                yield from node_cache.save(self, keyed)
             if any(t.error is not None or (not t.done and t.interrupts) for t in tasks):
                 yield from self._stop_step(tasks)
                 return
@@ -372,7 +380,7 @@ class Loop:
         """A node paused or failed: save what finished, report the pauses or raise."""
         for task in tasks:
             if task.ran and task.done:
-                yield Emit("updates", {task.name: task.update})
+                yield Emit("updates", node_cache.update_chunk(task))
         if self.saver is not None:
             for task in tasks:
                 for call_id, writes in call_writes(task.calls):  # its @task calls: replayed when it runs again
@@ -425,7 +433,7 @@ class Loop:
                 for message in messages_in(task.update):
                     if self.messages.first_sight(message):
                         yield Emit("messages", (message, task.config["metadata"]))
-            yield Emit("updates", {task.name: task.update})
+            yield Emit("updates", node_cache.update_chunk(task))
         yield Emit("values", self.state())
 
     def _decisions(self, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]]) -> Generator[Any, Any, dict]:

@@ -31,7 +31,7 @@ from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
 from rag.graph.pregel import CompiledStateGraph
 from rag.graph.retry import RetryPolicy
 from rag.graph.state import Channel, channels_of
-from rag.graph.types import Send
+from rag.graph.types import CachePolicy, Send
 from rag.runnables import Runnable, RunnableLambda
 
 __all__ = ["StateGraph", "Branch"]
@@ -154,15 +154,20 @@ class StateGraph:
         self.joins: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, list[Branch]] = {}
         self.retry_policies: dict[str, list[RetryPolicy]] = {}
+        self.cache_policies: dict[str, CachePolicy] = {}
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Union[str, Callable[..., Any], Runnable],
                  action: Optional[Union[Callable[..., Any], Runnable]] = None, *,
                  retry_policy: Union[RetryPolicy, Sequence[RetryPolicy], None] = None,
-                 **kwargs: Any) -> "StateGraph":
+                 cache_policy: Optional[CachePolicy] = None, **kwargs: Any) -> "StateGraph":
         """Add ``action`` under the name ``node`` (or ``add_node(fn)``: named ``fn.__name__``).
         ``retry_policy``: a :class:`~rag.graph.retry.RetryPolicy` (or several: the first
-        that retries an error applies) to run the node again when it raises."""
+        that retries an error applies) to run the node again when it raises;
+        ``cache_policy``: a :class:`~rag.graph.types.CachePolicy` to reuse the node's
+        result for an input seen before (with ``compile(cache=...)``)."""
+        if cache_policy is not None and not isinstance(cache_policy, CachePolicy):
+            raise ValidationError(f"cache_policy must be a CachePolicy, got {cache_policy!r:.80}")
         policies = [] if retry_policy is None else (
             [retry_policy] if isinstance(retry_policy, RetryPolicy) else list(retry_policy))
         if not all(isinstance(policy, RetryPolicy) for policy in policies):
@@ -190,6 +195,8 @@ class StateGraph:
         self.nodes[node] = runnable
         if policies:
             self.retry_policies[node] = policies
+        if cache_policy is not None:
+            self.cache_policies[node] = cache_policy
         return self
 
     def add_edge(self, start_key: Union[str, Sequence[str]], end_key: str) -> "StateGraph":
@@ -274,15 +281,19 @@ class StateGraph:
                 name: Optional[str] = None, store: Any = None, cache: Any = None) -> CompiledStateGraph:
         """A runnable graph. ``checkpointer``: a saver (e.g. ``InMemorySaver()``) to keep
         state per ``thread_id``; ``interrupt_before``/``interrupt_after``: node names (or
-        ``"*"``: all) to pause at; ``name``: the run's name in traces (default "LangGraph")."""
+        ``"*"``: all) to pause at; ``name``: the run's name in traces (default "LangGraph");
+        ``cache``: a :class:`~rag.graph.cache.BaseCache` (``InMemoryCache()``,
+        ``SqliteCache(path=...)``) for the nodes added with a ``cache_policy``."""
+        from rag.graph.cache.base import BaseCache
         from rag.graph.checkpoint.base import BaseCheckpointSaver
+        if cache is not None and not isinstance(cache, BaseCache):
+            raise ValidationError(f"cache must be a BaseCache such as InMemoryCache() or SqliteCache(path=...), got "
+                                  f"{type(cache).__name__}")
         if checkpointer is not None and not isinstance(checkpointer, BaseCheckpointSaver):
             raise InvalidCheckpointerError(
                 f"Invalid checkpointer provided: checkpointer must be a saver such as InMemorySaver() or "
                 f"SqliteSaver(...), got {type(checkpointer).__name__}"
             )
-        if cache is not None:
-            raise ValidationError("compile() does not support cache= yet")
         from rag.graph.store.base import BaseStore
         if store is not None and not isinstance(store, BaseStore):
             raise ValidationError(f"store must be a BaseStore such as InMemoryStore() or SqliteStore(...), got "
@@ -295,8 +306,10 @@ class StateGraph:
         frozen.nodes, frozen.edges, frozen.joins = dict(self.nodes), list(self.edges), list(self.joins)
         frozen.branches = {source: list(branches) for source, branches in self.branches.items()}
         frozen.retry_policies = {name: list(policies) for name, policies in self.retry_policies.items()}
+        frozen.cache_policies = dict(self.cache_policies)
         compiled = CompiledStateGraph(frozen, checkpointer, before, after, name=name or "LangGraph")
         compiled.store = store  # long-term memory: each run's Runtime (and get_store()) hands it to nodes
+        compiled.cache = cache
         return compiled
 
     def _interrupt_names(self, names: Union[str, Sequence[str], None]) -> tuple[str, ...]:

@@ -12,12 +12,14 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Union
 
+from rag.graph.cache.base import check_ttl
+from rag.graph.cache.keys import default_cache_key
 from rag.graph.errors import CheckpointerRequiredError, GraphInterrupt
-from rag.errors import UsageError
+from rag.errors import InvalidTypeError, UsageError
 from rag.tools.base import ToolOutputMixin
 
 __all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "PregelTask", "interrupt",
-           "is_invalid_resume", "StreamWriter"]
+           "is_invalid_resume", "StreamWriter", "CachePolicy", "CacheKey"]
 
 _UNSET: Any = object()
 
@@ -93,6 +95,39 @@ class Command(ToolOutputMixin):  # a tool may return one: it reaches the graph a
         return [self.goto] if isinstance(self.goto, (str, Send)) else list(self.goto)
 
     PARENT = "__parent__"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CachePolicy:
+    """Cache a node's result (``add_node(..., cache_policy=CachePolicy())`` with
+    ``compile(cache=InMemoryCache())``): a later run giving the node an input with the same
+    key skips the node and applies the stored update (shown in the "updates" stream with
+    ``"__metadata__": {"cached": True}``).
+
+    ``key_func``: from the node's input to a str or bytes key (default: canonical JSON of
+    the input, see :func:`rag.graph.cache.keys.default_cache_key`); ``ttl``: seconds an
+    entry lives (None: until ``clear_cache()``).
+
+    >>> CachePolicy(ttl=60).ttl
+    60
+    """
+
+    key_func: Callable[..., Union[str, bytes]] = default_cache_key
+    ttl: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if not callable(self.key_func):
+            raise InvalidTypeError(f"CachePolicy(key_func=...) must be a function of the node's input, got "
+                                   f"{self.key_func!r:.80}")
+        check_ttl(self.ttl)
+
+
+class CacheKey(NamedTuple):
+    """Where one task's result is cached: ``ns`` (namespace), ``key``, ``ttl`` seconds or None."""
+
+    ns: tuple[str, ...]
+    key: str
+    ttl: Optional[float]
 
 
 @dataclass(frozen=True)

@@ -111,9 +111,16 @@ def _not_offered(what: str) -> Any:
     raise NotImplementedError(f"{what} is not offered by rag.graph")
 
 
-@pytest.fixture
-def cache() -> Any:
-    _not_offered("node caching (langgraph.cache, add_node(cache_policy=...))")
+@pytest.fixture(params=["sqlite", "memory"])
+def cache(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
+    """Our node caches: SqliteCache on a file, InMemoryCache (LangGraph's params, Redis left out)."""
+    from rag.graph.cache import InMemoryCache, SqliteCache
+
+    if request.param == "memory":
+        yield InMemoryCache()
+        return
+    with SqliteCache(path=tmp_path / "cache.sqlite") as sqlite_cache:
+        yield sqlite_cache
 
 
 def _store(kind: str) -> Iterator[Any]:

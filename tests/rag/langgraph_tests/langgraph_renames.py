@@ -37,6 +37,7 @@ RENAMES = {
     "langgraph.config": "rag.graph.config",
     "langgraph.func": "rag.graph.func",
     "langgraph.runtime": "rag.graph.runtime",
+    "langgraph.cache": "rag.graph.cache",
     "langgraph.checkpoint.memory": "rag.graph.checkpoint.memory",
     "langgraph.checkpoint.sqlite": "rag.graph.checkpoint.sqlite",
     "langgraph.checkpoint.base": "rag.graph.checkpoint.base",
