@@ -146,10 +146,21 @@ class Answer:
 
     @property
     def sources(self) -> list[Source]:
-        """Every passage, in number order; ``cited`` says which the answer cites."""
+        """Every passage, in number order; ``cited`` says which the answer cites. A cited
+        passage's ``section`` and ``anchor`` are those in force where its first quote
+        begins (a passage may start in the section before the one quoted)."""
         cited = set(cited_numbers(self.answer))
-        return [Source.of(document, rank, document.metadata.get("n", rank) in cited)
-                for rank, document in enumerate(self.context, start=1)]
+        found = [Source.of(document, rank, document.metadata.get("n", rank) in cited)
+                 for rank, document in enumerate(self.context, start=1)]
+        first_quote: dict[int, Citation] = {}
+        for citation in self.citations if cited else ():
+            if citation.start is not None:
+                first_quote.setdefault(citation.n, citation)
+        for source in found:
+            quote = first_quote.get(source.n)
+            if quote is not None and quote.section:
+                source.section, source.anchor = quote.section, quote.anchor
+        return found
 
     @property
     def cited_sources(self) -> list[Source]:

@@ -145,3 +145,20 @@ def test_a_table_quoted_from_another_passage_of_its_page_cites_that_passage_at_i
     table = quotes[(3, "Requested Lock Mode | Conflicts With")]
     assert (1, "Lock modes differ in which other modes each conflicts with (see Table 13.2).") in quotes
     assert page[table[0]:table[1]] == page[page.index("Requested"):]
+
+
+def test_a_cited_sources_section_and_anchor_are_those_in_force_at_its_quote():
+    text = "Modifying Tables\n\nTables change over time.\n\nAdding a Column\n\nTo add a column, use ALTER TABLE ADD COLUMN."
+    document = Document(text, metadata={"source": "ddl.html", "section": "Modifying Tables", "anchor": "DDL",
+                                        "headings": [[0, "Modifying Tables", "DDL"],
+                                                     [text.index("Adding"), "Adding a Column", "DDL-ADD"]]})
+    answer = Answer("How do I add a column?", "To add a column, use ALTER TABLE ADD COLUMN. [1]", [document])
+    source = answer.sources[0]
+    assert (source.section, source.anchor) == ("Adding a Column", "DDL-ADD")
+    assert (answer.citations[0].section, answer.citations[0].anchor) == ("Adding a Column", "DDL-ADD")
+
+
+def test_an_uncited_sources_section_is_the_one_where_it_starts():
+    document = Document("Intro text here.", metadata={"section": "Intro", "anchor": "I"})
+    source = Answer("q", "Nothing quoted.", [document]).sources[0]
+    assert (source.section, source.anchor, source.cited) == ("Intro", "I", False)
