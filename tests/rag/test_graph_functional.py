@@ -493,3 +493,12 @@ def test_a_generator_entrypoint_is_refused() -> None:
 def test_an_entrypoint_refuses_a_checkpointer_that_is_not_a_saver() -> None:
     with pytest.raises(TypeError, match="Invalid checkpointer provided"):
         entrypoint(checkpointer={"not": "a saver"})
+
+
+def test_the_module_docstring_examples_run() -> None:
+    import doctest
+
+    import rag.graph.func
+
+    result = doctest.testmod(rag.graph.func)
+    assert result.failed == 0 and result.attempted > 0
