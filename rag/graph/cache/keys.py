@@ -58,13 +58,30 @@ def _type_name(value: Any) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _str_keys(value: Any) -> Any:
+    """``value`` with every dict that has a key other than a str written as a tagged list of
+    ``[key, value]`` pairs: JSON would turn ``{1: "a"}`` into ``{"1": "a"}``, and two inputs
+    would share a key. Containers without such dicts come back as they are (no copy)."""
+    if isinstance(value, dict):
+        if all(isinstance(key, str) for key in value):
+            items = {key: _str_keys(item) for key, item in value.items()}
+            return value if all(items[key] is value[key] for key in value) else items
+        pairs = [[_str_keys(key), _str_keys(item)] for key, item in value.items()]
+        pairs.sort(key=lambda pair: json.dumps(pair[0], default=_canonical, sort_keys=True))
+        return {"__items__": pairs}
+    if isinstance(value, (list, tuple)):
+        items = [_str_keys(item) for item in value]
+        return value if all(new is old for new, old in zip(items, value)) else items
+    return value
+
+
 def default_cache_key(*args: Any, **kwargs: Any) -> bytes:
     """A stable key for a call's arguments: canonical JSON as UTF-8 bytes (dict keys
     sorted; dataclasses such as messages and Documents, pydantic models, enums, sets, bytes
     and numpy arrays written with their type). Raises :class:`~rag.errors.InvalidTypeError`
     naming what it cannot read (pass ``CachePolicy(key_func=...)`` for such inputs)."""
     try:
-        return json.dumps([list(args), kwargs], default=_canonical, sort_keys=True, ensure_ascii=False,
+        return json.dumps(_str_keys([list(args), kwargs]), default=_canonical, sort_keys=True, ensure_ascii=False,
                           separators=(",", ":")).encode("utf-8")
     except InvalidTypeError:
         raise
