@@ -30,7 +30,7 @@ from rag.graph.errors import GraphInterrupt
 from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.types import CURRENT_TASK, TaskScope
 
-__all__ = ["CALL_KEY", "CallLog", "Caller", "current_caller", "call_writes", "answering_tasks"]
+__all__ = ["CALL_KEY", "CallLog", "Caller", "current_caller", "call_writes", "answering_tasks", "held_updates"]
 
 #: Where a running node's :class:`Caller` is kept in ``config["configurable"]`` (LangGraph's CONFIG_KEY_CALL).
 CALL_KEY = "__pregel_call"
@@ -43,13 +43,30 @@ class CallLog:
     ``records``: call id -> the loop's ``Task`` record (restored from the paused step's
     pending writes, or made by this run); ``made``: records run by this invocation (their
     writes are saved if the step stops); ``emit``: sends ``{task name: return value}`` to
-    the "updates" stream as a call finishes (None: not streamed)."""
+    the "updates" stream as a call finishes (None: not streamed); ``hold``: keep those
+    chunks in ``held`` instead, for the loop to stream after the step (a graph whose
+    chunks do not flow while its nodes run)."""
 
     records: dict[str, Any]
     emit: Optional[Callable[[dict[str, Any]], None]]
     checkpointed: bool
+    hold: bool = False
     made: list[Any] = field(default_factory=list)
+    held: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.hold:
+            self.emit = self.held.append
+
+
+def held_updates(log: Optional[CallLog]) -> list[dict[str, Any]]:
+    """The "updates" chunks of finished calls kept for after the step (taken: once each)."""
+    if log is None or not log.held:
+        return []
+    with log.lock:
+        chunks, log.held[:] = list(log.held), []
+    return chunks
 
 
 def call_writes(log: Optional[CallLog]) -> list[tuple[str, list[tuple[str, Any]]]]:

@@ -23,7 +23,7 @@ from rag.errors import ValidationError
 from rag.graph import _node_cache as node_cache
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
-from rag.graph._calls import CALL_KEY, CallLog, Caller, answering_tasks, call_writes
+from rag.graph._calls import CALL_KEY, CallLog, Caller, answering_tasks, call_writes, held_updates
 from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, RETURN, START, UPDATE
 from rag.graph.errors import (
     AmbiguousResumeError,
@@ -223,7 +223,8 @@ class Loop:
                               thread_id=self.thread[0] if self.thread else None, run_id=self.config.get("run_id"))
             task.writer = self.writer
             saved = {k: v for k, v in self.restored.items() if k.startswith(task_id + "|")} if self.restored else {}
-            task.calls = CallLog(saved, self.call_updates, self.saver is not None)
+            task.calls = CallLog(saved, self.call_updates, self.saver is not None,
+                                 hold=self.call_updates is None and "updates" in self.modes)
             task.config["configurable"] = {**(task.config.get("configurable") or {}),
                                            CALL_KEY: Caller(task.calls, task_id, task.config)}
             tasks.append(task)
@@ -379,6 +380,8 @@ class Loop:
     def _stop_step(self, tasks: list[Task]) -> Effects:
         """A node paused or failed: save what finished, report the pauses or raise."""
         for task in tasks:
+            for chunk in held_updates(task.calls):
+                yield Emit("updates", chunk)
             if task.ran and task.done:
                 yield Emit("updates", node_cache.update_chunk(task))
         if self.saver is not None:
@@ -433,6 +436,8 @@ class Loop:
                 for message in messages_in(task.update):
                     if self.messages.first_sight(message):
                         yield Emit("messages", (message, task.config["metadata"]))
+            for chunk in held_updates(task.calls):  # its @task calls' results, before its own update
+                yield Emit("updates", chunk)
             yield Emit("updates", node_cache.update_chunk(task))
         yield Emit("values", self.state())
 

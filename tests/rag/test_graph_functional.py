@@ -93,6 +93,21 @@ def test_a_task_inside_a_state_graph_node_returns_its_value() -> None:
     assert graph.invoke({"value": 4}) == {"value": 8}
 
 
+def test_a_task_result_in_a_state_graph_node_is_streamed_before_the_node_update() -> None:
+    class State(TypedDict):
+        value: int
+
+    @task
+    def double(x: int) -> int:
+        return 2 * x
+
+    def node(state: State) -> dict:
+        return {"value": double(state["value"]).result()}
+
+    graph = StateGraph(State).add_node("node", node).add_edge(START, "node").compile()
+    assert list(graph.stream({"value": 4})) == [{"double": 8}, {"node": {"value": 8}}]
+
+
 def test_a_task_may_call_another_task() -> None:
     @task
     def inner(x: int) -> int:
