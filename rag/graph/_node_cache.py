@@ -1,8 +1,10 @@
 """Node caching in the superstep loop: before a step runs, each due node with a
 :class:`~rag.graph.types.CachePolicy` looks its input up in the compiled graph's cache; a
 hit finishes the task with the stored update (the node does not run), and a node that
-finished is stored once the step's nodes are done. Nodes that paused or failed are never
-stored, so a hit never skips an ``interrupt()`` or an error.
+finished is stored once the step's nodes are done. A node that failed or paused is not
+stored; one that paused is stored once an answer lets it finish, so the same input later
+gets that answer without asking (as in LangGraph: the policy says the input decides the
+result).
 
 As LangGraph's: the entry is ``{"update": ..., "goto": [...]}`` under the node's namespace
 (:func:`~rag.graph.cache.keys.node_namespace`) and the digest of ``key_func(node input)``;
@@ -19,7 +21,8 @@ from rag.graph.types import CacheKey, CachePolicy
 
 __all__ = ["lookup", "save", "update_chunk", "task_key"]
 
-Keyed = dict[tuple[tuple[str, ...], str], tuple[Any, CacheKey]]
+#: Tasks by full key: several tasks of one step may share one (two Sends of the same argument).
+Keyed = dict[tuple[tuple[str, ...], str], list[tuple[Any, CacheKey]]]
 
 
 def task_key(policy: CachePolicy, node_name: str, node: Any, value: Any) -> CacheKey:
@@ -40,16 +43,16 @@ def lookup(loop: Any, tasks: list[Any], state: dict[str, Any]) -> Generator[Any,
             continue
         value = task.arg if task.push else state
         key = task_key(policy, task.name, loop.builder.nodes[task.name], value)
-        keyed[key.ns, key.key] = (task, key)
+        keyed.setdefault((key.ns, key.key), []).append((task, key))
     if not keyed:
         return keyed
     found = yield IO(partial(loop.graph.cache.get, list(keyed)))
     for full_key, entry in found.items():
-        task = keyed[full_key][0]
-        task.update, task.goto = entry.get("update"), list(entry.get("goto") or [])
-        # ``ran``: the step treats the hit as a node that finished in this invocation
-        # (streamed, and kept with the checkpoint if the step pauses).
-        task.done = task.ran = task.cached = True
+        for task, _ in keyed[full_key]:
+            task.update, task.goto = entry.get("update"), list(entry.get("goto") or [])
+            # ``ran``: the step treats the hit as a node that finished in this invocation
+            # (streamed, and kept with the checkpoint if the step pauses).
+            task.done = task.ran = task.cached = True
     return keyed
 
 
@@ -57,9 +60,12 @@ def save(loop: Any, keyed: Keyed) -> Generator[Any, Any, None]:
     """Store the results of the keyed tasks that ran and finished (an ``IO`` effect)."""
     from rag.graph._loop import IO
 
-    pairs = {full_key: ({"update": task.update, "goto": list(task.goto)}, key.ttl)
-             for full_key, (task, key) in keyed.items()
-             if task.done and not task.cached and task.error is None}
+    pairs = {}
+    for full_key, tasks in keyed.items():
+        finished = [(task, key) for task, key in tasks if task.done and not task.cached and task.error is None]
+        if finished:
+            task, key = finished[0]
+            pairs[full_key] = ({"update": task.update, "goto": list(task.goto)}, key.ttl)
     if pairs:
         yield IO(partial(loop.graph.cache.set, pairs))
 
