@@ -183,6 +183,38 @@ def test_tasks_paused_together_are_answered_by_interrupt_id() -> None:
     assert calls == {"A": 2, "B": 3}  # A finished on the second run and was replayed on the third
 
 
+def test_a_resume_does_not_write_the_replayed_task_results_again() -> None:
+    class CountingSaver(InMemorySaver):
+        def __init__(self) -> None:
+            super().__init__()
+            self.written: list[str] = []
+
+        def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+            self.written.append(task_id)
+            super().put_writes(config, writes, task_id, task_path)
+
+    @task
+    def setup(x: int) -> int:
+        return x
+
+    @task
+    def ask(question: str) -> str:
+        return interrupt(question)
+
+    saver = CountingSaver()
+
+    @entrypoint(checkpointer=saver)
+    def workflow(x: int) -> dict:
+        return {"answer": ask(f"q{setup(x).result()}").result()}
+
+    config = thread()
+    workflow.invoke(1, config)
+    assert any("setup" in task_id for task_id in saver.written)  # kept when the run paused
+    saver.written.clear()
+    assert workflow.invoke(Command(resume="ans"), config) == {"answer": "ans"}
+    assert not any("setup" in task_id for task_id in saver.written)
+
+
 def test_a_failed_run_keeps_finished_task_results_for_the_retry() -> None:
     calls: Counter[str] = Counter()
     fail = [True]
