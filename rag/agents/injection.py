@@ -23,7 +23,15 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Generic, Optional, TypeVar
+from typing import Any, Callable, Generic, Optional
+
+try:  # PEP 696 defaults; typing_extensions comes with beautifulsoup4, a core dependency
+    from typing_extensions import TypeVar
+except ImportError:  # pragma: no cover - then ToolRuntime[...] needs both parameters
+    from typing import TypeVar as _TypeVar
+
+    def TypeVar(name: str, default: Any = None) -> Any:  # type: ignore[no-redef]  # noqa: N802
+        return _TypeVar(name)
 
 from rag.errors import ValidationError
 from rag.tools import Tool
@@ -31,8 +39,9 @@ from rag.tools.injected import DirectlyInjectedToolArg, InjectedToolArg, Injecte
 
 __all__ = ["InjectedState", "InjectedStore", "InjectedToolCallId", "InjectedToolArg", "ToolRuntime", "inject_arguments"]
 
-ContextT = TypeVar("ContextT")
-StateT = TypeVar("StateT")
+# Defaults (PEP 696) so ``ToolRuntime[Context]`` names only the context, as LangGraph's.
+ContextT = TypeVar("ContextT", default=None)
+StateT = TypeVar("StateT", default=Any)
 
 
 class InjectedState(InjectedToolArg):

@@ -203,7 +203,7 @@ class ToolNode(Runnable[Any, Any]):
         if tool is None:
             return self._unknown(call)
         try:
-            check_arguments(tool.name, tool.args_schema, call["args"])
+            check_arguments(tool.name, tool.args_schema, {k: v for k, v in call["args"].items() if k not in tool.injected})
         except ValidationError as exc:
             failure = ToolInvocationError(tool.name, call["args"], str(exc), exc)
             if self.handle_tool_errors is False:

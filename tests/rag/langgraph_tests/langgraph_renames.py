@@ -24,7 +24,7 @@ from typing import Any
 
 HERE = Path(__file__).parent
 PACKAGE = "_langgraph_peer"
-FOLDERS = ("langgraph", "checkpoint", "checkpoint_sqlite")
+FOLDERS = ("langgraph", "checkpoint", "checkpoint_sqlite", "prebuilt")
 
 #: LangGraph module -> ours (a ``from`` import goes through a shim that adds NotOffered names).
 RENAMES = {
@@ -50,6 +50,10 @@ RENAMES = {
     "langchain_core.embeddings": "rag.embeddings",
     "langchain_core.messages": "rag.messages",
     "langchain_core.runnables": "rag.runnables",
+    "langgraph.prebuilt.tool_node": "rag.agents.tool_node",
+    "langgraph.prebuilt.chat_agent_executor": "rag.agents._react",
+    "langgraph.prebuilt": "rag.agents",
+    "langchain_core.tools": "rag.tools",
 }
 #: Modules of LangGraph with no counterpart here: every name in them is NotOffered.
 MISSING = "langgraph"
@@ -104,6 +108,8 @@ def rename_imports(source: str) -> str:
 
     def rename(match: re.Match) -> str:
         indent, keyword, module = match.groups()
+        if module.startswith("."):  # a relative import (``from .model import``): the copied folder's own
+            return match.group(0)
         if module == "tests" or module.startswith("tests."):
             return f"{indent}{keyword} {PACKAGE}.{_FOLDER[0]}{module[len('tests'):]}"
         for old in ordered:
@@ -156,7 +162,11 @@ class _PeerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         path = Path(spec.origin)
         module.__file__ = str(path)
         _FOLDER[0] = path.parent.name
-        code = compile(rename_imports(path.read_text(encoding="utf-8")), str(path), "exec")
+        # compile() passes this module's `from __future__ import annotations` on unless told not to; the
+        # prebuilt tests need real annotations (tools' Annotated[..., InjectedState] markers). The older
+        # folders' deviations were recorded with postponed annotations (a missing name in one is harmless).
+        code = compile(rename_imports(path.read_text(encoding="utf-8")), str(path), "exec",
+                       dont_inherit=path.parent.name == "prebuilt")
         exec(code, module.__dict__)
 
 
@@ -181,7 +191,8 @@ def _exists(module: str) -> bool:
 #: LangChain names that are spelt differently here (a type alias, for annotations).
 #: ``"module:name"`` when the name lives in another module of ours (LangChain keeps
 #: RemoveMessage with the messages; rag.graph keeps it with add_messages).
-ALIASES = {"rag.messages": {"AnyMessage": "BaseMessage", "RemoveMessage": "rag.graph.message:RemoveMessage"}}
+ALIASES = {"rag.messages": {"AnyMessage": "BaseMessage", "RemoveMessage": "rag.graph.message:RemoveMessage"},
+           "rag.tools": {"BaseTool": "Tool"}, "rag.tools.base": {"BaseTool": "Tool"}}
 #: Our classes whose missing class attributes a test file reads at import time
 #: (``BaseCheckpointSaver.get_next_version``): offered as a subclass whose missing
 #: attributes are NotOffered, so the file loads.
