@@ -129,6 +129,10 @@ class _TaskFunction:
         if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
             raise NotImplementedError(f"task {getattr(func, '__name__', func)!r}: generators are not supported "
                                       "in the functional API; return a value (or a list) instead")
+        try:  # first: copying the function's __dict__ must not overwrite the attributes set below
+            functools.update_wrapper(self, func)
+        except AttributeError:  # a partial or callable object without __name__ & co.
+            pass
         self.name = name or getattr(func, "__name__", None) or getattr(getattr(func, "func", None), "__name__", None) \
             or type(func).__name__
         if not isinstance(self.name, str) or not self.name:
@@ -141,10 +145,6 @@ class _TaskFunction:
             raise ValidationError(f"task {self.name!r}: a timeout needs an async task (a sync function cannot be "
                                   "stopped safely in its thread)")
         self._run = _TaskRun(func, self.name, self.timeout)
-        try:
-            functools.update_wrapper(self, func)
-        except AttributeError:  # a partial or callable object without __name__ & co.
-            pass
         self.__name__ = self.name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
