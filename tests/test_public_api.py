@@ -25,6 +25,8 @@ PACKAGES = [
     "rag.graph.errors",
     "rag.graph.message",
     "rag.graph.config",
+    "rag.graph.runtime",
+    "rag.graph.cache",
     "rag.memory",
     "rag.agents",
     "rag.agents.errors",
