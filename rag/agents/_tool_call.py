@@ -107,13 +107,13 @@ def _checked_command(command: Command, call: dict[str, Any], input_type: InputTy
         if input_type not in ("dict", "tool_calls"):
             raise ValueError(f"Tools can provide a dict in Command.update only when using dict with '{messages_key}' "
                              f"key as ToolNode input, got: {command.update} for tool '{call['name']}'")
-        command = copy.deepcopy(command)
+        command = replace(command, update=copy.deepcopy(command.update))  # not deepcopy(command): the resume sentinel
         messages = command.update.get(messages_key, [])  # type: ignore[union-attr]
     elif isinstance(command.update, list):
         if input_type != "list":
             raise ValueError("Tools can provide a list of messages in Command.update only when using list of "
                              f"messages as ToolNode input, got: {command.update} for tool '{call['name']}'")
-        command = copy.deepcopy(command)
+        command = replace(command, update=copy.deepcopy(command.update))  # not deepcopy(command): the resume sentinel
         messages = command.update
     else:
         return command
