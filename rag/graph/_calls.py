@@ -30,7 +30,8 @@ from rag.graph.errors import GraphInterrupt
 from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.types import CURRENT_TASK, TaskScope
 
-__all__ = ["CALL_KEY", "CallLog", "Caller", "current_caller", "call_writes", "answering_tasks", "held_updates"]
+__all__ = ["CALL_KEY", "CallLog", "CallSlot", "Caller", "caller_of", "current_caller", "call_writes", "answering_tasks",
+           "held_updates"]
 
 #: Where a running node's :class:`Caller` is kept in ``config["configurable"]`` (LangGraph's CONFIG_KEY_CALL).
 CALL_KEY = "__pregel_call"
@@ -97,10 +98,41 @@ def answering_tasks(paused: Sequence[Any]) -> dict[str, Any]:
     return owners
 
 
+class CallSlot:
+    """What a node's config holds under :data:`CALL_KEY` until the node calls its first task:
+    the node's :class:`CallLog` and :class:`Caller` are made then, once (most nodes call
+    none, and a step should not pay for them). ``loop`` is the running
+    :class:`~rag.graph._loop.Loop`, ``task`` the node's task there."""
+
+    __slots__ = ("loop", "task", "caller")
+    _lock = threading.Lock()
+
+    def __init__(self, loop: Any, task: Any) -> None:
+        self.loop = loop
+        self.task = task
+        self.caller: Optional[Caller] = None
+
+    def open(self) -> "Caller":
+        with self._lock:
+            if self.caller is None:
+                loop, task, prefix = self.loop, self.task, self.task.id + "|"
+                saved = {k: v for k, v in loop.restored.items() if k.startswith(prefix)}  # kept by a paused step
+                task.calls = CallLog(saved, loop.call_updates, loop.saver is not None,
+                                     hold=loop.call_updates is None and "updates" in loop.modes)
+                self.caller = Caller(task.calls, task.id, task.config)
+            return self.caller
+
+
+def caller_of(config: Optional[dict[str, Any]]) -> Optional["Caller"]:
+    """The :class:`Caller` that ``config`` (a running node's or task's) carries, or None."""
+    found = ((config or {}).get("configurable") or {}).get(CALL_KEY)
+    return found.open() if isinstance(found, CallSlot) else found
+
+
 def current_caller(task_name: str) -> "Caller":
     """The :class:`Caller` of the node or task running here; a clear error outside one."""
     scope = CURRENT_TASK.get()
-    caller = ((scope.config or {}).get("configurable") or {}).get(CALL_KEY) if scope is not None else None
+    caller = caller_of(scope.config) if scope is not None else None
     if caller is None:
         raise UsageError(
             f"task {task_name!r} was called outside a running graph: call a @task from inside an @entrypoint "

@@ -15,7 +15,7 @@ import dataclasses
 from typing import Any, AsyncIterator, Callable, Iterator, Optional, Sequence
 
 from rag import _callbacks
-from rag.graph._calls import CALL_KEY, Caller, is_async_callable
+from rag.graph._calls import CALL_KEY, Caller, caller_of, is_async_callable
 from rag.graph.constants import END, INTERRUPT, START
 from rag.graph.errors import GraphInterrupt
 from rag.graph.pregel import CompiledStateGraph
@@ -79,7 +79,9 @@ class EntrypointNode(Runnable[dict, dict]):
 
     @staticmethod
     def _caller(config: RunnableConfig) -> Caller:
-        return (config.get("configurable") or {})[CALL_KEY]
+        caller = caller_of(config)
+        assert caller is not None, "the graph loop gives every node a caller"
+        return caller
 
     @staticmethod
     def _written(output: Any) -> "_Written":
@@ -187,7 +189,7 @@ class EntrypointGraph(CompiledStateGraph):
         scope = CURRENT_TASK.get()
         if self.checkpointer is not None or scope is None or input is None or isinstance(input, Command):
             return None
-        parent = ((scope.config or {}).get("configurable") or {}).get(CALL_KEY)
+        parent = caller_of(scope.config)
         if parent is None:
             return None
         base = dict(config or _callbacks.current_config() or scope.config or {})

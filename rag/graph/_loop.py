@@ -23,12 +23,13 @@ from rag.errors import ValidationError
 from rag.graph import _node_cache as node_cache
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
-from rag.graph._calls import CALL_KEY, CallLog, Caller, answering_tasks, call_writes, held_updates
+from rag.graph._calls import CALL_KEY, CallSlot, answering_tasks, call_writes, held_updates
 from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, RETURN, START, UPDATE
 from rag.graph.errors import (
     AmbiguousResumeError,
     CheckpointerRequiredError,
     EmptyInputError,
+    GraphDrained,
     GraphRecursionError,
     InvalidUpdateError,
     ThreadNotFoundError,
@@ -122,7 +123,7 @@ class Loop:
 
     def __init__(self, graph: rag.graph.pregel.CompiledStateGraph, config: dict[str, Any], modes: frozenset[str], *,
                  interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None,
-                 live: Any = None, context: Any = None) -> None:
+                 live: Any = None, context: Any = None, control: Any = None) -> None:
         self.graph = graph
         self.builder = graph.builder
         self.config = config
@@ -154,7 +155,8 @@ class Loop:
         # The Runtime (context, store, writer) reaches nodes and edge functions in their config,
         # under LangGraph's key, so a subgraph run inside a node inherits it.
         runtime = run_runtime(config, context=context, context_schema=getattr(self.builder, "context_schema", None),
-                              store=getattr(graph, "store", None), writer=self.writer)
+                              store=getattr(graph, "store", None), writer=self.writer, control=control)
+        self.control = runtime.control
         node_config["configurable"] = {**(node_config.get("configurable") or {}), RUNTIME_KEY: runtime}
         self.node_config = node_config
         # As LangGraph 1.2: these configurable keys reach the nodes' run metadata (and so the
@@ -222,11 +224,7 @@ class Loop:
             with_task_runtime(task.config, task_id=task_id, checkpoint_id=self.checkpoint_id,
                               thread_id=self.thread[0] if self.thread else None, run_id=self.config.get("run_id"))
             task.writer = self.writer
-            saved = {k: v for k, v in self.restored.items() if k.startswith(task_id + "|")} if self.restored else {}
-            task.calls = CallLog(saved, self.call_updates, self.saver is not None,
-                                 hold=self.call_updates is None and "updates" in self.modes)
-            task.config["configurable"] = {**(task.config.get("configurable") or {}),
-                                           CALL_KEY: Caller(task.calls, task_id, task.config)}
+            task.config["configurable"] = {**(task.config.get("configurable") or {}), CALL_KEY: CallSlot(self, task)}
             tasks.append(task)
         return tasks
 
@@ -271,6 +269,10 @@ class Loop:
                 yield Emit("updates", {INTERRUPT: ()})
                 return
             skip_before = False
+            if self.control is not None and self.control.drain_requested:
+                # After the breakpoint check (as LangGraph's): a resume passes the step's
+                # breakpoints, so draining in front of one would skip it.
+                raise GraphDrained(self.control.drain_reason or "shutdown")
             pending = [t for t in tasks if not t.done]
             keyed = {}
             if pending and getattr(self.graph, "cache", None) is not None:  # a cache hit: the node does not run
