@@ -13,13 +13,15 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from loaders import DirectoryLoader
 from rag.documents import Document
 from rag.errors import ValidationError
 from rag.index.backend import IndexBackend
 from rag.index.chunk_ids import chunk_ids, stored_id
 from rag.index.config import IndexConfig
 from rag.index.segments import Batch
-from rag.index.sources import SAME_SECOND, LastRead, Root, SourceItem, iter_root, parse_root
+from rag.index.site_pages import SitePlan, plan_folder, structured_source
+from rag.index.sources import SAME_SECOND, LastRead, Root, SourceItem, folder_selection, iter_root, parse_root
 from rag.index.state import IndexState, SourceRecord
 from rag.index.workers import Embedder, InlineEmbedder
 from splitters import RecursiveCharacterTextSplitter
@@ -122,7 +124,8 @@ class Updater:
     batches; every ``checkpoint_chunks`` new chunks (default 512) or ``checkpoint_seconds``
     (default 5: with a local model, a few hundred chunks) the work so far is handed to ``commit(batch, final=False)``, and the
     deletions and the last batch to ``commit(batch, final=True)``. Memory holds one file's
-    documents and one batch of chunks, whatever the corpus size.
+    documents and one batch of chunks, whatever the corpus size (and, to find boilerplate,
+    pages' block keys and some pages: :mod:`rag.index.site_pages`).
 
     A chunk whose text is already stored keeps its vector (embeddings are cached by chunk
     text; an index has one model): with the same id (same position in its source) it is
@@ -153,6 +156,9 @@ class Updater:
         self._rechunk = config.chunking != state.config.chunking
         self._seconds_per_chunk: Optional[float] = None  # measured on each batch embedded
         self._upcoming = 0  # chunks of the file being queued that are not queued yet (for progress)
+        # Each root's boilerplate (rag.index.site_pages); a folder's is found only when one
+        # of its pages must be read, and None until then.
+        self._plans: dict[str, Optional[SitePlan]] = {}
 
     def run(self, roots: Sequence[Root]) -> UpdateSummary:
         seen: set[str] = set()
@@ -162,8 +168,16 @@ class Updater:
             any_document = False
             root_failed = False
             any_source = False
-            for item in iter_root(root, glob=self.glob, excludes=self.excludes, index_folder=self.index_folder,
-                                  previous=self._previous_read, progress=self.progress):
+            items = iter_root(root, glob=self.glob, excludes=self.excludes, index_folder=self.index_folder,
+                              previous=self._previous_for(root), progress=self.progress)
+            if root.kind in ("page", "crawl", "sitemap"):  # loaded whole: boilerplate over all its pages
+                items = list(items)  # type: ignore[assignment]
+                self._plans[root.key] = SitePlan.of_documents(d for item in items for d in item.documents or [])
+            for item in items:
+                plan = self._plans.get(root.key)
+                kept = plan.take(item.source) if plan is not None else None
+                if item.documents is None and kept is not None:
+                    item = replace(item, documents=kept)  # read once, by the plan's pass
                 any_source = any_source or item.skipped is None
                 if item.failed is not None:
                     self.summary.failed.append((item.source, item.failed))
@@ -197,6 +211,29 @@ class Updater:
         self.summary.total_chunks = self.state.chunk_count
         return self.summary
 
+    def _previous_for(self, root: Root) -> Callable[[str], Optional[LastRead]]:
+        """The last read of each source of ``root`` that may be skipped: as
+        :meth:`_previous_read`, except that a page whose boilerplate changes with the
+        set of pages (its expected hash differs from its record's) is read again."""
+        plan = self._folder_plan(root) if root.kind == "folder" else None
+        if plan is None:
+            return self._previous_read
+        return lambda source: plan.last_read(source, self.state.record.get(source), self._previous_read)
+
+    def _folder_plan(self, root: Root, *, force: bool = False) -> Optional[SitePlan]:
+        """A folder's plan (None: no page needs reading); ``force`` finds it anyway."""
+        if root.key not in self._plans or (force and self._plans[root.key] is None):
+            self._plans[root.key] = plan_folder(
+                root.key, folder_selection(root, self.glob, self.excludes, self.index_folder).files, self.state.record,
+                rechunk=self._rechunk or force, load=DirectoryLoader(root.key, silent_errors=True).load_path,
+                raw_hash=lambda documents: _content_hash(documents, self.config.chunking))
+        return self._plans[root.key]
+
+    def _plan(self, root: Root) -> SitePlan:
+        """The boilerplate of ``root``'s sites (found now if a page is read unforeseen)."""
+        plan = self._folder_plan(root, force=True) if root.kind == "folder" else self._plans.get(root.key)
+        return plan or SitePlan()
+
     def _previous_read(self, source: str) -> Optional[LastRead]:
         record = self.state.record.get(source)
         if record is None or self._rechunk:
@@ -213,6 +250,9 @@ class Updater:
         documents = item.documents
         self.summary.documents += len(documents)
         content_hash = _content_hash(documents, self.config.chunking)
+        if structured_source(item.source) and root.kind != "beir":
+            # Without its site's boilerplate; the hash covers what was removed.
+            documents, content_hash = self._plan(root).prepare(item.source, documents, content_hash)
         if previous is not None and previous.content_hash == content_hash:
             self.summary.unchanged += 1
             # A new root or stat, or a last read too close to the file's mtime to trust

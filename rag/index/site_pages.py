@@ -1,0 +1,177 @@
+"""Boilerplate in an incremental update: what an update must know of a root's pages
+before it reads them one at a time.
+
+Which blocks are boilerplate depends on the whole site (see
+:mod:`rag.index.boilerplate`), so a page's chunks are a function of the page *and* of the
+set of pages it is indexed with. The rule kept here: **a page's chunks are always those
+the current set gives**, and a page is re-chunked only when they change.
+
+- A page's content hash (what says "unchanged") covers its raw documents and the keys of
+  the blocks removed from it (:func:`structured_hash`); so an unchanged re-index gives
+  the same chunks, and a page whose removed blocks change is re-chunked (its vectors are
+  reused where its chunk texts did not change).
+- Web roots (a page, a crawl, a sitemap) are loaded whole anyway: the boilerplate is
+  found over all of their pages at once.
+- A folder root is read one file at a time. When none of its HTML/Markdown pages changed
+  on disk (stat), none was added or deleted and each was hashed this way, nothing is
+  read (the set, hence the boilerplate, is as before). Otherwise one pass reads every
+  page's block keys (no splitting, no embedding), the boilerplate is found over the new
+  set, and the pages whose hash it changes are read again even when their file did not
+  change: adding pages to a folder can turn a block into boilerplate on pages that were
+  not touched, and they follow. The pages that pass reads and the update will index
+  are kept for it (up to :data:`KEPT_CHARACTERS` of text), so they are parsed once; past
+  that they are read again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
+
+from rag.documents import Document
+from rag.index.boilerplate import BoilerplateRule, find_boilerplate, page_block_keys, repeated_keys, site_of, strip_blocks
+
+__all__ = ["SitePlan", "plan_folder", "RecordView", "STRUCTURED_SUFFIXES", "structured_source", "structured_hash",
+           "HASH_PREFIX"]
+
+#: Files whose loaders record blocks (HTML and Markdown): the pages boilerplate is found on.
+STRUCTURED_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".md", ".markdown"})
+#: Text (characters) of the pages a folder's pass keeps for the update to index without
+#: reading them again: bounds the memory of that pass (about 700 pages of PostgreSQL's
+#: manual); pages past it are read twice.
+KEPT_CHARACTERS = 4_000_000
+#: Marks the content hash of a page hashed with its removed blocks: a page recorded
+#: without it (indexed before boilerplate removal) is read again once.
+HASH_PREFIX = "b1:"
+
+
+def structured_source(source: str) -> bool:
+    """True for a page boilerplate can be found on: a URL, or an HTML or Markdown file."""
+    return "://" in source or Path(source).suffix.lower() in STRUCTURED_SUFFIXES
+
+
+def structured_hash(raw_hash: str, removed: Iterable[str]) -> str:
+    """The content hash of a page: its documents' ``raw_hash`` and the keys of the blocks
+    removed from it as boilerplate (so a change of either re-chunks it)."""
+    digest = hashlib.sha256(raw_hash.encode())
+    digest.update(",".join(sorted(removed)).encode())
+    return HASH_PREFIX + digest.hexdigest()
+
+
+def _removed(documents: Sequence[Document], keys: frozenset[str]) -> set[str]:
+    return {key for document in documents for key in page_block_keys(document) & keys}
+
+
+@dataclass
+class SitePlan:
+    """The boilerplate of a root's sites (``boilerplate``: site -> block keys) and, after
+    a folder's pass, the content hash each of its pages will get (``expected``)."""
+
+    boilerplate: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    expected: dict[str, str] = field(default_factory=dict)
+    #: Pages read by the pass that the update will index: source -> (the file's stat
+    #: when read, its documents); see :meth:`take`.
+    kept: dict[str, tuple[tuple[int, int, int], list[Document]]] = field(default_factory=dict)
+
+    @classmethod
+    def of_documents(cls, documents: Iterable[Document], rule: BoilerplateRule = BoilerplateRule()) -> "SitePlan":
+        """The plan of pages that are all in memory (a web root)."""
+        return cls(find_boilerplate(documents, rule))
+
+    @classmethod
+    def of_pages(cls, pages: Iterable[tuple[str, Optional[tuple[int, int, int]], Optional[list[Document]]]],
+                 raw_hash: Callable[[list[Document]], str], rule: BoilerplateRule = BoilerplateRule(),
+                 kept_characters: int = KEPT_CHARACTERS) -> "SitePlan":
+        """The plan of a folder's pages, read one at a time (``(source, stat, documents)``
+        each; documents None for a page that could not be read, left to the update to
+        report): each page's block keys and raw hash, and the documents of the first
+        pages up to ``kept_characters`` of text."""
+        keys: dict[str, set[str]] = {}
+        hashes: dict[str, str] = {}
+        kept: dict[str, tuple[tuple[int, int, int], list[Document]]] = {}
+        budget = kept_characters
+        for source, stat, documents in pages:
+            if documents is None:
+                continue
+            hashes[source] = raw_hash(documents)
+            keys[source] = set().union(*(page_block_keys(d) for d in documents)) if documents else set()
+            size = sum(len(document.page_content) for document in documents)
+            if stat is not None and size <= budget:
+                kept[source] = (stat, documents)
+                budget -= size
+        boilerplate = repeated_keys({source: page_keys for source, page_keys in keys.items() if page_keys}, rule)
+        expected = {source: structured_hash(hashes[source], keys[source] & boilerplate.get(site_of(source), frozenset()))
+                    for source in hashes}
+        return cls(boilerplate, expected, kept)
+
+    def last_read(self, source: str, record: Optional["RecordView"],
+                  otherwise: Callable[[str], Optional[tuple[Any, Any]]]) -> Optional[tuple[Any, Any]]:
+        """What an update takes as ``source``'s last read (see
+        :func:`rag.index.sources.iter_root`): a page this plan keeps counts as just read
+        (while its file's stat is the same, the update takes its documents from
+        :meth:`take`); a page whose hash this plan changes must be read (None); any other
+        as ``otherwise`` says."""
+        if source in self.kept:
+            return self.kept[source][0], float("inf")
+        if record is not None and self.expected.get(source, record.content_hash) != record.content_hash:
+            return None
+        return otherwise(source)
+
+    def take(self, source: str) -> Optional[list[Document]]:
+        """The documents the pass read of ``source`` (once; None when it kept none)."""
+        entry = self.kept.pop(source, None)
+        return entry[1] if entry is not None else None
+
+    def prepare(self, source: str, documents: list[Document], raw_hash: str) -> tuple[list[Document], str]:
+        """``documents`` without their site's boilerplate, and the page's content hash."""
+        keys = self.boilerplate.get(site_of(source), frozenset())
+        removed = _removed(documents, keys) if keys else set()
+        stripped = [strip_blocks(document, keys) for document in documents] if removed else documents
+        return stripped, structured_hash(raw_hash, removed)
+
+
+def plan_folder(folder: str, files: Sequence[Path], record: Mapping[str, "RecordView"], *, rechunk: bool,
+                load: Callable[[Path], Optional[list[Document]]], raw_hash: Callable[[list[Document]], str],
+                rule: BoilerplateRule = BoilerplateRule()) -> Optional[SitePlan]:
+    """The plan of the ``folder`` root whose selected ``files`` are about to be indexed,
+    or None when no page of it needs reading: no setting that re-chunks changed
+    (``rechunk``), its HTML/Markdown pages are exactly those of the index's ``record``
+    (source -> its record) under it, each hashed with :func:`structured_hash` and
+    unchanged on disk since its last read. Otherwise every page is ``load``-ed once (None
+    or an exception: left for the update to report) to find the boilerplate over the new set."""
+    from rag.index.sources import unchanged_since
+
+    recorded = {source: entry for source, entry in record.items()
+                if structured_source(source) and Path(source).is_relative_to(folder)}
+    pages = {str(path.resolve()): path for path in files if path.suffix.lower() in STRUCTURED_SUFFIXES}
+    skippable = {source for source, path in pages.items() if source in recorded and not rechunk
+                 and unchanged_since(path, recorded[source].last_read) is not None}
+    if pages.keys() == recorded.keys() and skippable == pages.keys() and all(
+            recorded[source].content_hash.startswith(HASH_PREFIX) for source in pages):
+        return None
+
+    def read() -> Iterable[tuple[str, Optional[tuple[int, int, int]], Optional[list[Document]]]]:
+        for source, path in pages.items():
+            try:
+                info = path.stat()
+                yield source, (info.st_size, info.st_mtime_ns, info.st_ino), load(path)
+            except Exception:  # noqa: BLE001 - the update reads it again and reports why
+                yield source, None, None
+
+    plan = SitePlan.of_pages(read(), raw_hash, rule, kept_characters=KEPT_CHARACTERS)
+    for source in skippable:  # pages the update will skip unless their hash changes: keep none
+        if plan.expected.get(source) == recorded[source].content_hash:
+            plan.kept.pop(source, None)
+    return plan
+
+
+class RecordView(Protocol):
+    """What :func:`plan_folder` reads of a source's record (see
+    :class:`rag.index.state.SourceRecord`)."""
+
+    content_hash: str
+
+    @property
+    def last_read(self) -> tuple[Any, Any]: ...
