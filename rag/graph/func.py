@@ -28,7 +28,7 @@ last return value (or what ``entrypoint.final(value=..., save=...)`` saved).
 
 Differences from LangGraph: checkpoints are JSON (task inputs are not saved, their return
 values are: a value JSON cannot hold, such as a pydantic model, fails when a paused run is
-saved); ``cache_policy`` is not offered; a ``timeout`` applies to async tasks only, as in
+saved); task caching (``cache_policy``, ``entrypoint(cache=...)``) is not offered yet; a ``timeout`` applies to async tasks only, as in
 LangGraph, and is a number of seconds or a ``timedelta``.
 """
 
@@ -174,8 +174,8 @@ def task(__func_or_none__: Optional[Callable[..., Any]] = None, *, name: Optiona
     'twice'
     """
     if cache_policy is not None:
-        raise ValidationError("task(cache_policy=...) is not supported: node caching is not offered yet; "
-                              "leave cache_policy out")
+        raise ValidationError("task(cache_policy=...) is not supported: tasks are not cached yet (a StateGraph "
+                              "node can be: add_node(..., cache_policy=...)); leave cache_policy out")
 
     def decorate(func: Callable[..., Any]) -> _TaskFunction:
         return _TaskFunction(func, name=name, retry_policy=retry_policy, timeout=timeout)
@@ -215,8 +215,8 @@ class entrypoint:
                 f"Invalid checkpointer provided: checkpointer must be a saver such as InMemorySaver() or "
                 f"SqliteSaver(...), got {type(checkpointer).__name__}")
         if cache is not None or cache_policy is not None:
-            raise ValidationError("entrypoint(cache=..., cache_policy=...) is not supported: node caching is not "
-                                  "offered yet; leave them out")
+            raise ValidationError("entrypoint(cache=..., cache_policy=...) is not supported: tasks are not cached yet "
+                                  "(a StateGraph node can be: add_node(..., cache_policy=...)); leave them out")
         if timeout is not None:
             raise ValidationError("entrypoint(timeout=...) is not supported; give the async tasks it calls a timeout")
         self.checkpointer = checkpointer
