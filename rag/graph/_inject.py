@@ -23,7 +23,8 @@ import inspect
 import weakref
 from typing import Any, Callable, Optional
 
-from rag.graph.runtime import DEFAULT_RUNTIME, ExecutionInfo, Runtime, _no_op_stream_writer
+from rag.errors import InvalidTypeError
+from rag.graph.runtime import DEFAULT_RUNTIME, ExecutionInfo, RunControl, Runtime, _no_op_stream_writer
 from rag.graph.types import CURRENT_TASK, StreamWriter
 
 __all__ = ["RUNTIME_KEY", "injected_params", "with_injection", "call_injected", "runtime_of", "coerce_context",
@@ -148,13 +149,17 @@ def coerce_context(context_schema: Optional[type], context: Any) -> Any:
 
 
 def run_runtime(config: Optional[dict[str, Any]], *, context: Any, context_schema: Optional[type], store: Any,
-                writer: Optional[Callable[[Any], None]]) -> Runtime[Any]:
+                writer: Optional[Callable[[Any], None]], control: Optional[RunControl] = None) -> Runtime[Any]:
     """The Runtime of one graph run: its ``context`` (coerced to ``context_schema``), the
-    graph's ``store`` and the run's "custom" ``writer``, over the runtime of a parent run
-    found in ``config`` (a subgraph inside a node inherits what it does not set)."""
+    graph's ``store``, the run's "custom" ``writer`` and ``control``, over the runtime of a
+    parent run found in ``config`` (a subgraph inside a node inherits what it does not set;
+    a run without a parent and without ``control`` gets a fresh :class:`RunControl`)."""
+    if control is not None and not isinstance(control, RunControl):
+        raise InvalidTypeError(f"control must be a rag.graph.runtime.RunControl, got {type(control).__name__}")
     parent = ((config or {}).get("configurable") or {}).get(RUNTIME_KEY)
     own = Runtime(context=coerce_context(context_schema, context), store=store,
-                  stream_writer=writer or _no_op_stream_writer)
+                  stream_writer=writer or _no_op_stream_writer,
+                  control=control or (parent.control if parent is not None else None) or RunControl())
     return parent.merge(own) if parent is not None else own
 
 

@@ -29,6 +29,7 @@ from rag.graph.errors import (
     AmbiguousResumeError,
     CheckpointerRequiredError,
     EmptyInputError,
+    GraphDrained,
     GraphRecursionError,
     InvalidUpdateError,
     ThreadNotFoundError,
@@ -122,7 +123,7 @@ class Loop:
 
     def __init__(self, graph: rag.graph.pregel.CompiledStateGraph, config: dict[str, Any], modes: frozenset[str], *,
                  interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None,
-                 live: Any = None, context: Any = None) -> None:
+                 live: Any = None, context: Any = None, control: Any = None) -> None:
         self.graph = graph
         self.builder = graph.builder
         self.config = config
@@ -154,7 +155,8 @@ class Loop:
         # The Runtime (context, store, writer) reaches nodes and edge functions in their config,
         # under LangGraph's key, so a subgraph run inside a node inherits it.
         runtime = run_runtime(config, context=context, context_schema=getattr(self.builder, "context_schema", None),
-                              store=getattr(graph, "store", None), writer=self.writer)
+                              store=getattr(graph, "store", None), writer=self.writer, control=control)
+        self.control = runtime.control
         node_config["configurable"] = {**(node_config.get("configurable") or {}), RUNTIME_KEY: runtime}
         self.node_config = node_config
         # As LangGraph 1.2: these configurable keys reach the nodes' run metadata (and so the
@@ -267,6 +269,10 @@ class Loop:
                 yield Emit("updates", {INTERRUPT: ()})
                 return
             skip_before = False
+            if self.control is not None and self.control.drain_requested:
+                # After the breakpoint check (as LangGraph's): a resume passes the step's
+                # breakpoints, so draining in front of one would skip it.
+                raise GraphDrained(self.control.drain_reason or "shutdown")
             pending = [t for t in tasks if not t.done]
             keyed = {}
             if pending and getattr(self.graph, "cache", None) is not None:  # a cache hit: the node does not run

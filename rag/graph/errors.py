@@ -7,6 +7,7 @@
     GraphInterrupt(RagError)                       interrupt() pausing a node (caught by the graph)
     AmbiguousResumeError(ValidationError, RuntimeError)  one resume value, several pending interrupts
     InvalidCheckpointerError(ValidationError, TypeError)  compile(checkpointer=...) got no saver
+    GraphDrained(RagError)                         the run stopped between steps: RunControl.request_drain()
 
 ``EmptyInputError``, ``ThreadNotFoundError`` and ``CheckpointerRequiredError`` say what to do
 where LangGraph silently does nothing or fails deep inside.
@@ -28,6 +29,7 @@ __all__ = [
     "is_invalid_resume",
     "ThreadNotFoundError",
     "CheckpointerRequiredError",
+    "GraphDrained",
 ]
 
 
@@ -72,6 +74,16 @@ class GraphInterrupt(RagError):
     def __init__(self, interrupts: tuple[Any, ...]) -> None:
         super().__init__(f"graph interrupted: {interrupts!r:.200}")
         self.interrupts = interrupts
+
+
+class GraphDrained(RagError):
+    """The run stopped before its next step because ``RunControl.request_drain(reason)`` was
+    called (e.g. on SIGTERM); the step before is checkpointed, so ``invoke(None, config)``
+    continues it later. ``reason``: what the drain request said (default "shutdown")."""
+
+    def __init__(self, reason: str = "shutdown") -> None:
+        super().__init__(f"Graph drained: {reason}")
+        self.reason = reason
 
 
 def is_invalid_resume(error: BaseException) -> bool:

@@ -100,16 +100,16 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return frozenset(modes), single
 
     def _loop(self, config: Optional[RunnableConfig], modes: frozenset[str], interrupt_before: Any,
-              interrupt_after: Any, context: Any = None) -> tuple[Loop, Optional[LiveSink]]:
+              interrupt_after: Any, context: Any = None, control: Any = None) -> tuple[Loop, Optional[LiveSink]]:
         handler = MessagesHandler() if "messages" in modes else None
         live = handler or (LiveSink() if modes & self.live_modes else None)
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
         after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
         loop = Loop(self, dict(config or {}), modes, interrupt_before=before, interrupt_after=after,
-                    messages=handler, live=live, context=context)
+                    messages=handler, live=live, context=context, control=control)
         return loop, live
 
-    def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
+    def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None, control: Any = None,
                stream_mode: StreamMode = "updates", interrupt_before: Any = None, interrupt_after: Any = None,
                **kwargs: Any) -> Iterator[Any]:
         """Chunks as the graph runs: ``"values"`` (the state after each step), ``"updates"``
@@ -118,12 +118,13 @@ class CompiledStateGraph(Runnable[Any, dict]):
         :func:`~rag.graph.config.get_stream_writer`'s writer); a list of modes yields
         ``(mode, chunk)`` pairs. ``context``: the run's context, given to nodes as
         ``runtime.context`` (a dict becomes the graph's dataclass or pydantic
-        ``context_schema``)."""
+        ``context_schema``); ``control``: a :class:`~rag.graph.runtime.RunControl` through
+        which the caller (or a node) can ask the run to stop after the step under way."""
         self._check_options(kwargs)
         modes, single = self._modes(stream_mode)
 
         def body(value: Any, child: RunnableConfig) -> Iterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context)
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control)
             for emit in drive(self, loop.run(value), handler):
                 if emit.mode in modes:
                     yield emit.chunk if single else (emit.mode, emit.chunk)
@@ -131,6 +132,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return self._stream_traced(body, input, self._with_defaults(config))
 
     async def astream(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
+                      control: Any = None,
                       stream_mode: StreamMode = "updates", interrupt_before: Any = None,
                       interrupt_after: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
         """Async :meth:`stream`; async nodes run on the event loop, sync ones in threads."""
@@ -138,7 +140,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         modes, single = self._modes(stream_mode)
 
         async def body(value: Any, child: RunnableConfig) -> AsyncIterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context)
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control)
             async for emit in adrive(self, loop.run(value), handler):
                 if emit.mode in modes:
                     yield emit.chunk if single else (emit.mode, emit.chunk)
@@ -153,14 +155,14 @@ class CompiledStateGraph(Runnable[Any, dict]):
             output[INTERRUPT] = list(loop.interrupts)
         return output
 
-    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
+    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None, control: Any = None,
                interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
         """Run to the end (or a pause) and return the state; a pause by ``interrupt()``
-        adds ``"__interrupt__": [Interrupt(...)]``. ``context``: as in :meth:`stream`."""
+        adds ``"__interrupt__": [Interrupt(...)]``. ``context``, ``control``: as in :meth:`stream`."""
         self._check_options(kwargs)
 
         def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context)
+            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
             for _ in drive(self, loop.run(value), None):
                 pass
             return self._output(loop)
@@ -168,11 +170,12 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return self._call_traced(body, input, self._with_defaults(config))
 
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
+                      control: Any = None,
                       interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
         self._check_options(kwargs)
 
         async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context)
+            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
             async for _ in adrive(self, loop.run(value), None):
                 pass
             return self._output(loop)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Generic, Optional, TypeVar
 from rag.errors import UsageError
 from rag.graph.types import CURRENT_TASK
 
-__all__ = ["Runtime", "ExecutionInfo", "get_runtime"]
+__all__ = ["Runtime", "ExecutionInfo", "RunControl", "get_runtime"]
 
 ContextT = TypeVar("ContextT")
 
@@ -55,6 +55,36 @@ class ExecutionInfo:
         return replace(self, **overrides)
 
 
+class RunControl:
+    """Asks a running graph to stop cooperatively (LangGraph's ``RunControl``): after
+    :meth:`request_drain`, the run finishes the step under way (tasks it calls included)
+    and raises :class:`~rag.graph.errors.GraphDrained` before the next one, with that step
+    checkpointed. Pass it as ``invoke(..., control=control)``; one per run (a drained
+    control stays drained). Safe to call from any thread: the request is one attribute write.
+
+    >>> control = RunControl()
+    >>> control.request_drain("deploy")
+    >>> control.drain_requested, control.drain_reason
+    (True, 'deploy')
+    """
+
+    __slots__ = ("_drain_reason",)
+
+    def __init__(self) -> None:
+        self._drain_reason: Optional[str] = None
+
+    def request_drain(self, reason: str = "shutdown") -> None:
+        self._drain_reason = reason
+
+    @property
+    def drain_requested(self) -> bool:
+        return self._drain_reason is not None
+
+    @property
+    def drain_reason(self) -> Optional[str]:
+        return self._drain_reason
+
+
 def _no_op_stream_writer(chunk: Any) -> None:
     """The writer when nobody streams "custom": chunks are dropped, as in LangGraph."""
 
@@ -75,7 +105,8 @@ class Runtime(Generic[ContextT]):
     ``stream_mode="custom"`` stream (a no-op when that mode is not streamed); ``previous``:
     the thread's previous return value in the functional API (None elsewhere);
     ``execution_info``: the running node's ids (see :class:`ExecutionInfo`), None outside a
-    node; ``heartbeat``: accepted for LangGraph compatibility, does nothing.
+    node; ``control``: the run's :class:`RunControl` (a node may request a drain through
+    it); ``heartbeat``: accepted for LangGraph compatibility, does nothing.
 
     The config is not here (as in LangGraph): declare a ``config`` parameter or call
     :func:`rag.graph.config.get_config`.
@@ -90,6 +121,7 @@ class Runtime(Generic[ContextT]):
     heartbeat: Callable[[], None] = field(default=_no_op_heartbeat)
     previous: Any = field(default=None)
     execution_info: Optional[ExecutionInfo] = field(default=None)
+    control: Optional[RunControl] = field(default=None)
 
     def merge(self, other: "Runtime[ContextT]") -> "Runtime[ContextT]":
         """This runtime with what ``other`` sets taken from ``other``: a falsy context or
@@ -103,12 +135,22 @@ class Runtime(Generic[ContextT]):
             heartbeat=other.heartbeat if other.heartbeat is not _no_op_heartbeat else self.heartbeat,
             previous=self.previous if other.previous is None else other.previous,
             execution_info=other.execution_info or self.execution_info,
+            control=other.control or self.control,
         )
 
     def override(self, **overrides: Any) -> "Runtime[ContextT]":
         """A copy with the named fields replaced (``runtime.override(context=...)``); an
         unknown name raises ``TypeError`` naming it."""
         return replace(self, **overrides)
+
+    @property
+    def drain_requested(self) -> bool:
+        """Whether the run's :class:`RunControl` was asked to drain."""
+        return self.control.drain_requested if self.control is not None else False
+
+    @property
+    def drain_reason(self) -> Optional[str]:
+        return self.control.drain_reason if self.control is not None else None
 
     def patch_execution_info(self, **overrides: Any) -> "Runtime[ContextT]":
         """A copy whose :class:`ExecutionInfo` has the given fields replaced; raises

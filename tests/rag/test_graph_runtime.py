@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import rag.graph.runtime
-from rag.errors import UsageError
+from rag.errors import InvalidTypeError, UsageError
 from rag.graph import END, START, StateGraph
 from rag.graph.checkpoint.memory import InMemorySaver
-from rag.graph.runtime import ExecutionInfo, Runtime, get_runtime
+from rag.graph.errors import GraphDrained
+from rag.graph.runtime import ExecutionInfo, RunControl, Runtime, get_runtime
 from rag.graph.store.base import BaseStore
 from rag.graph.store.memory import InMemoryStore
 from rag.graph.types import StreamWriter
@@ -287,3 +288,54 @@ def test_patch_execution_info_needs_an_execution_info():
 def test_the_runtime_module_examples_run():
     result = doctest.testmod(rag.graph.runtime)
     assert result.failed == 0 and result.attempted > 0
+
+
+# -- RunControl: stopping between steps ------------------------------------------------------
+def _two_steps(log: list) -> StateGraph:
+    def first(state: State, runtime: Runtime) -> dict:
+        log.append("first")
+        runtime.control.request_drain("deploy")
+        return {"out": "first"}
+
+    def second(state: State) -> dict:
+        log.append("second")
+        return {"out": "second"}
+
+    return (StateGraph(State).add_node("first", first).add_node("second", second)
+            .add_edge(START, "first").add_edge("first", "second"))
+
+
+def test_a_drain_stops_the_run_after_the_step_under_way_and_it_resumes_from_there():
+    log: list = []
+    app = _two_steps(log).compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "drained"}}
+    with pytest.raises(GraphDrained, match="deploy") as caught:
+        app.invoke({}, config, control=RunControl())
+    assert caught.value.reason == "deploy" and log == ["first"]
+    assert app.get_state(config).next == ("second",)
+    assert app.invoke(None, config) == {"out": "second"} and log == ["first", "second"]
+
+
+def test_a_drain_requested_before_the_run_runs_no_node():
+    log: list = []
+    control = RunControl()
+    control.request_drain()
+    with pytest.raises(GraphDrained, match="shutdown"):
+        _two_steps(log).compile().invoke({}, control=control)
+    assert log == []
+
+
+def test_a_node_sees_the_control_the_caller_passed():
+    control, seen = RunControl(), []
+
+    def node(state: State, runtime: Runtime) -> dict:
+        seen.append(runtime.control)
+        return {}
+
+    _one_node(node).compile().invoke({}, control=control)
+    assert seen == [control]
+
+
+def test_a_control_that_is_not_a_run_control_is_refused():
+    with pytest.raises(InvalidTypeError, match="RunControl, got str"):
+        _one_node(lambda s: {}).compile().invoke({}, control="stop")
