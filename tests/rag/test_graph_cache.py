@@ -405,3 +405,14 @@ def test_a_graph_with_a_cache_still_ends():
            .compile(cache=InMemoryCache()))
     assert app.invoke({"n": 2})["n"] == 256
     assert app.invoke({"n": 2})["n"] == 256
+
+
+def test_a_task_call_is_keyed_by_its_function_and_arguments_as_langgraph_keys_it():
+    from rag.graph.cache.keys import call_key
+
+    def double(x: int) -> int:
+        return 2 * x
+
+    namespace, key = call_key(default_cache_key, double, (3,), {})
+    assert namespace == (CACHE_NS_WRITES, f"{__name__}.{double.__qualname__}")
+    assert key == digest(default_cache_key(3)) != call_key(default_cache_key, double, (4,), {})[1]

@@ -23,7 +23,8 @@ from typing import Any, Callable, Optional, Union
 
 from rag.errors import InvalidTypeError
 
-__all__ = ["CACHE_NS_WRITES", "default_cache_key", "digest", "identifier", "node_namespace"]
+__all__ = ["CACHE_NS_WRITES", "default_cache_key", "digest", "identifier", "node_namespace", "task_namespace",
+           "call_key"]
 
 #: The first part of every node-result namespace (LangGraph's CACHE_NS_WRITES).
 CACHE_NS_WRITES = "__pregel_ns_writes"
@@ -116,6 +117,18 @@ def identifier(node: Any) -> Optional[str]:
 def node_namespace(node_name: str, node: Any) -> tuple[str, str, str]:
     """Where a node's results are cached (and what ``clear_cache([node_name])`` empties)."""
     return (CACHE_NS_WRITES, identifier(node) or "__dynamic__", node_name)
+
+
+def task_namespace(func: Any) -> tuple[str, str]:
+    """Where a functional-API ``@task`` function's results are cached (LangGraph keys a task
+    by its function alone, not by the node that called it)."""
+    return (CACHE_NS_WRITES, identifier(func) or "__dynamic__")
+
+
+def call_key(key_func: Callable[..., Union[str, bytes]], func: Any, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], str]:
+    """The full cache key of calling ``func(*args, **kwargs)``: its :func:`task_namespace`
+    and the digest of ``key_func(*args, **kwargs)`` (``CachePolicy.key_func``)."""
+    return task_namespace(func), digest(key_func(*args, **kwargs))
 
 
 KeyFunc = Callable[..., Union[str, bytes]]
