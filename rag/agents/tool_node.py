@@ -243,7 +243,8 @@ class ToolNode(Runnable[Any, Any]):
         runtime = self._runtime(call, config, input)
         return ToolCallRequest(call, self.tools_by_name.get(call["name"]), runtime.state, runtime)
 
-    def _prepared(self, request: ToolCallRequest) -> tuple[Optional[ToolMessage], Any, dict[str, Any]]:
+    def _prepared(self, request: ToolCallRequest, config: RunnableConfig
+                  ) -> tuple[Optional[ToolMessage], Any, dict[str, Any]]:
         """An early answer (a call that cannot run), or the tool and its injected call."""
         call = request.tool_call
         tool = request.tool if isinstance(request.tool, Tool) else None  # an interceptor may swap the tool
@@ -251,11 +252,27 @@ class ToolNode(Runnable[Any, Any]):
         if early is not None:
             return early, None, call
         tool = tool or self.tools_by_name[call["name"]]
-        runtime = request.runtime if isinstance(request.runtime, ToolRuntime) else self._runtime(call, {}, request.state)
+        runtime = request.runtime if isinstance(request.runtime, ToolRuntime) \
+            else self._runtime(call, config, request.state)
         return None, tool, _as_call(inject_arguments(tool, call, runtime, self.messages_key))
 
+    def _invoke(self, request: ToolCallRequest, config: RunnableConfig, input_type: InputType) -> Any:
+        """Run one request's tool: an early answer for a call that cannot run, else the
+        tool's checked result; a tool's exception propagates."""
+        early, tool, call = self._prepared(request, config)
+        return early if early is not None else \
+            normalize_tool_response(tool.invoke(call, config), request.tool_call, input_type, self.messages_key)
+
+    async def _ainvoke(self, request: ToolCallRequest, config: RunnableConfig, input_type: InputType) -> Any:
+        early, tool, call = self._prepared(request, config)
+        return early if early is not None else normalize_tool_response(
+            await tool.ainvoke(call, config), request.tool_call, input_type, self.messages_key)
+
     def _execute(self, request: ToolCallRequest, config: RunnableConfig, input_type: InputType) -> Any:
-        early, tool, call = self._prepared(request)
+        """:meth:`_invoke` with a failing tool answered as ``handle_tool_errors`` says (the
+        ``execute`` an interceptor is handed). A state key or store the tool needs and the
+        graph lacks raises, as LangGraph's: that is the graph's mistake, not the model's."""
+        early, tool, call = self._prepared(request, config)
         if early is not None:
             return early
         try:
@@ -266,7 +283,7 @@ class ToolNode(Runnable[Any, Any]):
             return self._on_error(request.tool_call, exc)
 
     async def _aexecute(self, request: ToolCallRequest, config: RunnableConfig, input_type: InputType) -> Any:
-        early, tool, call = self._prepared(request)
+        early, tool, call = self._prepared(request, config)
         if early is not None:
             return early
         try:
@@ -277,6 +294,10 @@ class ToolNode(Runnable[Any, Any]):
         except Exception as exc:
             return self._on_error(request.tool_call, exc)
 
+    def _wrapper_failed(self, request: ToolCallRequest, exc: Exception) -> Any:
+        """An interceptor raised: handled as a tool's failure would be, as LangGraph's."""
+        return self._on_error(request.tool_call, exc)
+
     # The seam for create_agent's wrap_tool_call middleware, which needs the state too.
     def _run_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
         request, input_type = self._request(call, config, input), input_type_of(input)
@@ -286,8 +307,8 @@ class ToolNode(Runnable[Any, Any]):
             return self.wrap_tool_call(request, lambda req: self._execute(req, config, input_type))
         except GraphInterrupt:
             raise
-        except Exception as exc:  # the interceptor failed: handled as a tool's failure would be
-            return self._on_error(request.tool_call, exc)
+        except Exception as exc:
+            return self._wrapper_failed(request, exc)
 
     async def _arun_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
         request, input_type = self._request(call, config, input), input_type_of(input)
@@ -302,7 +323,7 @@ class ToolNode(Runnable[Any, Any]):
         except GraphInterrupt:
             raise
         except Exception as exc:
-            return self._on_error(request.tool_call, exc)
+            return self._wrapper_failed(request, exc)
 
     # -- the node ---------------------------------------------------------------------------
     def _calls(self, input: Any) -> list[dict[str, Any]]:

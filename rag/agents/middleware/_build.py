@@ -22,7 +22,6 @@ from rag.agents.middleware.types import (
     Runtime, ToolCallRequest, UntrackedValue, can_jump_to, overrides, overrides_async, overrides_sync,
 )
 from rag.agents.tool_node import ToolNode
-from rag.agents.tool_node import _as_call as _tool_input
 from rag.errors import InvalidTypeError, ValidationError
 from rag.graph import StateGraph
 from rag.graph.errors import InvalidUpdateError
@@ -178,6 +177,7 @@ class AgentToolNode(ToolNode):
     def __init__(self, tools: Sequence[Any], *, middleware: Sequence[AgentMiddleware], **kwargs: Any) -> None:
         super().__init__(tools, **kwargs)
         self.wrappers = list(middleware)
+        self.wrap_tool_call, self.awrap_tool_call = self._chain, self._achain
 
     def _calls(self, input: Any) -> list[dict[str, Any]]:
         last_ai, answered = _last_ai_and_answers(input[self.messages_key])
@@ -186,32 +186,30 @@ class AgentToolNode(ToolNode):
         calls = [*last_ai.tool_calls, *(c for c in last_ai.invalid_tool_calls if c.get("id"))]
         return [c for c in calls if c["id"] not in answered]
 
-    def _request(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> ToolCallRequest:
-        return ToolCallRequest(call, self.tools_by_name.get(call["name"]), input, Runtime(config=config))
+    # The chain is the ToolNode's interceptor (one mechanism, as LangChain hands LangGraph's
+    # ToolNode its wrap_tool_call); inside it a tool's exception propagates, and what escapes
+    # the chain is not handled here either (ToolErrorMessagesMiddleware, first, answers it).
+    _execute = ToolNode._invoke
+    _aexecute = ToolNode._ainvoke
 
-    def _run_raw(self, call: dict[str, Any], config: RunnableConfig) -> Any:
-        early = self._precheck(call)
-        return early if early is not None else self.tools_by_name[call["name"]].invoke(_tool_input(call), config)
+    def _wrapper_failed(self, request: ToolCallRequest, exc: Exception) -> Any:
+        raise exc
 
-    async def _arun_raw(self, call: dict[str, Any], config: RunnableConfig) -> Any:
-        early = self._precheck(call)
-        return early if early is not None else await self.tools_by_name[call["name"]].ainvoke(_tool_input(call), config)
-
-    def _run_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
+    def _chain(self, request: ToolCallRequest, execute: Callable[[ToolCallRequest], Any]) -> Any:
         def layer(index: int) -> Callable[[ToolCallRequest], Any]:
             if index == len(self.wrappers):
-                return lambda req: self._run_raw(req.tool_call, config)
+                return execute
             m = self.wrappers[index]
             return lambda req: m.wrap_tool_call(req, layer(index + 1))
-        return layer(0)(self._request(call, config, input))
+        return layer(0)(request)
 
-    async def _arun_call(self, call: dict[str, Any], config: RunnableConfig, input: Any) -> Any:
+    async def _achain(self, request: ToolCallRequest, execute: Callable[[ToolCallRequest], Awaitable[Any]]) -> Any:
         def layer(index: int) -> Callable[[ToolCallRequest], Awaitable[Any]]:
             if index == len(self.wrappers):
-                return lambda req: self._arun_raw(req.tool_call, config)
+                return execute
             m = self.wrappers[index]
             return lambda req: m.awrap_tool_call(req, layer(index + 1))
-        return await layer(0)(self._request(call, config, input))
+        return await layer(0)(request)
 
     def _output(self, input: Any, results: list[Any]) -> Any:
         """ToolMessages, and the updates of Commands a wrapper returned (messages appended

@@ -159,8 +159,6 @@ INJECTED_STATE = ("rag.tools offers no InjectedState annotation; the test's impo
 UNDECLARED_JUMP = ("a hook returning jump_to must declare it (@hook_config(can_jump_to=[...])); ours refuses an "
                    "undeclared jump with InvalidUpdateError (issue 40: a hook that jumps where it may not is a "
                    "clear error); LangChain's graph has no edge for it, so the jump is silently ignored")
-TOOL_RUNTIME = ("request.runtime of a tool call is our Runtime (state, context, store, config, tool_call_id); the "
-                "test checks LangChain's class name ToolRuntime")
 FROZEN_REQUEST = ("setting an attribute of ModelRequest directly works without LangChain's DeprecationWarning "
                   "(request.override(...) is the documented way in both)")
 TOOLS_TUPLE = "a middleware's tools default to an empty tuple (immutable, shared); LangChain's is a list, so == [] fails"
@@ -376,9 +374,6 @@ _MORE: dict[str, list[str]] = {
     ],
     'TOOL_ERRORS_AS_MESSAGES': [
         'agents/middleware/implementations/test_tool_error.py::test_tool_error_none_propagates',
-    ],
-    'TOOL_RUNTIME': [
-        'agents/middleware/core/test_wrap_tool_call.py::test_wrap_tool_call_access_runtime',
     ],
     'TRACE_POLICY': [
         'agents/middleware/implementations/test_tool_error.py::test_trace_inputs_are_omitted',
