@@ -10,7 +10,7 @@ The blocks are those the loader recorded (``metadata["blocks"]``, see
 :class:`loaders.ReadableHTMLLoader`): the outermost ones (a whole list, table or
 paragraph, never a table's header cell or a list's item alone: "Description" heads a
 table on a fifth of PostgreSQL's pages and is content), plus the runs of text between
-them that no block holds (split at blank lines). Headings are never removed. A document
+them that no block holds (split at blank lines). Headings and code are never removed. A document
 without recorded blocks (plain text, PDF, CSV) is never changed.
 
 Measured by ``benchmarks/boilerplate.py`` (results in
@@ -18,7 +18,7 @@ Measured by ``benchmarks/boilerplate.py`` (results in
 
 >>> from rag import Document
 >>> pages = [Document(f"Page {n} text.\\n\\nHome | Docs", {"source": f"site/{n}.html",
-...          "blocks": [[0, 13, "paragraph"], [15, 26, "paragraph"]]}) for n in range(5)]
+...          "blocks": [[0, 12, "paragraph"], [14, 25, "paragraph"]]}) for n in range(5)]
 >>> [page.page_content for page in remove_boilerplate(pages)][:2]
 ['Page 0 text.', 'Page 1 text.']
 """
@@ -39,8 +39,9 @@ __all__ = ["BoilerplateRule", "site_of", "page_block_keys", "repeated_keys", "fi
            "remove_boilerplate"]
 
 #: Block kinds never removed: a heading that repeats ("Description", "Options") names
-#: the part of the page under it.
-_KEPT_KINDS = frozenset({"heading"})
+#: the part of the page under it, and code that repeats (an install command shown on
+#: several pages of a small site) is still the answer on each; site chrome is neither.
+_KEPT_KINDS = frozenset({"heading", "code"})
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,8 @@ def _loose(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
 
 def page_block_keys(document: Document) -> set[str]:
     """The keys (digests of the white-space-collapsed text) of ``document``'s removable
-    candidate blocks: outermost blocks but headings, and text runs held by no block."""
+    candidate blocks: outermost blocks but headings and code, and text runs held by no
+    block."""
     text = document.page_content
     return {_key(text[start:end]) for start, end, removable in _candidates(document) if removable}
 

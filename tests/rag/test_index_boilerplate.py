@@ -57,6 +57,11 @@ def test_a_block_must_be_on_more_than_the_share_of_a_sites_pages():
         assert ("A shared note." in pages[0].page_content) is expected
 
 
+def test_repeated_code_is_never_removed():
+    pages = remove_boilerplate(site(6, extra=lambda n: "<pre>pip install otter</pre>"))
+    assert all("pip install otter" in page.page_content for page in pages)
+
+
 def test_headings_and_blocks_inside_tables_are_never_removed():
     table = "<table><tr><th><p>Description</p></th></tr><tr><td>row {n}</td></tr></table>"
     pages = remove_boilerplate(site(6, extra=lambda n: "<h2>Options</h2>" + table.format(n=n)))
