@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from rag.agents.errors import ModelCallLimitExceededError
 from rag.agents.factory import (FINAL_ANSWER_INSTRUCTION, AgentState, _as_ai_message, _calls_this_turn, _final_answer,

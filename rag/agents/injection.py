@@ -33,7 +33,6 @@ except ImportError:  # pragma: no cover - then ToolRuntime[...] needs both param
     def TypeVar(name: str, default: Any = None) -> Any:  # type: ignore[no-redef]  # noqa: N802
         return _TypeVar(name)
 
-from rag.errors import ValidationError
 from rag.tools import Tool
 from rag.tools.injected import DirectlyInjectedToolArg, InjectedToolArg, InjectedToolCallId
 

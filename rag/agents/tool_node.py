@@ -30,19 +30,19 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
-import types
-import typing
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, Union
 
+from rag.agents._tool_errors import (INVALID_TOOL_NAME_ERROR_TEMPLATE, TOOL_CALL_ERROR_TEMPLATE,
+                                     TOOL_INVOCATION_ERROR_TEMPLATE, HandleToolErrors, ToolInvocationError,
+                                     _handled_types, _infer_handled_types, _valid_handler)  # noqa: F401
 from rag.agents._tool_call import (AsyncToolCallWrapper, InputType, ToolCallRequest, ToolCallWrapper, check_wrapper,
                                    combine_tool_outputs, input_type_of, normalize_tool_response, state_of)
 from rag.agents.injection import InjectedState, InjectedStore, ToolRuntime, inject_arguments
-from rag.errors import InvalidTypeError, RagError, ValidationError
+from rag.errors import InvalidTypeError, ValidationError
 from rag.graph.errors import GraphInterrupt
 from rag.graph.types import is_invalid_resume
-from rag.messages import AIMessage, BaseMessage, ToolMessage
+from rag.messages import AIMessage, ToolMessage
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.config import max_workers
 from rag.tools import Tool, tool as make_tool
@@ -51,34 +51,6 @@ from rag.tools._schema import check_arguments
 __all__ = ["ToolNode", "tools_condition", "ToolInvocationError", "HandleToolErrors", "as_tools", "ToolCallRequest",
            "ToolRuntime", "InjectedState", "InjectedStore",
            "INVALID_TOOL_NAME_ERROR_TEMPLATE", "TOOL_CALL_ERROR_TEMPLATE", "TOOL_INVOCATION_ERROR_TEMPLATE"]
-
-# LangGraph 1.2's texts (langgraph/prebuilt/tool_node.py), word for word.
-INVALID_TOOL_NAME_ERROR_TEMPLATE = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
-TOOL_CALL_ERROR_TEMPLATE = "Error: {error}\n Please fix your mistakes."
-TOOL_INVOCATION_ERROR_TEMPLATE = (
-    "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n"
-    " {error}\n"
-    " Please fix the error and try again."
-)
-
-#: True (every exception becomes an error ToolMessage), False (raise), a fixed message, a
-#: function from the exception to the message, or exception classes (only those handled).
-HandleToolErrors = Union[bool, str, Callable[[Exception], str], type, tuple]
-
-
-class ToolInvocationError(RagError, ValueError):
-    """The model called a tool with arguments that do not fit its schema (raised only when
-    ``handle_tool_errors=False``; otherwise the model gets the message)."""
-
-    def __init__(self, tool_name: str, tool_kwargs: dict[str, Any], error: str,
-                 source: Optional[Exception] = None) -> None:
-        self.tool_name, self.tool_kwargs = tool_name, tool_kwargs
-        #: The validation error behind it; ``filtered_errors`` is LangGraph's per-field list
-        #: (pydantic's), which our schema check does not produce: always None.
-        self.source, self.filtered_errors = source, None
-        self.message = TOOL_INVOCATION_ERROR_TEMPLATE.format(tool_name=tool_name, tool_kwargs=tool_kwargs, error=error)
-        super().__init__(self.message)
-
 
 def as_tools(tools: Sequence[Any], *, where: str = "ToolNode") -> list[Tool]:
     """``tools`` as :class:`~rag.tools.Tool` objects (plain functions through ``@tool``),
@@ -118,7 +90,7 @@ def _last_ai_message(input: Any, messages_key: str) -> AIMessage:
         messages = input
     elif isinstance(input, dict) and messages_key in input:
         messages = input[messages_key]
-    elif not isinstance(input, dict) and isinstance(getattr(input, messages_key, None), list):  # a dataclass/pydantic state
+    elif not isinstance(input, dict) and isinstance(getattr(input, messages_key, None), list):  # an object state
         messages = getattr(input, messages_key)
     else:
         raise ValidationError(f"ToolNode needs a list of messages or a state with {messages_key!r}, got {input!r:.80}")
@@ -203,7 +175,8 @@ class ToolNode(Runnable[Any, Any]):
         if tool is None:
             return self._unknown(call)
         try:
-            check_arguments(tool.name, tool.args_schema, {k: v for k, v in call["args"].items() if k not in tool.injected})
+            given = {k: v for k, v in call["args"].items() if k not in tool.injected}  # the model's part
+            check_arguments(tool.name, tool.args_schema, given)
         except ValidationError as exc:
             failure = ToolInvocationError(tool.name, call["args"], str(exc), exc)
             if self.handle_tool_errors is False:
@@ -375,37 +348,3 @@ def _tagged(config: Optional[RunnableConfig], tags: Optional[list[str]]) -> Opti
     if not tags:
         return config
     return {**(config or {}), "tags": [*(config or {}).get("tags", []), *tags]}  # type: ignore[typeddict-item]
-
-
-def _valid_handler(handler: Any) -> bool:
-    if isinstance(handler, (bool, str)) or (callable(handler) and not isinstance(handler, type)):
-        return True
-    classes = handler if isinstance(handler, tuple) else (handler,)
-    return bool(classes) and all(isinstance(c, type) and issubclass(c, Exception) for c in classes)
-
-
-def _handled_types(handler: Any) -> tuple[type, ...]:
-    """The exceptions ``handle_tool_errors`` handles: every one for True or a str, the
-    classes given, or a handler function's (see :func:`_infer_handled_types`)."""
-    if not callable(handler) or isinstance(handler, (bool, type)):
-        return (Exception,)
-    return _infer_handled_types(handler)
-
-
-def _infer_handled_types(handler: Callable[..., Any]) -> tuple[type, ...]:
-    """The exceptions a handler function takes, from its first parameter's annotation
-    (``def on_error(e: ValueError)``; a Union lists several); all without one. An
-    annotation that is not an exception class (or a Union of them) raises ``ValueError``."""
-    try:
-        parameters = [p for p in inspect.signature(handler).parameters.values() if p.name not in ("self", "cls")]
-        hint = typing.get_type_hints(handler).get(parameters[0].name) if parameters else None
-    except (TypeError, ValueError, NameError):
-        return (Exception,)
-    if hint is None:
-        return (Exception,)
-    options = typing.get_args(hint) if typing.get_origin(hint) in (Union, types.UnionType) else (hint,)
-    if not all(isinstance(o, type) and issubclass(o, Exception) for o in options):
-        raise ValueError(f"handle_tool_errors: the handler's first parameter is annotated {hint!r}; annotate it with "
-                         "an exception class or a Union of them (e.g. `def handle(e: ValueError) -> str`), or leave "
-                         "it unannotated to handle every exception")
-    return tuple(options)
