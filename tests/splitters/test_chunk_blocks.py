@@ -87,3 +87,12 @@ def test_a_chunk_gets_exactly_the_blocks_overlapping_it_clipped(block_spans, chu
         expected = sorted([max(s, start) - start, min(e, start + length) - start]
                           for s, e in block_spans if min(e, start + length) > max(s, start))
         assert sorted([s, e] for s, e, _ in inside) == expected
+
+
+def test_one_paragraph_of_50_mb_gives_each_of_its_chunks_that_paragraph_clipped():
+    length = 50_000_000
+    spans_of_chunks = [(start, 1000) for start in range(0, length, 800)]  # 62,500 chunks, 200 overlap
+    per_chunk = chunk_blocks([[0, length, "paragraph"]], spans_of_chunks)
+    assert len(per_chunk) == len(spans_of_chunks)
+    assert all(inside == [[0, min(1000, length - start), "paragraph"]]
+               for (start, _), inside in zip(spans_of_chunks, per_chunk))
