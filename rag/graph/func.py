@@ -29,7 +29,10 @@ last return value (or what ``entrypoint.final(value=..., save=...)`` saved).
 Differences from LangGraph: checkpoints are JSON (task inputs are not saved, their return
 values are: a value JSON cannot hold, such as a pydantic model, fails when a paused run is
 saved); task caching (``cache_policy``, ``entrypoint(cache=...)``) is not offered yet; a ``timeout`` applies to async tasks only, as in
-LangGraph, and is a number of seconds or a ``timedelta``.
+LangGraph, and is a number of seconds or a ``timedelta``. When several tasks started together
+pause, the run reports every pending interrupt (LangGraph reports the one the entrypoint was
+waiting on and the others one resume later); answer them by id,
+``Command(resume={interrupt_id: answer, ...})``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import asyncio
 import threading
 import uuid
 from collections import Counter
-from typing import Any, TypedDict
+from typing import Any, Callable, TypedDict
 
 import pytest
 from hypothesis import given, settings
@@ -549,3 +549,97 @@ def test_the_module_docstring_examples_run() -> None:
 
     result = doctest.testmod(rag.graph.func)
     assert result.failed == 0 and result.attempted > 0
+
+
+# -- the same workflows on LangGraph 1.2 (a test dependency): outputs must match ---------------
+def _peer_libraries() -> list[Any]:
+    lg_func = pytest.importorskip("langgraph.func")
+    import langgraph.checkpoint.memory as lg_memory
+    import langgraph.types as lg_types
+
+    from types import SimpleNamespace
+
+    import rag.graph.types as our_types
+
+    ours = SimpleNamespace(entrypoint=entrypoint, task=task, InMemorySaver=InMemorySaver, Command=Command,
+                           interrupt=interrupt, Interrupt=our_types.Interrupt)
+    peer = SimpleNamespace(entrypoint=lg_func.entrypoint, task=lg_func.task, InMemorySaver=lg_memory.InMemorySaver,
+                           Command=lg_types.Command, interrupt=lg_types.interrupt, Interrupt=lg_types.Interrupt)
+    return [ours, peer]
+
+
+def _plain(value: Any, lib: Any) -> Any:
+    """``value`` with each Interrupt as its value alone (ids are each library's own)."""
+    if isinstance(value, lib.Interrupt):
+        return ("interrupt", _plain(value.value, lib))
+    if isinstance(value, dict):
+        return {key: _plain(item, lib) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item, lib) for item in value)
+    return value
+
+
+def _pause_and_resume(lib: Any) -> list[Any]:
+    @lib.task
+    def double(x: int) -> int:
+        return 2 * x
+
+    @lib.task
+    def ask(question: str) -> str:
+        return lib.interrupt(question)
+
+    @lib.entrypoint(checkpointer=lib.InMemorySaver())
+    def workflow(x: int, *, previous: Any = None) -> dict:
+        first = double(x).result()
+        answer = ask(f"keep {first}?").result()
+        return {"first": first, "answer": answer, "again": double(first).result(), "previous": previous}
+
+    config = {"configurable": {"thread_id": "1"}}
+    seen: list[Any] = [list(workflow.stream(3, config, stream_mode=["updates", "values"]))]
+    snapshot = workflow.get_state(config)
+    seen.append((snapshot.values, snapshot.next, [len(t.interrupts) for t in snapshot.tasks],
+                 snapshot.metadata["source"], snapshot.metadata["step"]))
+    seen.append(list(workflow.stream(lib.Command(resume="yes"), config, stream_mode=["updates", "values"])))
+    seen.append(workflow.invoke(4, config))
+    seen.append(workflow.invoke(lib.Command(resume="no"), config))
+    seen.append([(s.values, s.next, s.metadata["source"], s.metadata["step"])
+                 for s in workflow.get_state_history(config)])
+    return seen
+
+
+def _final_and_update_state(lib: Any) -> list[Any]:
+    @lib.entrypoint(checkpointer=lib.InMemorySaver())
+    def history(message: str, *, previous: Any = None):
+        kept = (previous or []) + [message]
+        return lib.entrypoint.final(value=len(kept), save=kept)
+
+    config = {"configurable": {"thread_id": "1"}}
+    seen: list[Any] = [history.invoke("a", config), list(history.stream("b", config, stream_mode="values"))]
+    history.update_state(config, ["reset"])
+    seen.append((history.get_state(config).values, history.get_state(config).next))
+    seen.append(list(history.stream("c", config)))
+    return seen
+
+
+def _tasks_paused_in_turn(lib: Any) -> list[Any]:
+    @lib.task
+    def ask(question: str) -> str:
+        return lib.interrupt(question)
+
+    @lib.entrypoint(checkpointer=lib.InMemorySaver())
+    def workflow(_: Any) -> list:
+        return [ask("A").result(), ask("B").result()]
+
+    config = {"configurable": {"thread_id": "1"}}
+    seen: list[Any] = [workflow.invoke(0, config)]
+    seen.append([len(t.interrupts) for t in workflow.get_state(config).tasks])
+    seen.append(list(workflow.stream(lib.Command(resume="a"), config)))
+    seen.append(workflow.invoke(lib.Command(resume="b"), config))
+    return seen
+
+
+@pytest.mark.parametrize("scenario", [_pause_and_resume, _final_and_update_state, _tasks_paused_in_turn],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_outputs_match_langgraph(scenario: Callable[[Any], list[Any]]) -> None:
+    ours, peer = _peer_libraries()
+    assert _plain(scenario(ours), ours) == _plain(scenario(peer), peer)
