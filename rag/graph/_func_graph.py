@@ -67,15 +67,13 @@ class EntrypointNode(Runnable[dict, dict]):
         if not names:
             return {}
         previous = state.get(PREVIOUS)
-        found: dict[str, Any] = {}
-        runtime = runtime_of(config) if set(names) & {"runtime", "store", "writer"} else None
-        if runtime is not None and runtime.previous is not previous:
-            runtime = runtime.override(previous=previous)
-        for name in names:
-            found[name] = {"config": config, "previous": previous}.get(name) if name in ("config", "previous") \
-                else {"runtime": runtime, "store": getattr(runtime, "store", None),
-                      "writer": getattr(runtime, "stream_writer", None)}[name]
-        return found
+        values: dict[str, Any] = {"config": config, "previous": previous}
+        if set(names) & {"runtime", "store", "writer"}:
+            runtime = runtime_of(config)
+            if runtime.previous is not previous:  # the run's runtime knows no previous: this thread's
+                runtime = runtime.override(previous=previous)
+            values.update(runtime=runtime, store=runtime.store, writer=runtime.stream_writer)
+        return {name: values[name] for name in names}
 
     @staticmethod
     def _caller(config: RunnableConfig) -> Caller:

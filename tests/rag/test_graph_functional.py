@@ -378,6 +378,20 @@ def test_config_is_passed_to_an_entrypoint_that_declares_it() -> None:
     assert who.invoke("anyone", {"configurable": {"user": "ada"}}) == "ada"
 
 
+def test_runtime_and_writer_are_passed_to_an_entrypoint_that_declares_them() -> None:
+    from rag.graph.runtime import Runtime
+
+    @entrypoint(checkpointer=InMemorySaver())
+    def report(value: int, *, runtime: Runtime, writer: Any) -> int:
+        writer({"previous": runtime.previous})
+        return value
+
+    config = thread()
+    report.invoke(1, config)
+    assert list(report.stream(2, config, stream_mode=["custom", "updates"])) == [
+        ("custom", {"previous": 1}), ("updates", {"report": 2})]
+
+
 def test_update_state_sets_the_value_previous_receives() -> None:
     @entrypoint(checkpointer=InMemorySaver())
     def remember(value: int, *, previous: Any = None) -> dict:
