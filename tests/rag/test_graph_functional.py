@@ -380,9 +380,10 @@ def test_config_is_passed_to_an_entrypoint_that_declares_it() -> None:
 
 def test_runtime_and_writer_are_passed_to_an_entrypoint_that_declares_them() -> None:
     from rag.graph.runtime import Runtime
+    from rag.graph.types import StreamWriter
 
     @entrypoint(checkpointer=InMemorySaver())
-    def report(value: int, *, runtime: Runtime, writer: Any) -> int:
+    def report(value: int, *, runtime: Runtime, writer: StreamWriter) -> int:
         writer({"previous": runtime.previous})
         return value
 
