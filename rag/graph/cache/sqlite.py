@@ -3,7 +3,8 @@ standard library's ``sqlite3``.
 
 One connection in WAL mode guarded by a lock, so a cache can be shared by threads and async
 code; several processes can use one file (each write is one transaction, so an entry is
-either all there or absent after a crash). Values are JSON, never pickle. A file that is
+either all there or absent after a crash; the newest entries can be lost to a power cut,
+and are then recomputed). Values are JSON, never pickle. A file that is
 damaged or not a database is a :class:`~rag.errors.StorageError` naming it.
 
 >>> import os, tempfile
@@ -62,6 +63,10 @@ class SqliteCache(BaseCache[Any]):
                 from rag.graph.checkpoint.sqlite import switch_to_wal
 
                 switch_to_wal(self.conn)
+                # WAL with synchronous=NORMAL: a commit survives a crash of the process and the
+                # file stays consistent, but the last entries can be lost to a power cut; for a
+                # cache that only means recomputing them, and it spares an fsync per stored result.
+                self.conn.execute("PRAGMA synchronous=NORMAL")
                 self.conn.execute(_SCHEMA)
         except BaseException:
             self.conn.close()  # a file that cannot be used must not stay open (and perhaps locked)
