@@ -56,7 +56,7 @@ def document_units(document: Document) -> list[Unit]:
     """The units of one passage: from its ``blocks`` metadata when present and well formed,
     else from its text."""
     metadata = document.metadata
-    titles = [metadata.get(key) for key in ("title", "section")]
+    titles = [str(metadata[key]) for key in ("title", "section") if metadata.get(key)]
     units = span_units(document.page_content, metadata.get("blocks"), metadata.get("headings"), titles)
     return units if units is not None else text_units(document.page_content, metadata.get("headings"), titles)
 
@@ -84,8 +84,8 @@ def _attach_named_blocks(units: list[Unit], citations: list[int], groups: list[l
     moved = False
     for number, group in enumerate(groups):
         block = units[group[0]]
-        name = caption_number(block) if len(group) == 1 and block.owner is None else None
-        target = naming.get((sources[citations[group[0]] - 1], name)) if name else None
+        caption = caption_number(block) if len(group) == 1 and block.owner is None else None
+        target = naming.get((sources[citations[group[0]] - 1], caption)) if caption else None
         if target is not None and target != number and citations[groups[target][0]] != citations[group[0]]:
             groups[target].append(group[0])
             group.clear()

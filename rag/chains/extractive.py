@@ -100,8 +100,9 @@ class ExtractiveAnswerer(Runnable[dict, str]):
     ``embeddings``: scores units (default ``HashingEmbeddings()``, offline); ``max_sentences``:
     at most this many units quoted (int >= 1, default 4; a code block, list or table counts
     as one); ``max_chars``: at most this many characters quoted (int >= 1, default 1200; a
-    block is cut at a line to fit); ``min_relevance``: the score in [0, 1] a candidate needs
-    (default: the weights', 0.2 unless refitted); when none reaches it, or the question has
+    block is cut at a line to fit); ``min_relevance``: the match to the question in [0, 1]
+    (dense and lexical features, averaged with their weights) a candidate needs (default:
+    the weights', 0.2); when none reaches it, or the question has
     no word, the answer is :data:`NO_ANSWER`; ``weights``: an
     :class:`~rag.chains.weights.AnswerWeights`. Identical units
     are quoted once. ``stream`` yields one cited unit per chunk; the chunks add up to
@@ -165,7 +166,8 @@ class ExtractiveAnswerer(Runnable[dict, str]):
             return []
         scores = self.weights.score(candidates.features)
         chosen = select_candidates(scores, [[(u.kind, u.text) for u in c.units] for c in candidates.items],
-                                   max_units=self.max_sentences, max_chars=self.max_chars, min_score=self.min_relevance)
+                                   max_units=self.max_sentences, max_chars=self.max_chars, min_score=self.min_relevance,
+                                   relevance=self.weights.relevance(candidates.features))
         passages: list[Passage] = []
         for selected in chosen:
             candidate = candidates.items[selected.index]
@@ -180,8 +182,9 @@ class ExtractiveAnswerer(Runnable[dict, str]):
 
     def passages(self, question: str, documents: Sequence[Document]) -> list[Passage]:
         """The quoted units, best first: at most ``max_sentences`` units and ``max_chars``
-        characters, each candidate's score reaching ``min_relevance``. Ties keep document
-        order."""
+        characters, each candidate's match to the question
+        (:meth:`~rag.chains.weights.AnswerWeights.relevance`) reaching ``min_relevance``.
+        Ties keep document order."""
         return self.choose(self.candidates(question, documents))
 
     def _pieces(self, value: Any) -> list[str]:

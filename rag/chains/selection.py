@@ -4,7 +4,7 @@ candidates' scores, kinds and texts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -29,10 +29,12 @@ def fit_block(block: str, room: int) -> str:
 
 
 def select_candidates(scores: np.ndarray, candidates: Sequence[Sequence[tuple[str, str]]], *,
-                      max_units: int, max_chars: int, min_score: float) -> list[Selected]:
+                      max_units: int, max_chars: int, min_score: float,
+                      relevance: Optional[np.ndarray] = None) -> list[Selected]:
     """The candidates to quote, best score first (ties keep the given order): each a list
     of ``(kind, text)`` units (a sentence and the blocks it introduces, or one block). A
-    candidate is taken whole or not at all, when its score is at least ``min_score``, its
+    candidate is taken whole or not at all, when its ``relevance`` (default: its score) is
+    at least ``min_score``, its
     units fit in what is left of ``max_units`` (int >= 1) and of ``max_chars`` characters
     (a block, never a sentence, may be cut at a line to fit); at most ``max_units`` units
     in all.
@@ -42,13 +44,14 @@ def select_candidates(scores: np.ndarray, candidates: Sequence[Sequence[tuple[st
     [1, 0]
     """
     order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+    gate = np.asarray(scores if relevance is None else relevance, dtype=np.float64)
     chosen: list[Selected] = []
     units = chars = 0
     for index in order:
         if units >= max_units:
             break
         units_here = candidates[index]
-        if scores[index] < min_score or units + len(units_here) > max_units:
+        if gate[index] < min_score or units + len(units_here) > max_units:
             continue
         texts: list[str] = []
         room = max_chars - chars

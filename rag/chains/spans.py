@@ -21,6 +21,7 @@ from rag.chains.units import (
     _CONTINUATION,
     _WORD,
     Unit,
+    UnitKind,
     _cut,
     _introduces,
     _is_contents,
@@ -33,7 +34,7 @@ from rag.chains.units import (
 __all__ = ["block_spans", "span_units"]
 
 _PROSE = frozenset({"paragraph", "quote"})
-_WHOLE = {"code": "code", "table": "table", "list": "list"}
+_WHOLE: dict[str, UnitKind] = {"code": "code", "table": "table", "list": "list"}
 KNOWN_KINDS = frozenset({"heading", "paragraph", "code", "table", "list", "item", "definitions", "quote"})
 
 

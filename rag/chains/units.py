@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, Sequence
 
+from rag.chains.commands import is_purpose_line, is_synopsis, purpose_subject
+
 __all__ = ["Unit", "text_units", "split_sentences", "unit_sections", "caption_number", "mentions", "is_toc_line", "is_navigation_line", "is_purpose_line", "purpose_subject",
            "MAX_BLOCK_LINES"]
 
@@ -113,25 +115,6 @@ def _is_sentence(part: str) -> bool:
     if _CAPTION_NUMBER.match(part):
         return False  # "Table 8.2." of a caption "Table 8.2. Numeric Types"
     return words > 0 and (bool(_CLOSED.search(part)) or words >= _MIN_OPEN_WORDS or is_purpose_line(part))
-
-
-# A manual page's purpose line: its subject (one to three words), a dash, what it does
-# ("git-revert - Revert some existing commits", a man page's NAME section).
-_PURPOSE = re.compile(r"^([\w.:+-]+(?: [\w.:+-]+){0,2}) [-\u2013\u2014] \w[^.!?]{8,}$")
-
-
-def is_purpose_line(sentence: str) -> bool:
-    """Whether ``sentence`` (on one line) is a manual page's purpose line: a subject of one
-    to three words, a dash and a description without a full stop ("git-fetch - Download
-    objects and refs from another repository")."""
-    return bool(_PURPOSE.match(sentence))
-
-
-def purpose_subject(sentence: str) -> Optional[str]:
-    """The subject of a purpose line ("git-fetch" of "git-fetch - Download objects ..."),
-    None for any other sentence."""
-    found = _PURPOSE.match(sentence)
-    return found.group(1) if found else None
 
 
 def split_sentences(text: str) -> list[str]:
@@ -402,21 +385,3 @@ def unit_sections(units: Sequence[Unit], metadata: dict[str, Any]) -> list[str]:
             position += 1
         titles.append(current)
     return titles
-
-
-# Grammar notation of a command synopsis: optional parts in brackets, choices in braces,
-# repetition marks ("[ , ... ]", "[ WITH ] ( option [, ...] )", "{ SESSION | LOCAL }").
-# A manual page's synopsis marks optional options and repetition without spaces:
-# "git remote [-v | --verbose]", "[--[no-]tags]", "[(-p <parent>)…]".
-# An option's bracket opens after a space or another bracket, and a group holds an option:
-# "a[-1]", "f1[1][-2]" (subscripts) and "[(1, 'one')]" (a list of pairs) are code.
-_GRAMMAR = re.compile(r"\[\s*,?\s*\.\.\.\s*\]|\[ [^\]]*\]|\{[^}]*\|[^}]*\}"
-                      r"|(?<![\w)\]])\[-{1,2}[\w\[]|\[\(-|(?:\u2026|\.\.\.)\]|\[[^\]]*\s\|\s[^\]]*\]")
-
-
-def is_synopsis(block: str) -> bool:
-    """Whether a code block is a command's synopsis (its grammar: ``ALTER TABLE [ IF EXISTS ]
-    name RENAME TO new_name``) rather than an example one could run: a third of its lines
-    or more use bracket or brace notation."""
-    lines = [line for line in block.split("\n") if line.strip()]
-    return bool(lines) and sum(bool(_GRAMMAR.search(line)) for line in lines) * 3 >= len(lines)

@@ -33,8 +33,8 @@ _SHIPPED = Path(__file__).with_name("answer_weights.json")
 @dataclass(frozen=True)
 class AnswerWeights:
     """One weight per feature (any finite float; a unit's score is the weighted sum of its
-    features, each in [0, 1]), ``min_relevance``: the score in [0, 1] a unit needs to be
-    quoted, and ``notes``: where the weights come from (free text, kept in the JSON).
+    features, each in [0, 1]), ``min_relevance``: the match to the question in [0, 1] (see
+    :meth:`relevance`) a candidate needs to be quoted, and ``notes``: where the weights come from (free text, kept in the JSON).
 
     >>> weights = AnswerWeights(dense=1.0, lexical=0.0, section=0.0, lead=0.0, subject=0.0,
     ...                         block_fit=0.0, brevity=0.0, source_rank=0.0)
@@ -70,6 +70,18 @@ class AnswerWeights:
         """Each row's score: the weighted sum of ``features`` (n x len(FEATURES))."""
         features = np.asarray(features, dtype=np.float64).reshape(-1, len(FEATURES))
         return features @ self.vector
+
+    def relevance(self, features: np.ndarray) -> np.ndarray:
+        """Each row's match to the question in [0, 1]: its dense and lexical features averaged
+        with their weights (dense alone when both weights are 0). ``min_relevance`` applies
+        to it, not to the score: whether the context answers at all is a question of match;
+        headings, rank and kind only order the candidates that do."""
+        features = np.asarray(features, dtype=np.float64).reshape(-1, len(FEATURES))
+        dense, lexical = features[:, FEATURES.index("dense")], features[:, FEATURES.index("lexical")]
+        total = abs(self.dense) + abs(self.lexical)
+        if total == 0:
+            return dense
+        return (abs(self.dense) * dense + abs(self.lexical) * lexical) / total
 
     def contributions(self, row: np.ndarray) -> dict[str, float]:
         """What each feature adds to one row's score (weight x value), by name."""

