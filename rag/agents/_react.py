@@ -298,7 +298,7 @@ def build_react_agent(model: Any, tools: Any, *, prompt: Any, response_format: A
         elif response_format is not None:
             graph.add_edge("agent", "generate_structured_response")
         return _compiled(graph, checkpointer, store, interrupt_before, interrupt_after, name, max_model_calls,
-                         pre_model_hook, post_model_hook)
+                         pre_model_hook, post_model_hook, debug)
 
     def should_continue(state: Any) -> Any:
         last = _value(state, "messages")[-1]
@@ -343,15 +343,15 @@ def build_react_agent(model: Any, tools: Any, *, prompt: Any, response_format: A
     else:
         graph.add_edge("tools", entry)
     return _compiled(graph, checkpointer, store, interrupt_before, interrupt_after, name, max_model_calls,
-                     pre_model_hook, post_model_hook)
+                     pre_model_hook, post_model_hook, debug)
 
 
 def _compiled(graph: StateGraph, checkpointer: Any, store: Any, interrupt_before: Any, interrupt_after: Any,
-              name: Optional[str], max_model_calls: int, pre_model_hook: Any, post_model_hook: Any
-              ) -> CompiledStateGraph:
+              name: Optional[str], max_model_calls: int, pre_model_hook: Any, post_model_hook: Any,
+              debug: bool = False) -> CompiledStateGraph:
     options = {"store": store} if store is not None else {}
     compiled = graph.compile(checkpointer=checkpointer, interrupt_before=interrupt_before,
-                             interrupt_after=interrupt_after, name=name, **options)
+                             interrupt_after=interrupt_after, name=name, debug=debug, **options)
     # Each round is the model, the hooks and one tools step: room for the cap's rounds.
     per_round = 2 + (pre_model_hook is not None) + (post_model_hook is not None)
     compiled = compiled.with_config(recursion_limit=per_round * max_model_calls + 3)

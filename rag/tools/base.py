@@ -198,8 +198,9 @@ class Tool(Runnable[Any, Any]):
         return handler(exc)
 
     def _result(self, output: Any, call: _Call, failed: bool) -> Any:
-        if isinstance(output, (ToolOutputMixin, ToolMessage)):
-            return output
+        if isinstance(output, (ToolOutputMixin, ToolMessage)) or (isinstance(output, list) and output and all(
+                isinstance(item, (ToolOutputMixin, ToolMessage)) for item in output)):
+            return output  # a Command, a message, or a list of them: for the graph's tool node to apply
         content, artifact = output, None
         if self.response_format == "content_and_artifact" and not failed:
             if not (isinstance(output, tuple) and len(output) == 2):

@@ -312,3 +312,29 @@ def test_a_handler_annotated_with_a_non_exception_is_refused():
 
     with pytest.raises(ValueError, match="annotate it with an exception class"):
         ToolNode([add], handle_tool_errors=handle)
+
+
+def test_a_tool_may_return_several_commands_answering_its_call_once():
+    class State(MessagesState):
+        user: str
+        plan: str
+
+    @tool
+    def setup(call_id: Annotated[str, InjectedToolCallId]) -> list:
+        """Set the user and the plan."""
+        return [Command(update={"user": "Ada"}),
+                Command(update={"plan": "tea", "messages": [ToolMessage("set", tool_call_id=call_id)]})]
+
+    graph = StateGraph(State).add_node("tools", ToolNode([setup])).add_edge(START, "tools").compile()
+    result = graph.invoke({"messages": [calls(("setup", {}, "c1"))], "user": "", "plan": ""})
+    assert (result["user"], result["plan"], [m.text for m in result["messages"][1:]]) == ("Ada", "tea", ["set"])
+
+
+def test_a_list_of_results_that_answers_its_call_twice_is_refused():
+    @tool
+    def twice(call_id: Annotated[str, InjectedToolCallId]) -> list:
+        """Answer twice."""
+        return [ToolMessage("a", tool_call_id=call_id), ToolMessage("b", tool_call_id=call_id)]
+
+    with pytest.raises(ValueError, match="2 messages bound to tool_call_id 'c1'"):
+        ToolNode([twice], handle_tool_errors=False).invoke({"messages": [calls(("twice", {}, "c1"))]})
