@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from rag import _callbacks
 from rag.errors import UsageError
+from rag.graph.cache.keys import call_key
 from rag.graph.constants import INTERRUPT, RESUME, RETURN
 from rag.graph.errors import GraphInterrupt
 from rag.graph.retry import arun_with_retry, run_with_retry
@@ -52,6 +53,7 @@ class CallLog:
     emit: Optional[Callable[[dict[str, Any]], None]]
     checkpointed: bool
     hold: bool = False
+    cache: Any = None  # the graph's cache (entrypoint(cache=...)), for tasks with a cache_policy
     made: list[Any] = field(default_factory=list)
     held: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -118,7 +120,8 @@ class CallSlot:
                 loop, task, prefix = self.loop, self.task, self.task.id + "|"
                 saved = {k: v for k, v in loop.restored.items() if k.startswith(prefix)}  # kept by a paused step
                 task.calls = CallLog(saved, loop.call_updates, loop.saver is not None,
-                                     hold=loop.call_updates is None and "updates" in loop.modes)
+                                     hold=loop.call_updates is None and "updates" in loop.modes,
+                                     cache=getattr(loop.graph, "cache", None))
                 self.caller = Caller(task.calls, task.id, task.config)
             return self.caller
 
@@ -182,9 +185,11 @@ class Caller:
 
     # -- making a call ------------------------------------------------------------------------
     def call(self, run: Any, name: str, args: tuple, kwargs: dict[str, Any], policies: Sequence[Any],
-             is_async: bool) -> Any:
+             is_async: bool, cache_policy: Any = None) -> Any:
         """Start one call of ``run`` (a traced runnable of the task function) and return its
-        future: a ``concurrent.futures.Future`` in sync code, an asyncio future in async code."""
+        future: a ``concurrent.futures.Future`` in sync code, an asyncio future in async code.
+        With a ``cache_policy`` and a graph cache, a call whose key is cached returns the
+        cached result without running, and a call that finishes is cached."""
         loop = _in_event_loop()
         if is_async and loop is None:
             raise UsageError(
@@ -204,6 +209,14 @@ class Caller:
                 record.ran = True
                 self.log.made.append(record)
             record.interrupts, record.error = (), None
+        keep = None
+        if cache_policy is not None and self.log.cache is not None:
+            key = call_key(cache_policy.key_func, run.target, args, kwargs)
+            entry = self.log.cache.get([key]).get(key)
+            if entry is not None:
+                self._settle(record, entry["return"], cached=True)
+                return _settled(loop, entry["return"])
+            keep = (key, cache_policy.ttl)
         base = dict(_callbacks.current_config() or self.config)
         scope = CURRENT_TASK.get()
         child = Caller(self.log, call_id, base, quiet=self.quiet)
@@ -215,9 +228,9 @@ class Caller:
         trace_inputs = run.trace_inputs(args, kwargs)
         if is_async:
             future = asyncio.ensure_future(self._arun(record, child, child_scope, run, args, kwargs, policies,
-                                                      trace_inputs, config))
+                                                      trace_inputs, config, keep))
         else:
-            body = (self._run, record, child, child_scope, run, args, kwargs, policies, trace_inputs, config)
+            body = (self._run, record, child, child_scope, run, args, kwargs, policies, trace_inputs, config, keep)
             if loop is not None:
                 future = loop.run_in_executor(self._executor(), context.run, *body)
             else:
@@ -234,10 +247,15 @@ class Caller:
                     max_workers=max_workers(self.config, 64), thread_name_prefix="rag-graph-task")
             return self._pool
 
-    def _settle(self, record: Any, value: Any) -> None:
+    def _settle(self, record: Any, value: Any, *, cached: bool = False, keep: Optional[tuple] = None) -> None:
+        """A call finished (``cached``: found in the cache): recorded, streamed, and cached
+        when ``keep`` is ``(key, ttl)``."""
         record.update, record.done = value, True
+        if keep is not None:
+            key, ttl = keep
+            self.log.cache.set({key: ({"return": value}, ttl)})
         if self.log.emit is not None and not self.quiet:
-            self.log.emit({record.name: value})
+            self.log.emit({record.name: value, "__metadata__": {"cached": True}} if cached else {record.name: value})
 
     @staticmethod
     def _fail(record: Any, error: BaseException) -> None:
@@ -247,7 +265,8 @@ class Caller:
             record.error = error
 
     def _run(self, record: Any, child: "Caller", scope: TaskScope, run: Any, args: tuple, kwargs: dict[str, Any],
-             policies: Sequence[Any], trace_inputs: dict[str, Any], config: dict[str, Any]) -> Any:
+             policies: Sequence[Any], trace_inputs: dict[str, Any], config: dict[str, Any],
+             keep: Optional[tuple]) -> Any:
         token = CURRENT_TASK.set(scope)
 
         def attempt() -> Any:
@@ -264,12 +283,12 @@ class Caller:
             raise
         finally:
             CURRENT_TASK.reset(token)
-        self._settle(record, value)
+        self._settle(record, value, keep=keep)
         return value
 
     async def _arun(self, record: Any, child: "Caller", scope: TaskScope, run: Any, args: tuple,
                     kwargs: dict[str, Any], policies: Sequence[Any], trace_inputs: dict[str, Any],
-                    config: dict[str, Any]) -> Any:
+                    config: dict[str, Any], keep: Optional[tuple]) -> Any:
         CURRENT_TASK.set(scope)  # this coroutine runs as its own asyncio task: its own context
 
         async def attempt() -> Any:
@@ -287,7 +306,7 @@ class Caller:
         except BaseException as error:  # CancelledError too: the call is left unfinished
             self._fail(record, error)
             raise
-        self._settle(record, value)
+        self._settle(record, value, keep=keep)
         return value
 
     # -- waiting for calls ----------------------------------------------------------------------

@@ -28,7 +28,7 @@ last return value (or what ``entrypoint.final(value=..., save=...)`` saved).
 
 Differences from LangGraph: checkpoints are JSON (task inputs are not saved, their return
 values are: a value JSON cannot hold, such as a pydantic model, fails when a paused run is
-saved); task caching (``cache_policy``, ``entrypoint(cache=...)``) is not offered yet; a ``timeout`` applies to async tasks only, as in
+saved); a ``timeout`` applies to async tasks only, as in
 LangGraph, and is a number of seconds or a ``timedelta``. When several tasks started together
 pause, the run reports every pending interrupt (LangGraph reports the one the entrypoint was
 waiting on and the others one resume later); answer them by id,
@@ -49,7 +49,10 @@ from rag.errors import ValidationError
 from rag.graph._calls import current_caller, is_async_callable
 from rag.graph._func_graph import PREVIOUS, EntrypointGraph, EntrypointNode, Final
 from rag.graph.constants import END, START
+from rag.graph.cache.base import BaseCache
+from rag.graph.cache.keys import task_namespace
 from rag.graph.retry import RetryPolicy
+from rag.graph.types import CachePolicy
 from rag.runnables import Runnable
 
 __all__ = ["task", "entrypoint"]
@@ -92,6 +95,11 @@ class _TaskRun(Runnable[dict, Any]):
         parameters = list(self._signature.parameters) if self._signature else []
         self._injected = {name: parameters.index(name) for name in _INJECTED if name in parameters}
 
+    @property
+    def target(self) -> Callable[..., Any]:
+        """The task function itself (what its cache namespace is named after)."""
+        return self._func
+
     def func(self, *args: Any, **kwargs: Any) -> Any:
         if self._timeout is not None:
             return asyncio.wait_for(self._func(*args, **kwargs), self._timeout)
@@ -126,7 +134,8 @@ class _TaskRun(Runnable[dict, Any]):
 class _TaskFunction:
     """A ``@task``: calling it inside a running entrypoint, node or task returns a future."""
 
-    def __init__(self, func: Callable[..., Any], *, name: Optional[str], retry_policy: Any, timeout: Any) -> None:
+    def __init__(self, func: Callable[..., Any], *, name: Optional[str], retry_policy: Any, timeout: Any,
+                 cache_policy: Any = None) -> None:
         if not callable(func):
             raise ValidationError(f"@task needs a function, got {type(func).__name__} {func!r:.80}")
         if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
@@ -143,6 +152,9 @@ class _TaskFunction:
         self.func = func
         self.is_async = is_async_callable(func)
         self.retry_policy = _policies(retry_policy, f"task {self.name!r}")
+        if cache_policy is not None and not isinstance(cache_policy, CachePolicy):
+            raise ValidationError(f"task {self.name!r}: cache_policy must be a CachePolicy, got {cache_policy!r:.80}")
+        self.cache_policy = cache_policy
         self.timeout = _seconds(timeout, self.name)
         if self.timeout is not None and not self.is_async:
             raise ValidationError(f"task {self.name!r}: a timeout needs an async task (a sync function cannot be "
@@ -152,7 +164,17 @@ class _TaskFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         caller = current_caller(self.name)
-        return caller.call(self._run, self.name, args, kwargs, self.retry_policy, self.is_async)
+        return caller.call(self._run, self.name, args, kwargs, self.retry_policy, self.is_async, self.cache_policy)
+
+    def clear_cache(self, cache: Any) -> None:
+        """Forget this task's cached results in ``cache`` (the entrypoint's ``cache``)."""
+        if self.cache_policy is not None:
+            cache.clear([task_namespace(self.func)])
+
+    async def aclear_cache(self, cache: Any) -> None:
+        """Async :meth:`clear_cache`."""
+        if self.cache_policy is not None:
+            await cache.aclear([task_namespace(self.func)])
 
     def __repr__(self) -> str:
         return f"<task {self.name!r}>"
@@ -167,7 +189,11 @@ def task(__func_or_none__: Optional[Callable[..., Any]] = None, *, name: Optiona
     ``name``: the name in the "updates" stream and in traces (default: the function's);
     ``retry_policy``: a :class:`~rag.graph.retry.RetryPolicy` (or a list: the first that
     retries an error applies) to run the task again when it raises; ``timeout``: seconds
-    (or a ``timedelta``) per attempt of an async task, then ``asyncio.TimeoutError``.
+    (or a ``timedelta``) per attempt of an async task, then ``asyncio.TimeoutError``;
+    ``cache_policy``: a :class:`~rag.graph.types.CachePolicy`: a call whose arguments give a
+    cached key (``key_func(*args, **kwargs)``) returns the result cached by an earlier call,
+    in any run of an entrypoint with that ``cache``, without running (``clear_cache(cache)``
+    forgets them).
     Sync and async functions both work; an async task can only be called from async code.
 
     >>> @task(name="twice")
@@ -176,12 +202,9 @@ def task(__func_or_none__: Optional[Callable[..., Any]] = None, *, name: Optiona
     >>> double.name
     'twice'
     """
-    if cache_policy is not None:
-        raise ValidationError("task(cache_policy=...) is not supported: tasks are not cached yet (a StateGraph "
-                              "node can be: add_node(..., cache_policy=...)); leave cache_policy out")
 
     def decorate(func: Callable[..., Any]) -> _TaskFunction:
-        return _TaskFunction(func, name=name, retry_policy=retry_policy, timeout=timeout)
+        return _TaskFunction(func, name=name, retry_policy=retry_policy, timeout=timeout, cache_policy=cache_policy)
 
     return decorate(__func_or_none__) if __func_or_none__ is not None else decorate
 
@@ -197,7 +220,9 @@ class entrypoint:
     saver (e.g. ``InMemorySaver()``), needed for ``interrupt()``, ``previous`` and resuming;
     ``store``: the long-term store given to ``runtime.store``/``store``;
     ``context_schema``: the type of ``invoke(..., context=...)``; ``retry_policy``: as a
-    task's, for the whole function. ``cache`` and ``cache_policy`` are not offered.
+    task's, for the whole function; ``cache``: where tasks with a ``cache_policy`` keep their
+    results (``InMemoryCache()``, ``SqliteCache(path=...)``). ``cache_policy`` (caching the
+    whole entrypoint) is not offered.
 
     >>> @entrypoint()
     ... def add_one(numbers: list[int]) -> list[int]:
@@ -217,13 +242,17 @@ class entrypoint:
             raise InvalidCheckpointerError(
                 f"Invalid checkpointer provided: checkpointer must be a saver such as InMemorySaver() or "
                 f"SqliteSaver(...), got {type(checkpointer).__name__}")
-        if cache is not None or cache_policy is not None:
-            raise ValidationError("entrypoint(cache=..., cache_policy=...) is not supported: tasks are not cached yet "
-                                  "(a StateGraph node can be: add_node(..., cache_policy=...)); leave them out")
+        if cache is not None and not isinstance(cache, BaseCache):
+            raise ValidationError(f"entrypoint(cache=...) needs a cache such as InMemoryCache() or SqliteCache(...), "
+                                  f"got {type(cache).__name__}")
+        if cache_policy is not None:
+            raise ValidationError("entrypoint(cache_policy=...) is not supported: give the tasks it calls a "
+                                  "cache_policy (and the entrypoint cache=...) instead")
         if timeout is not None:
             raise ValidationError("entrypoint(timeout=...) is not supported; give the async tasks it calls a timeout")
         self.checkpointer = checkpointer
         self.store = store
+        self.cache = cache
         self.context_schema = context_schema
         self.retry_policy = _policies(retry_policy, "entrypoint")
 
@@ -258,6 +287,7 @@ class entrypoint:
         builder.direct_input = True  # the input triggers the node: no START step (rag.graph._loop)
         graph = EntrypointGraph(builder, self.checkpointer, node=name, store=self.store, input_type=input_type,
                                 output_type=output_type)
+        graph.cache = self.cache
         return graph
 
 
