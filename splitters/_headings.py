@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
-__all__ = ["HEADINGS", "BLOCKS", "chunk_position", "chunk_blocks", "with_positions"]
+__all__ = ["HEADINGS", "BLOCKS", "chunk_position", "chunk_blocks", "with_positions", "join_blocks"]
 
 #: The metadata key a loader lists headings under.
 HEADINGS = "headings"
@@ -105,3 +105,35 @@ def with_positions(metadata: dict, headings: Any, starts: Sequence[int], chunks:
             if inside:
                 chunk_metadata[BLOCKS] = inside
     return per_chunk
+
+
+def join_blocks(parts: Sequence[tuple[int, int, Any]]) -> list[list]:
+    """The blocks of a text joined from overlapping chunks of one document: ``parts`` is
+    ``(offset, length, blocks)`` for each chunk, in order of offset (``offset``: where the
+    chunk begins in the joined text; ``length``: its length; ``blocks``: its ``blocks``
+    metadata). A block the chunks before held already is listed once; a block cut by their
+    end and continued by the next chunk becomes one span again.
+
+    >>> join_blocks([(0, 10, [[0, 10, "paragraph"]]), (6, 14, [[0, 9, "paragraph"], [11, 14, "code"]])])
+    [[0, 15, 'paragraph'], [17, 20, 'code']]
+    """
+    joined: list[list] = []
+    text_end = 0  # where the text of the chunks so far ends
+    for offset, length, blocks in parts:
+        continued: set[int] = set()
+        for start, end, kind in _valid_blocks(blocks):
+            start, end = start + offset, end + offset
+            if end <= text_end:
+                continue  # within the text so far: the chunks before held it (whole or cut as here)
+            # A block across the previous end was held cut at it: the same kind, ending
+            # there and beginning at or before this one (outer blocks pair first).
+            match = None if start > text_end else next(
+                (n for n, row in enumerate(joined)
+                 if n not in continued and row[2] == kind and row[1] == text_end and row[0] <= start), None)
+            if match is None:
+                joined.append([start, end, kind])
+            else:
+                joined[match][1] = end
+                continued.add(match)
+        text_end = max(text_end, offset + length)
+    return sorted(joined, key=lambda row: (row[0], -row[1]))

@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from rag.documents import Document
 from rag.index.chunk_ids import around, chunk_position
+from splitters._headings import join_blocks
 
 __all__ = ["merge_sources", "with_context", "locate_quote", "position_at"]
 
@@ -49,10 +50,15 @@ def _join(group: list[tuple[int, Document]]) -> Document:
         if offset > len(text):  # a dropped paragraph break: white space, kept at its length
             text += "\n" * (offset - len(text))
         text = text[:offset] + chunk.page_content if offset + len(chunk.page_content) > len(text) else text
-    metadata = {key: value for key, value in ordered[0][1].metadata.items() if key != "headings"}
+    # The chunks' blocks on the joined text, a block cut between two chunks whole again.
+    blocks = join_blocks([((_start(chunk) or 0) - base, len(chunk.page_content), chunk.metadata.get("blocks"))
+                          for _, chunk in ordered])
+    metadata = {key: value for key, value in ordered[0][1].metadata.items() if key not in ("headings", "blocks")}
     metadata.update(n=rank, start_index=base, chunk_ids=[chunk.id for _, chunk in ordered])
     if headings:
         metadata["headings"] = sorted(headings, key=lambda h: h[0])
+    if blocks:
+        metadata["blocks"] = blocks
     return Document(text, metadata, first.id if len(group) == 1 else ordered[0][1].id)
 
 
@@ -73,8 +79,9 @@ def merge_sources(documents: Sequence[Document]) -> list[Document]:
     """``documents`` (retrieved chunks, best first) with overlapping (or adjacent) chunks
     of one source merged, numbered again from 1 in ``metadata["n"]`` by the best rank among each one's
     chunks. A merged document keeps its first chunk's metadata, with ``start_index`` its
-    offset in the source document, ``chunk_ids`` the ids of its chunks and ``headings``
-    shifted to its text. Chunks without ``start_index`` stay as they are.
+    offset in the source document, ``chunk_ids`` the ids of its chunks, ``headings``
+    shifted to its text and ``blocks`` joined on it (a block cut between two chunks is one
+    span again). Chunks without ``start_index`` stay as they are.
 
     >>> a = Document("one two three", {"source": "s", "start_index": 0}, "a")
     >>> b = Document("three four", {"source": "s", "start_index": 8}, "b")
