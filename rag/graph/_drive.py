@@ -255,7 +255,8 @@ async def adrive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[
         if type(effect) is Emit:
             yield effect
         elif type(effect) is IO:
-            reply = await asyncio.to_thread(effect.call) if blocking else effect.call()
+            in_thread = blocking if effect.blocking is None else effect.blocking
+            reply = await asyncio.to_thread(effect.call) if in_thread else effect.call()
         elif type(effect) is Decide:
             reply = await effect.branch.adecide(effect.state, effect.config)
         elif live is None:

@@ -78,6 +78,9 @@ class Emit:
 @dataclass(frozen=True)
 class IO:
     call: Callable[[], Any]
+    #: Whether the async driver runs ``call`` in a thread; None: as the checkpointer does
+    #: (the node cache says its own: a SqliteCache blocks even beside an in-memory saver).
+    blocking: Optional[bool] = None
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def lookup(loop: Any, tasks: list[Any], state: dict[str, Any]) -> Generator[Any,
         keyed.setdefault((key.ns, key.key), []).append((task, key))
     if not keyed:
         return keyed
-    found = yield IO(partial(loop.graph.cache.get, list(keyed)))
+    found = yield IO(partial(loop.graph.cache.get, list(keyed)), blocking=loop.graph.cache.blocking_io)
     for full_key, entry in found.items():
         for task, _ in keyed[full_key]:
             task.update, task.goto = entry.get("update"), list(entry.get("goto") or [])
@@ -67,7 +67,7 @@ def save(loop: Any, keyed: Keyed) -> Generator[Any, Any, None]:
             task, key = finished[0]
             pairs[full_key] = ({"update": task.update, "goto": list(task.goto)}, key.ttl)
     if pairs:
-        yield IO(partial(loop.graph.cache.set, pairs))
+        yield IO(partial(loop.graph.cache.set, pairs), blocking=loop.graph.cache.blocking_io)
 
 
 def update_chunk(task: Any) -> dict[str, Any]:

@@ -416,3 +416,20 @@ def test_a_task_call_is_keyed_by_its_function_and_arguments_as_langgraph_keys_it
     namespace, key = call_key(default_cache_key, double, (3,), {})
     assert namespace == (CACHE_NS_WRITES, f"{__name__}.{double.__qualname__}")
     assert key == digest(default_cache_key(3)) != call_key(default_cache_key, double, (4,), {})[1]
+
+
+def test_an_async_run_reads_a_sqlite_cache_outside_the_event_loop_thread(tmp_path):
+    threads: list = []
+
+    class Watched(SqliteCache):
+        def get(self, keys):
+            threads.append(threading.get_ident())
+            return super().get(keys)
+
+    async def run() -> int:
+        with Watched(path=tmp_path / "cache.sqlite") as cache:
+            await _graph(_counted([]), cache).ainvoke({"n": 2})
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(run())
+    assert threads and loop_thread not in threads
