@@ -10,7 +10,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
-from rag.graph._inject import RUNTIME_KEY
+from rag.graph._inject import RUNTIME_KEY, count_attempt
 from rag.graph._loop import IO, Decide, Emit, RunTasks, Task
 from rag.graph.constants import END
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
@@ -165,6 +165,7 @@ def _fresh_run(task: Task, node: Any, value: Any) -> Any:
     scope = CURRENT_TASK.get()
     if scope is not None:
         scope.calls = 0
+    count_attempt(task.config, scope)  # runtime.execution_info.node_attempt
     return node.invoke(dict(value) if isinstance(value, dict) else value, task.config)
 
 
@@ -172,6 +173,7 @@ async def _afresh_run(task: Task, node: Any, value: Any) -> Any:
     scope = CURRENT_TASK.get()
     if scope is not None:
         scope.calls = 0
+    count_attempt(task.config, scope)
     return await node.ainvoke(dict(value) if isinstance(value, dict) else value, task.config)
 
 

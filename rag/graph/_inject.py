@@ -20,6 +20,7 @@ inherits the parent's context and store.
 from __future__ import annotations
 
 import inspect
+import time
 import weakref
 from typing import Any, Callable, Optional
 
@@ -28,7 +29,7 @@ from rag.graph.runtime import DEFAULT_RUNTIME, ExecutionInfo, RunControl, Runtim
 from rag.graph.types import CURRENT_TASK, StreamWriter
 
 __all__ = ["RUNTIME_KEY", "injected_params", "with_injection", "call_injected", "runtime_of", "coerce_context",
-           "run_runtime", "with_task_runtime"]
+           "run_runtime", "with_task_runtime", "count_attempt"]
 
 #: Where the run's Runtime is kept in ``config["configurable"]`` (LangGraph's CONFIG_KEY_RUNTIME).
 RUNTIME_KEY = "__pregel_runtime"
@@ -175,6 +176,25 @@ def with_task_runtime(config: dict[str, Any], *, task_id: str, checkpoint_id: st
                          task_id=task_id, thread_id=thread_id, run_id=_text_or_none(run_id))
     configurable[RUNTIME_KEY] = runtime.override(execution_info=info)
     config["configurable"] = configurable
+
+
+def count_attempt(config: dict[str, Any], scope: Any) -> None:
+    """Before an attempt of a node run under a retry policy: the first records
+    ``node_first_attempt_time`` (Unix seconds), each later one adds 1 to ``node_attempt``, in
+    the task's Runtime (``config`` changed in place) and in its scope (for get_runtime())."""
+    configurable = dict(config.get("configurable") or {})
+    runtime = configurable.get(RUNTIME_KEY)
+    if runtime is None or runtime.execution_info is None:
+        return
+    info = runtime.execution_info
+    if info.node_first_attempt_time is None:
+        info = info.patch(node_first_attempt_time=time.time())
+    else:
+        info = info.patch(node_attempt=info.node_attempt + 1)
+    configurable[RUNTIME_KEY] = runtime = runtime.override(execution_info=info)
+    config["configurable"] = configurable
+    if scope is not None:
+        scope.runtime = runtime
 
 
 def _text_or_none(value: Any) -> Optional[str]:

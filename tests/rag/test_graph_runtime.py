@@ -339,3 +339,22 @@ def test_a_node_sees_the_control_the_caller_passed():
 def test_a_control_that_is_not_a_run_control_is_refused():
     with pytest.raises(InvalidTypeError, match="RunControl, got str"):
         _one_node(lambda s: {}).compile().invoke({}, control="stop")
+
+
+def test_a_retried_node_sees_which_attempt_it_is():
+    from rag.graph.retry import RetryPolicy
+
+    attempts: list = []
+
+    def flaky(state: State, runtime: Runtime) -> dict:
+        info = runtime.execution_info
+        attempts.append((info.node_attempt, info.node_first_attempt_time, get_runtime().execution_info.node_attempt))
+        if len(attempts) < 3:
+            raise ConnectionError("try again")
+        return {"out": "ok"}
+
+    app = (StateGraph(State).add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0, jitter=False))
+           .add_edge(START, "flaky").compile())
+    assert app.invoke({}) == {"out": "ok"}
+    assert [(n, same) for n, _, same in attempts] == [(1, 1), (2, 2), (3, 3)]
+    assert len({first for _, first, _ in attempts}) == 1 and attempts[0][1] is not None
