@@ -433,3 +433,13 @@ def test_an_async_run_reads_a_sqlite_cache_outside_the_event_loop_thread(tmp_pat
 
     loop_thread = asyncio.run(run())
     assert threads and loop_thread not in threads
+
+
+@settings(deadline=None, max_examples=40)
+@given(inputs=st.lists(st.integers(min_value=-3, max_value=3), min_size=1, max_size=12))
+def test_a_cached_graph_answers_as_the_uncached_one_and_runs_once_per_distinct_input(inputs):
+    calls: list = []
+    cached = _graph(_counted(calls), InMemoryCache())
+    plain = StateGraph(State).add_node("square", _counted([])).add_edge(START, "square").compile()
+    assert [cached.invoke({"n": n}) for n in inputs] == [plain.invoke({"n": n}) for n in inputs]
+    assert sorted(calls) == sorted(set(inputs))
