@@ -8,6 +8,9 @@ import doctest
 import json
 import operator
 import sqlite3
+import subprocess
+import sys
+import textwrap
 import threading
 from typing import Annotated, Any, Iterator, TypedDict
 
@@ -443,3 +446,23 @@ def test_a_cached_graph_answers_as_the_uncached_one_and_runs_once_per_distinct_i
     plain = StateGraph(State).add_node("square", _counted([])).add_edge(START, "square").compile()
     assert [cached.invoke({"n": n}) for n in inputs] == [plain.invoke({"n": n}) for n in inputs]
     assert sorted(calls) == sorted(set(inputs))
+
+
+_CACHE_WRITER = textwrap.dedent('''
+    import sys
+    from rag.graph.cache import SqliteCache
+
+    with SqliteCache(path=sys.argv[1]) as cache:
+        for i in range(60):
+            cache.set({(("proc", sys.argv[2]), str(i)): (i, None)})
+''')
+
+
+def test_two_processes_write_one_sqlite_cache_file_at_once(tmp_path):
+    path = str(tmp_path / "shared.sqlite")
+    procs = [subprocess.Popen([sys.executable, "-c", _CACHE_WRITER, path, name]) for name in ("left", "right")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    with SqliteCache(path=path) as cache:
+        for name in ("left", "right"):
+            found = cache.get([(("proc", name), str(i)) for i in range(60)])
+            assert sorted(found.values()) == list(range(60))
