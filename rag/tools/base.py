@@ -20,7 +20,7 @@ from rag.messages import ToolMessage
 from rag.models._tools import convert_to_openai_tool
 from rag.runnables import Runnable, RunnableConfig
 from rag.tools._schema import check_arguments
-from rag.tools.injected import InjectedToolArg, InjectedToolCallId, injected_parameters
+from rag.tools.injected import InjectedToolArg, InjectedToolCallId, injected_parameters, model_schema
 
 __all__ = ["Tool", "ToolException", "ResponseFormat", "ToolOutputMixin", "InjectedToolArg", "InjectedToolCallId"]
 
@@ -119,8 +119,9 @@ class Tool(Runnable[Any, Any]):
             raise ValidationError(f"tool {name!r}: coroutine must be an async function, got {coroutine!r:.60}")
         if response_format not in _RESPONSE_FORMATS:
             raise ValidationError(f"response_format must be one of {_RESPONSE_FORMATS}, got {response_format!r}")
+        model_injected: dict[str, Any] = {}
         if hasattr(args_schema, "model_json_schema"):
-            args_schema = args_schema.model_json_schema()
+            args_schema, model_injected = model_schema(args_schema)
         if args_schema is not None and not (isinstance(args_schema, dict) and args_schema.get("type", "object") == "object"):
             raise ValidationError(f"args_schema must be a JSON schema of an object, got {args_schema!r:.80}")
         self.name = name
@@ -134,7 +135,18 @@ class Tool(Runnable[Any, Any]):
         self.tags = tags
         self.metadata = metadata
         #: Parameters the caller fills (call id, a graph's state/store/runtime): name -> marker.
-        self.injected: dict[str, Any] = injected_parameters(func if func is not None else coroutine)  # type: ignore[arg-type]
+        self.injected: dict[str, Any] = {**model_injected,
+                                         **injected_parameters(func if func is not None else coroutine)}  # type: ignore[arg-type]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that defines ``_run`` (and/or ``async def _arun``), as LangChain's
+        ``BaseTool`` subclasses do, is built from keywords: its annotated class attributes
+        (``name``, ``description``, ``args_schema``, its own fields) are the defaults."""
+        super().__init_subclass__(**kwargs)
+        if "_run" in cls.__dict__ or "_arun" in cls.__dict__:
+            from rag.tools._subclass import keyword_init
+
+            cls.__init__ = keyword_init  # type: ignore[method-assign]
 
     @classmethod
     def from_function(cls, func: Optional[Callable[..., Any]], name: str, description: str, **kwargs: Any) -> "Tool":

@@ -19,7 +19,7 @@ import inspect
 import typing
 from typing import Any, Callable
 
-__all__ = ["InjectedToolArg", "InjectedToolCallId", "DirectlyInjectedToolArg", "injected_parameters"]
+__all__ = ["InjectedToolArg", "InjectedToolCallId", "DirectlyInjectedToolArg", "injected_parameters", "model_schema"]
 
 
 class InjectedToolArg:
@@ -70,3 +70,26 @@ def injected_parameters(func: Callable[..., Any]) -> dict[str, Any]:
         if marker is not None:
             found[parameter.name] = marker
     return found
+
+
+def model_schema(model: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON schema the model sees for a pydantic ``args_schema`` and its injected fields
+    (``Annotated[str, InjectedToolCallId]`` in a field): those are left out of the schema
+    (a field typed as a store has no JSON schema at all) and filled by the caller."""
+    fields = getattr(model, "model_fields", None)
+    if not isinstance(fields, dict):  # pydantic v1 models: their schema as they give it
+        return model.model_json_schema(), {}
+    injected: dict[str, Any] = {}
+    for name, field in fields.items():
+        # pydantic keeps Annotated's extras in field.metadata; read each as Annotated[Any, extra]
+        found = [_marker(typing.Annotated[Any, extra]) for extra in field.metadata] + [_marker(field.annotation)]
+        marker = next((m for m in found if m is not None), None)
+        if marker is not None:
+            injected[name] = marker
+    if not injected:
+        return model.model_json_schema(), {}
+    from pydantic import create_model
+
+    visible = create_model(model.__name__, **{name: (field.annotation, field) for name, field in fields.items()
+                                             if name not in injected})  # type: ignore[call-overload]
+    return visible.model_json_schema(), injected

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag.agents import (InjectedState, InjectedStore, ToolCallRequest, ToolNode, ToolRuntime, create_react_agent)
-from rag.errors import InvalidTypeError
+from rag.errors import InvalidTypeError, ValidationError
 from rag.graph import START, StateGraph
 from rag.graph.message import MessagesState
 from rag.graph.store.memory import InMemoryStore
@@ -338,3 +338,62 @@ def test_a_list_of_results_that_answers_its_call_twice_is_refused():
 
     with pytest.raises(ValueError, match="2 messages bound to tool_call_id 'c1'"):
         ToolNode([twice], handle_tool_errors=False).invoke({"messages": [calls(("twice", {}, "c1"))]})
+
+
+# -- tools written as LangChain BaseTool subclasses ------------------------------------------
+def test_a_tool_subclass_with_run_is_built_from_keywords_and_its_fields():
+    from rag.tools import Tool
+
+    class Fixed(Tool):
+        name: str = "fixed"
+        description: str = "Return the configured value."
+        value: Any = None
+
+        def _run(self) -> Any:
+            return self.value
+
+    node = ToolNode([Fixed(value=["a", "b"])])
+    assert node.invoke({"messages": [calls(("fixed", {}, "c1"))]})["messages"][0].content == '["a", "b"]'
+
+
+def test_a_tool_subclass_refuses_a_field_it_does_not_declare():
+    from rag.tools import Tool
+
+    class Fixed(Tool):
+        name: str = "fixed"
+        description: str = "Return the configured value."
+
+        def _run(self) -> str:
+            return "x"
+
+    with pytest.raises(ValidationError, match=r"unknown fields \['colour'\]"):
+        Fixed(colour="red")
+
+
+@pytest.mark.parametrize("name", ["rag.agents.injection", "rag.tools.injected", "rag.tools._subclass"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_injected_fields_of_a_pydantic_args_schema_are_hidden_and_filled():
+    from pydantic import BaseModel
+
+    class Args(BaseModel):
+        text: str
+        call_id: Annotated[str, InjectedToolCallId]
+        store: Annotated[Any, InjectedStore()]
+
+    @tool(args_schema=Args)
+    def note(text: str, call_id: str, store: Any) -> str:
+        """Take a note."""
+        return f"{call_id}:{text}:{type(store).__name__}"
+
+    assert list(note.args_schema["properties"]) == ["text"]
+    graph = StateGraph(MessagesState).add_node("tools", ToolNode([note])).add_edge(START, "tools") \
+        .compile(store=InMemoryStore())
+    result = graph.invoke({"messages": [calls(("note", {"text": "tea"}, "c7"))]})
+    assert result["messages"][-1].content == "c7:tea:InMemoryStore"

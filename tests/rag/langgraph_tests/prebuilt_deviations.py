@@ -141,33 +141,15 @@ DEVIATIONS = {
     'prebuilt/test_tool_call_transformer.py::TestToolCallTransformerUnit::test_tools_event_passes_through_main_log':
         'the streaming tool-call transformer (langgraph.prebuilt._tool_call_transformer, stream_events v3) is not offered',
     'prebuilt/test_tool_node.py::test_tool_node_command[asyncio-dict]':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
+        "handle_tool_errors=True by default (a safer default, documented): a Command whose update does not fit the ToolNode's input becomes an error ToolMessage, where LangGraph's default raises the ValueError",
     'prebuilt/test_tool_node.py::test_tool_node_command[asyncio-tool_calls]':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
+        "handle_tool_errors=True by default (a safer default, documented): a Command whose update does not fit the ToolNode's input becomes an error ToolMessage, where LangGraph's default raises the ValueError",
     'prebuilt/test_tool_node.py::test_tool_node_command_list_input[asyncio]':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
+        "handle_tool_errors=True by default (a safer default, documented): a Command whose update does not fit the ToolNode's input becomes an error ToolMessage, where LangGraph's default raises the ValueError",
     'prebuilt/test_tool_node.py::test_tool_node_error_handling_default_exception':
         "handle_tool_errors=True by default (a safer default, documented): LangGraph's default re-raises errors other than invalid arguments",
     'prebuilt/test_tool_node.py::test_tool_node_in_graph_run_by_send_gets_that_graphs_state':
         "a list of tool calls gets the state through LangGraph's internal channel read (configurable __pregel_read), which rag.graph does not have: the state is {}",
-    'prebuilt/test_tool_node.py::test_tool_node_inject_async_all_types_with_schema[asyncio]':
-        "a pydantic args_schema with an InjectedStore field is not offered: injected parameters are read from the function's signature",
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_async_smoke[asyncio]':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_command_and_tool_message':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_mixed_with_regular_tool':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_multiple_terminators_raises':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_nested_terminator':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_no_terminator_raises':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_parent_goto_with_terminator':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
-    'prebuilt/test_tool_node.py::test_tool_node_list_return_validation_error_handled':
-        'a BaseTool subclass with _run/_arun and pydantic-field constructor is not offered: tools are Tool objects or @tool functions',
     'prebuilt/test_tool_node.py::test_tool_node_node_interrupt':
         "GraphBubbleUp (LangGraph's base of interrupts) is not offered",
     'prebuilt/test_tool_node.py::test_tool_node_parent_command_with_send':
