@@ -172,3 +172,16 @@ def test_compile_refuses_a_store_that_is_not_a_base_store():
 
     with pytest.raises(ValidationError, match="store must be a BaseStore.*got dict"):
         StateGraph(State).add_node("a", lambda s: {}).add_edge(START, "a").compile(store={})
+
+
+def test_a_search_sees_vectors_another_connection_wrote_after_it_last_searched(tmp_path):
+    index = {"dims": 64, "embed": HashingEmbeddings(dim=64), "fields": ["text"]}
+    path = str(tmp_path / "shared.db")
+    with SqliteStore.from_conn_string(path, index=index) as reader, \
+            SqliteStore.from_conn_string(path, index=index) as writer:
+        reader.put(("notes",), "old", {"text": "stock prices fell sharply"})
+        assert [item.key for item in reader.search(("notes",), query="cats on mats")] == ["old"]
+        writer.put(("notes",), "new", {"text": "the cat sat on the mat"})
+        assert reader.search(("notes",), query="the cat sat on a mat")[0].key == "new"
+        writer.delete(("notes",), "new")
+        assert [item.key for item in reader.search(("notes",), query="the cat sat on a mat")] == ["old"]

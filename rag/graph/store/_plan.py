@@ -78,14 +78,14 @@ class Plan:
     queries: list[str] = field(default_factory=list)
     text_vectors: Optional[np.ndarray] = None
     query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    text_rows: dict[str, int] = field(default_factory=dict)  # text -> its row in text_vectors
 
     def vectors_of(self, position: int) -> tuple[list[str], np.ndarray]:
         """The field labels and unit vectors op ``position`` (a put) stores."""
         pairs = self.fields.get(position, [])
         if not pairs or self.text_vectors is None:
             return [], np.empty((0, 0), np.float32)
-        row = {text: i for i, text in enumerate(self.texts)}
-        return [label for label, _ in pairs], self.text_vectors[[row[text] for _, text in pairs]]
+        return [label for label, _ in pairs], self.text_vectors[[self.text_rows[text] for _, text in pairs]]
 
     def embed(self, index: Optional[StoreIndex]) -> "Plan":
         if index is not None:
@@ -110,7 +110,7 @@ def plan_batch(ops: Iterable[Op], index: Optional[StoreIndex]) -> Plan:
                                   f"{type(op).__name__} {op!r:.60}")
         validate_op_namespace(op)
     plan = Plan(ops=[])
-    seen_texts: set[str] = set()
+    seen_texts = plan.text_rows
     for position, op in enumerate(ops):
         if isinstance(op, PutOp) and op.value is not None:
             op = op._replace(namespace=tuple(op.namespace), value=check_value(op.namespace, op.key, op.value))
@@ -119,7 +119,7 @@ def plan_batch(ops: Iterable[Op], index: Optional[StoreIndex]) -> Plan:
                 plan.fields[position] = pairs
                 for _, text in pairs:
                     if text not in seen_texts:
-                        seen_texts.add(text)
+                        seen_texts[text] = len(plan.texts)
                         plan.texts.append(text)
         elif isinstance(op, SearchOp):
             plan.filters[position] = check_filter(op.filter)

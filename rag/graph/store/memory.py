@@ -14,6 +14,7 @@ items there are.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -24,7 +25,7 @@ import numpy as np
 from rag.graph.store._namespaces import list_namespaces
 from rag.graph.store._plan import Plan, StoreIndex, plan_batch
 from rag.graph.store._values import matches
-from rag.graph.store._vectors import best_per_owner, rank
+from rag.graph.store._vectors import best_per_owner, rank, similarities
 from rag.graph.store.base import (BaseStore, GetOp, IndexConfig, Item, ListNamespacesOp, Op, PutOp, Result,
                                   SearchItem, SearchOp)
 
@@ -34,35 +35,39 @@ __all__ = ["InMemoryStore"]
 @dataclass
 class _Record:
     item: Item
+    serial: int  # this record's number: vector rows name their owner by it
     rows: tuple[int, ...] = ()  # this item's rows in the vector matrix
 
 
 class _Vectors:
-    """Unit vectors in a growing float32 matrix; ``owner[row]`` is the row's record, or None."""
+    """Unit vectors in a growing float32 matrix; ``owner[row]`` is the serial of the
+    row's record (-1: a free row, all zeros)."""
 
     def __init__(self, dims: int) -> None:
         self.matrix = np.zeros((64, dims), np.float32)
-        self.owner: list[Optional[_Record]] = []
+        self.owner = np.full(64, -1, np.int64)
+        self.used = 0  # rows 0..used-1 were handed out (some may be free again)
         self.free: list[int] = []
 
-    def add(self, record: _Record, vectors: np.ndarray) -> tuple[int, ...]:
+    def add(self, serial: int, vectors: np.ndarray) -> tuple[int, ...]:
         rows = []
         for vector in vectors:
             if self.free:
                 row = self.free.pop()
-                self.owner[row] = record
             else:
-                row = len(self.owner)
+                row = self.used
                 if row == self.matrix.shape[0]:  # double: amortised O(1) appends
                     self.matrix = np.concatenate([self.matrix, np.zeros_like(self.matrix)])
-                self.owner.append(record)
+                    self.owner = np.concatenate([self.owner, np.full_like(self.owner, -1)])
+                self.used += 1
             self.matrix[row] = vector
+            self.owner[row] = serial
             rows.append(row)
         return tuple(rows)
 
     def remove(self, rows: tuple[int, ...]) -> None:
         for row in rows:
-            self.owner[row] = None
+            self.owner[row] = -1
             self.matrix[row] = 0.0
         self.free.extend(rows)
 
@@ -80,6 +85,7 @@ class InMemoryStore(BaseStore):
         self._data: dict[tuple[str, ...], dict[str, _Record]] = {}
         self._vectors = _Vectors(self._index.dims) if self._index is not None else None
         self._lock = threading.RLock()
+        self._serials = itertools.count()
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         return self._run(plan_batch(ops, self._index).embed(self._index))
@@ -118,10 +124,10 @@ class InMemoryStore(BaseStore):
             return
         now = datetime.now(timezone.utc)
         record = _Record(Item(value=op.value, key=op.key, namespace=namespace,
-                              created_at=old.item.created_at if old else now, updated_at=now))
+                              created_at=old.item.created_at if old else now, updated_at=now), next(self._serials))
         _, vectors = plan.vectors_of(position)
         if self._vectors is not None and len(vectors):
-            record.rows = self._vectors.add(record, vectors)
+            record.rows = self._vectors.add(record.serial, vectors)
         items[op.key] = record  # an update keeps the item's place in the listing order
 
     def _search(self, op: SearchOp, plan: Plan, position: int) -> list[SearchItem]:
@@ -140,12 +146,14 @@ class InMemoryStore(BaseStore):
     def _ranked(self, candidates: list[_Record], query: np.ndarray, op: SearchOp) -> list[tuple[int, Optional[float]]]:
         vectors = self._vectors
         assert vectors is not None
-        used = len(vectors.owner)
-        similarities = vectors.matrix[:used] @ query  # every row at once; free rows are zero
-        # Rows -> candidate positions (-1: a free row or an item that is not a candidate).
-        position = {id(record): i for i, record in enumerate(candidates)}
-        owners = np.fromiter((position.get(id(owner), -1) if owner is not None else -1 for owner in vectors.owner),
-                             dtype=np.int64, count=used)
+        used = vectors.used
+        scores = similarities(vectors.matrix[:used], query)  # every row at once; free rows are zero
+        # Serial -> candidate position, as an array, so mapping the rows is vectorised.
+        serials = np.fromiter((record.serial for record in candidates), np.int64, len(candidates))
+        position = np.full(next(self._serials) + 1, -1, np.int64)  # (a serial is skipped: harmless)
+        position[serials] = np.arange(len(candidates))
+        owners = vectors.owner[:used]
+        owners = np.where(owners >= 0, position[owners], -1)
         live = owners >= 0
-        best = best_per_owner(similarities[live], owners[live], len(candidates))
+        best = best_per_owner(scores[live], owners[live], len(candidates))
         return rank(best, np.ones(len(candidates), bool), offset=op.offset, limit=op.limit)

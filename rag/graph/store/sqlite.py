@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Optional
 
@@ -27,7 +28,7 @@ from rag.graph.store._plan import Plan, StoreIndex, plan_batch
 from rag.graph.store._sqlite_queries import (MIGRATIONS, NS_MATCH_FUNCTION, BaseSqliteStore, SqliteIndexConfig,
                                              _namespace_prefix_condition, namespace_match)
 from rag.graph.store._values import encode, matches
-from rag.graph.store._vectors import best_per_owner, rank
+from rag.graph.store._vectors import best_per_owner, rank, similarities
 from rag.graph.store.base import (BaseStore, GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchItem, SearchOp,
                                   TTLConfig)
 
@@ -35,6 +36,37 @@ __all__ = ["SqliteStore", "SqliteIndexConfig"]
 
 _COLUMNS = "prefix, key, value, created_at, updated_at, ttl_minutes"
 _LIVE = "(expires_at IS NULL OR expires_at > ?)"
+
+
+@dataclass
+class _VectorCache:
+    version: tuple[int, int]
+    owner_of: dict[tuple[str, str], int]  # (prefix, key) -> owner number
+    owners: np.ndarray  # each row's owner number
+    matrix: np.ndarray  # unit rows, float32
+
+    @property
+    def keys(self) -> list[tuple[str, str]]:
+        """Owner number -> (prefix, key)."""
+        if not hasattr(self, "_keys"):
+            self._keys = list(self.owner_of)  # dicts keep insertion order: the owner numbers
+        return self._keys
+
+    def in_scope(self, namespace_prefix: tuple[str, ...]) -> np.ndarray:
+        """Which owners are at ``namespace_prefix`` or below it (checked once per distinct
+        namespace, not per item)."""
+        if not namespace_prefix:
+            return np.ones(len(self.owner_of), bool)
+        if not hasattr(self, "_by_prefix"):
+            grouped: dict[str, list[int]] = {}
+            for owner, (prefix, _) in enumerate(self.keys):
+                grouped.setdefault(prefix, []).append(owner)
+            self._by_prefix = {prefix: np.array(owners, np.int64) for prefix, owners in grouped.items()}
+        text, mask = ".".join(namespace_prefix), np.zeros(len(self.owner_of), bool)
+        for prefix, owners in self._by_prefix.items():
+            if prefix == text or prefix.startswith(text + "."):
+                mask[owners] = True
+        return mask
 
 
 def _item(row: tuple, score: Optional[float] = None, *, search: bool = False) -> Item:
@@ -62,6 +94,8 @@ class SqliteStore(BaseSqliteStore, BaseStore):
         self.ttl_config = ttl
         self._lock = threading.RLock()
         self._is_setup = False
+        self._writes = 0  # our own commits that may change vectors (see _vector_cache)
+        self._cache: Optional[_VectorCache] = None
         self._sweeper: Optional[threading.Thread] = None
         self._stop_sweeping = threading.Event()
         conn.isolation_level = None  # transactions are explicit: BEGIN IMMEDIATE for writes
@@ -158,6 +192,7 @@ class SqliteStore(BaseSqliteStore, BaseStore):
 
     def _put(self, op: PutOp, plan: Plan, position: int, now: float) -> None:
         prefix = ".".join(op.namespace)
+        self._writes += 1
         self.conn.execute("DELETE FROM store_vectors WHERE prefix = ? AND key = ?", (prefix, op.key))
         if op.value is None:
             self.conn.execute("DELETE FROM store WHERE prefix = ? AND key = ?", (prefix, op.key))
@@ -196,33 +231,69 @@ class SqliteStore(BaseSqliteStore, BaseStore):
                         break
             rows = rows[op.offset:]
             return [_item(r, search=True) for r in rows], rows  # type: ignore[misc]
-        if checked:
-            candidates = [r for r in self.conn.execute(select, [*params, now]) if matches(json.loads(r[2]), checked)]
-        else:  # keys only: values are read for the page alone
-            candidates = self.conn.execute(
-                f"SELECT prefix, key FROM store WHERE {scope} AND {_LIVE} ORDER BY updated_at DESC, rowid DESC",
-                [*params, now]).fetchall()
-        page = self._ranked(candidates, query, op, scope.replace("prefix", "v.prefix"), params, now)
-        rows, found = [], []
-        for i, score in page:
-            row = candidates[i] if checked else self.conn.execute(
-                f"SELECT {_COLUMNS} FROM store WHERE prefix = ? AND key = ?", candidates[i][:2]).fetchone()
-            rows.append(row)
-            found.append(_item(row, score, search=True))
-        return found, rows  # type: ignore[return-value]
+        if not checked:
+            return self._semantic_page(op, query, scope, params, now)
+        candidates = [r for r in self.conn.execute(select, [*params, now]) if matches(json.loads(r[2]), checked)]
+        page = self._ranked(candidates, query, op)
+        rows = [candidates[i] for i, _ in page]
+        return [_item(candidates[i], score, search=True) for i, score in page], rows
 
-    def _ranked(self, candidates: list[tuple], query: np.ndarray, op: SearchOp, scope: str, params: list[Any],
-                now: float) -> list[tuple[int, Optional[float]]]:
-        position = {(row[0], row[1]): i for i, row in enumerate(candidates)}
-        vector_rows = self.conn.execute(
-            f"SELECT v.prefix, v.key, v.embedding FROM store_vectors v JOIN store s ON s.prefix = v.prefix AND "
-            f"s.key = v.key WHERE {scope} AND (s.expires_at IS NULL OR s.expires_at > ?)", [*params, now]).fetchall()
-        owners = np.fromiter((position.get((p, k), -1) for p, k, _ in vector_rows), np.int64, len(vector_rows))
-        keep = owners >= 0
-        matrix = np.frombuffer(b"".join(blob for _, _, blob in vector_rows), dtype="<f4")
-        matrix = matrix.reshape(len(vector_rows), -1) if vector_rows else np.empty((0, query.size), np.float32)
-        best = best_per_owner((matrix @ query)[keep], owners[keep], len(candidates))
+    def _semantic_page(self, op: SearchOp, query: np.ndarray, scope: str, params: list[Any],
+                       now: float) -> tuple[list[SearchItem], list[tuple]]:
+        """A query without a filter: ranked from the vector cache alone; only the page's
+        rows are read (an expired one not swept yet is skipped), then items without a
+        vector (score None), newest first, if the page is not full."""
+        cache = self._vector_cache()
+        in_scope = cache.in_scope(tuple(op.namespace_prefix))
+        scores = best_per_owner(similarities(cache.matrix, query), cache.owners, len(cache.keys))
+        wanted, ranked_enough = op.offset + op.limit, op.offset + op.limit
+        while True:
+            order = rank(scores, in_scope, offset=0, limit=ranked_enough)
+            page: list[tuple[tuple, Optional[float]]] = []
+            for owner, score in order:
+                row = self.conn.execute(f"SELECT {_COLUMNS} FROM store WHERE prefix = ? AND key = ? AND {_LIVE}",
+                                        (*cache.keys[owner], now)).fetchone()
+                if row is not None:
+                    page.append((row, score))
+                    if len(page) == wanted:
+                        break
+            if len(page) == wanted or len(order) < ranked_enough:
+                break
+            ranked_enough *= 2  # expired rows were skipped: rank further down
+        if len(page) < wanted:
+            page += [(row, None) for row in self.conn.execute(
+                f"SELECT {_COLUMNS} FROM store s WHERE {scope} AND {_LIVE} AND NOT EXISTS (SELECT 1 FROM store_vectors "
+                "v WHERE v.prefix = s.prefix AND v.key = s.key) ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+                [*params, now, wanted - len(page)])]
+        page = page[op.offset:]
+        return [_item(row, score, search=True) for row, score in page], [row for row, _ in page]
+
+    def _ranked(self, candidates: list[tuple], query: np.ndarray, op: SearchOp) -> list[tuple[int, Optional[float]]]:
+        cache = self._vector_cache()
+        # Candidate -> owner in the cache, then owner -> candidate position, as arrays.
+        owner_of = np.fromiter((cache.owner_of.get((row[0], row[1]), -1) for row in candidates), np.int64,
+                               len(candidates))
+        position = np.full(len(cache.owner_of) + 1, -1, np.int64)  # the last slot answers owner -1
+        known = owner_of >= 0
+        position[owner_of[known]] = np.flatnonzero(known)
+        rows_at = position[cache.owners]
+        keep = rows_at >= 0
+        best = best_per_owner(similarities(cache.matrix, query)[keep], rows_at[keep], len(candidates))
         return rank(best, np.ones(len(candidates), bool), offset=op.offset, limit=op.limit)
+
+    def _vector_cache(self) -> "_VectorCache":
+        """Every stored vector in one matrix, read again only after a write: ours (counted)
+        or another connection's (SQLite's ``data_version`` changes), so a search is one
+        product in memory instead of reading every blob."""
+        version = (self.conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
+        if self._cache is None or self._cache.version != version:
+            rows = self.conn.execute("SELECT prefix, key, embedding FROM store_vectors").fetchall()
+            owner_of: dict[tuple[str, str], int] = {}
+            owners = np.fromiter((owner_of.setdefault((p, k), len(owner_of)) for p, k, _ in rows), np.int64, len(rows))
+            matrix = np.frombuffer(b"".join(blob for _, _, blob in rows), dtype="<f4").astype(np.float32)
+            dims = self._index.dims if self._index is not None else 0
+            self._cache = _VectorCache(version, owner_of, owners, matrix.reshape(len(rows), dims))
+        return self._cache
 
     # -- time to live ------------------------------------------------------------------------
     def sweep_ttl(self) -> int:
@@ -232,6 +303,7 @@ class SqliteStore(BaseSqliteStore, BaseStore):
                 self.setup()
             with self._transaction():
                 now = time.time()
+                self._writes += 1
                 self.conn.execute("DELETE FROM store_vectors WHERE (prefix, key) IN (SELECT prefix, key FROM store "
                                   "WHERE expires_at IS NOT NULL AND expires_at <= ?)", (now,))
                 return self.conn.execute("DELETE FROM store WHERE expires_at IS NOT NULL AND expires_at <= ?",
