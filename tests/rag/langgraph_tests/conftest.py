@@ -6,9 +6,9 @@ LangGraph's conftest is not copied: it builds Postgres, Redis and encrypted save
 fixtures here give the tests ours instead: ``sync_checkpointer`` / ``async_checkpointer``
 are our ``InMemorySaver`` and ``SqliteSaver``; ``durability`` is ``"sync"`` only (rag.graph
 always saves a step before the next one runs); ``mocker`` is a small stand-in for
-pytest-mock's (not a test dependency). Fixtures for what rag.graph does not offer
-(``cache``, stores, and syrupy's ``snapshot`` of LangGraph's own drawings) raise
-``NotImplementedError`` with the reason.
+pytest-mock's (not a test dependency); ``cache`` and the stores are ours (SQLite and in
+memory). The fixture for what rag.graph does not offer (syrupy's ``snapshot`` of
+LangGraph's own drawings) raises ``NotImplementedError`` with the reason.
 
 A test that cannot pass is listed in ``langgraph_deviations.py`` with its reason and runs as
 a strict xfail: reported, never skipped, and an error if it starts passing.
