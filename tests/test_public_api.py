@@ -27,6 +27,7 @@ PACKAGES = [
     "rag.graph.config",
     "rag.graph.runtime",
     "rag.graph.cache",
+    "rag.graph.store",
     "rag.memory",
     "rag.agents",
     "rag.agents.errors",

@@ -18,6 +18,7 @@ across conversations. Each backend implements two primitives, :meth:`BaseStore.b
 
 from __future__ import annotations
 
+import builtins  # Item has a method named dict: its annotations name the type in full
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ class Item:
     ``(namespace, key)``.
     """
 
-    value: dict[str, Any]
+    value: builtins.dict[str, Any]
     key: str
     namespace: tuple[str, ...]
     created_at: datetime
@@ -85,7 +86,7 @@ class Item:
     def __hash__(self) -> int:
         return hash((self.namespace, self.key))
 
-    def dict(self) -> dict[str, Any]:
+    def dict(self) -> builtins.dict[str, Any]:
         """The item as JSON-ready data (namespace as a list, times as ISO strings)."""
         return {"namespace": list(self.namespace), "key": self.key, "value": self.value,
                 "created_at": self.created_at.isoformat(), "updated_at": self.updated_at.isoformat()}
@@ -102,12 +103,12 @@ class SearchItem(Item):
 
     score: Optional[float] = None
 
-    def __init__(self, namespace: tuple[str, ...], key: str, value: dict[str, Any], created_at: datetime,
+    def __init__(self, namespace: tuple[str, ...], key: str, value: builtins.dict[str, Any], created_at: datetime,
                  updated_at: datetime, score: Optional[float] = None) -> None:
         super().__init__(value=value, key=key, namespace=namespace, created_at=created_at, updated_at=updated_at)
         self.score = score
 
-    def dict(self) -> dict[str, Any]:
+    def dict(self) -> builtins.dict[str, Any]:
         return {**super().dict(), "score": self.score}
 
 
