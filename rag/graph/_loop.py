@@ -14,7 +14,6 @@ of the nodes that did finish saved as pending writes, so a resume re-runs only t
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from typing import Any, Callable, Generator, Iterable, Mapping, Optional
@@ -34,6 +33,18 @@ from rag.graph.errors import (
     InvalidUpdateError,
     ThreadNotFoundError,
 )
+from rag.graph._edges import decisions, successors
+from rag.graph._effects import (
+    DEFAULT_RECURSION_LIMIT,
+    IO,
+    Decide,
+    Effects,
+    Emit,
+    RunTasks,
+    Task,
+    messages_in,
+    recursion_limit,
+)
 from rag.graph.state import apply_updates, initial_values, ordered
 from rag.graph.types import Command, Send, is_invalid_resume
 from rag.messages import BaseMessage
@@ -42,83 +53,7 @@ import rag.graph  # type hints: rag.graph.pregel imports this module
 
 __all__ = ["Loop", "Task", "Emit", "IO", "Decide", "RunTasks", "recursion_limit", "DEFAULT_RECURSION_LIMIT"]
 
-#: Supersteps one invocation may run (LangGraph 1.2: 10,007); config["recursion_limit"] overrides.
-DEFAULT_RECURSION_LIMIT = 25
-
-
-@dataclass
-class Task:
-    """One node run in one step. ``update``/``goto`` once it finished (``done``)."""
-
-    id: str
-    name: str
-    triggers: tuple[str, ...]
-    config: dict[str, Any] = field(default_factory=dict)
-    update: Optional[dict[str, Any]] = None
-    goto: list[str] = field(default_factory=list)
-    interrupts: tuple[Any, ...] = ()
-    resume: list[Any] = field(default_factory=list)
-    answered: int = 0  # resume values added to ``resume`` by this invocation
-    error: Optional[BaseException] = None
-    done: bool = False
-    ran: bool = False  # ran in this invocation (not restored from pending writes)
-    push: bool = False  # made by a Send: the node runs on ``arg``, not on the state
-    arg: Any = None
-    writer: Optional[Callable[[Any], None]] = None  # get_stream_writer()'s target
-    cached: bool = False  # its update came from the node cache (rag.graph._node_cache), the node did not run
-    calls: Any = None  # the rag.graph._calls.CallLog of the @task calls the node made (None: none yet)
-
-
-@dataclass(frozen=True)
-class Emit:
-    mode: str
-    chunk: Any
-
-
-@dataclass(frozen=True)
-class IO:
-    call: Callable[[], Any]
-    #: Whether the async driver runs ``call`` in a thread; None: as the checkpointer does
-    #: (the node cache says its own: a SqliteCache blocks even beside an in-memory saver).
-    blocking: Optional[bool] = None
-
-
-@dataclass(frozen=True)
-class Decide:
-    """Ask a conditional edge where to go (its answer is sent back): a driver effect so an
-    async path function is awaited on the run's own event loop."""
-
-    branch: Any
-    state: dict[str, Any]
-    config: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class RunTasks:
-    tasks: list[Task]
-    state: dict[str, Any]
-    checkpointed: bool
-
-
-Effects = Generator[Any, Any, None]
-
-
 _PROPAGATED = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
-
-
-def recursion_limit(config: Optional[Mapping[str, Any]]) -> int:
-    limit = (config or {}).get("recursion_limit", DEFAULT_RECURSION_LIMIT)
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValidationError(f"recursion_limit must be a positive int, got {limit!r}")
-    return limit
-
-
-def messages_in(update: Optional[dict[str, Any]]) -> Iterable[BaseMessage]:
-    for value in (update or {}).values():
-        if isinstance(value, BaseMessage):
-            yield value
-        elif isinstance(value, list):
-            yield from (item for item in value if isinstance(item, BaseMessage))
 
 
 class Loop:
@@ -310,7 +245,7 @@ class Loop:
             # The functional API (rag.graph.func): the input itself triggers the entrypoint, no
             # START step between (one "input" checkpoint per run, as LangGraph's).
             apply_updates(self.values, [(START, input)], self.builder.channels)
-            self.next = self._successors([(START, [], None)])
+            self.next = successors(self, [(START, [], None)])
             yield from self._save("input", [START])
             return
         self.next = [START]
@@ -318,7 +253,7 @@ class Loop:
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
         finished = [(START, [], None)]
-        self.next = self._successors(finished, (yield from self._decisions(finished)))
+        self.next = successors(self, finished, (yield from decisions(self, finished)))
         yield from self._save("loop", [START])
         yield Emit("values", self.state())
 
@@ -432,7 +367,7 @@ class Loop:
         apply_updates(self.values, [(t.name, t.update) for t in in_order if t.update], channels)
         self.step += 1
         finished = [(t.name, t.goto, views.get(id(t))) for t in tasks]
-        self.next = self._successors(finished, (yield from self._decisions(finished)))
+        self.next = successors(self, finished, (yield from decisions(self, finished)))
         # Saved before anything of the step is streamed: a consumer that stops at any chunk
         # leaves the thread at the step it saw.
         yield from self._save("loop", [t.name for t in tasks])
@@ -445,55 +380,3 @@ class Loop:
                 yield Emit("updates", chunk)
             yield Emit("updates", node_cache.update_chunk(task))
         yield Emit("values", self.state())
-
-    def _decisions(self, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]]) -> Generator[Any, Any, dict]:
-        """The answers of the conditional edges of the ``finished`` nodes, by
-        ``(index in finished, branch index)``, asked of the driver (see :class:`Decide`)."""
-        decided: dict[tuple[int, int], Any] = {}
-        for index, (name, _, view) in enumerate(finished):
-            for number, branch in enumerate(self.builder.branches.get(name, ())):
-                state = dict(self.values if view is None else view)
-                decided[index, number] = yield Decide(branch, state, self.node_config)
-        return decided
-
-    def _successors(self, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]],
-                    decided: Optional[dict[tuple[int, int], Any]] = None) -> list[Any]:
-        """Next step's entries: every Send in the order made, then each node once (edges,
-        branches, goto, completed joins) sorted by name (LangGraph's task order, which is
-        also the order of the "updates" chunks). ``finished``: ``(node, goto, state its
-        branches read or None)``."""
-        found: dict[str, None] = {}
-        sends: list[Send] = []
-        nodes = self.builder.nodes
-        for index, (name, goto, view) in enumerate(finished):
-            for target in self.graph.edges_from.get(name, ()):
-                found[target] = None
-            for number, branch in enumerate(self.builder.branches.get(name, ())):
-                if decided is not None:
-                    answer = decided[index, number]
-                else:  # update_state: no driver, sync paths only
-                    answer = branch.decide(dict(self.values if view is None else view), self.node_config)
-                for target in branch.resolve(answer, nodes):
-                    if isinstance(target, Send):
-                        sends.append(target)
-                    else:
-                        found[target] = None
-            for target in goto:
-                if isinstance(target, Send):
-                    sends.append(target)
-                else:
-                    found[target] = None
-            for sources, target in self.graph.joins_from.get(name, ()):
-                seen = self.joins.setdefault(f"{'|'.join(sources)}>{target}", [])
-                if name not in seen:
-                    seen.append(name)
-        # A join is judged after every write of the step is in (as LangGraph's barrier
-        # channel): a source that ran again in the step that completed it does not count
-        # toward the join's next firing.
-        for sources, target in self.builder.joins:
-            key = f"{'|'.join(sources)}>{target}"
-            if key in self.joins and set(self.joins[key]) >= set(sources):
-                found[target] = None
-                del self.joins[key]
-        found.pop(END, None)
-        return [*sends, *sorted(found)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from rag.errors import ValidationError
+from rag.graph._edges import successors
 from rag.graph._loop import Loop
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidUpdateError
@@ -82,7 +83,7 @@ def superstep_put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, c
     # Nodes that were due stay due (as LangGraph's, whose update consumes only the updating
     # nodes' triggers): a join target paused before keeps its turn.
     due = [entry for entry in loop.next if isinstance(entry, str) and entry not in (*sources, START)]
-    following = loop._successors([(as_node, [], None) for as_node in dict.fromkeys(sources)])
+    following = successors(loop, [(as_node, [], None) for as_node in dict.fromkeys(sources)])
     sends = [entry for entry in following if isinstance(entry, Send)]
     loop.next = [*sends, *sorted({*(e for e in following if not isinstance(e, Send)), *due})]
     return loop.put_args("update", list(dict.fromkeys(sources)))

@@ -1,0 +1,69 @@
+"""Where a step goes next: the conditional edges asked (through the driver, so an async
+path function is awaited on the run's loop) and the next step's entries from edges,
+branches, ``Command.goto``, Sends and completed joins."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Generator, Optional
+
+from rag.graph._effects import Decide
+from rag.graph.constants import END
+from rag.graph.types import Send
+
+if TYPE_CHECKING:
+    from rag.graph._loop import Loop
+
+__all__ = ["decisions", "successors"]
+
+
+def decisions(loop: Loop, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]]) -> Generator[Any, Any, dict]:
+    """The answers of the conditional edges of the ``finished`` nodes, by
+    ``(index in finished, branch index)``, asked of the driver (see :class:`Decide`)."""
+    decided: dict[tuple[int, int], Any] = {}
+    for index, (name, _, view) in enumerate(finished):
+        for number, branch in enumerate(loop.builder.branches.get(name, ())):
+            state = dict(loop.values if view is None else view)
+            decided[index, number] = yield Decide(branch, state, loop.node_config)
+    return decided
+
+def successors(loop: Loop, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]],
+                decided: Optional[dict[tuple[int, int], Any]] = None) -> list[Any]:
+    """Next step's entries: every Send in the order made, then each node once (edges,
+    branches, goto, completed joins) sorted by name (LangGraph's task order, which is
+    also the order of the "updates" chunks). ``finished``: ``(node, goto, state its
+    branches read or None)``."""
+    found: dict[str, None] = {}
+    sends: list[Send] = []
+    nodes = loop.builder.nodes
+    for index, (name, goto, view) in enumerate(finished):
+        for target in loop.graph.edges_from.get(name, ()):
+            found[target] = None
+        for number, branch in enumerate(loop.builder.branches.get(name, ())):
+            if decided is not None:
+                answer = decided[index, number]
+            else:  # update_state: no driver, sync paths only
+                answer = branch.decide(dict(loop.values if view is None else view), loop.node_config)
+            for target in branch.resolve(answer, nodes):
+                if isinstance(target, Send):
+                    sends.append(target)
+                else:
+                    found[target] = None
+        for target in goto:
+            if isinstance(target, Send):
+                sends.append(target)
+            else:
+                found[target] = None
+        for sources, target in loop.graph.joins_from.get(name, ()):
+            seen = loop.joins.setdefault(f"{'|'.join(sources)}>{target}", [])
+            if name not in seen:
+                seen.append(name)
+    # A join is judged after every write of the step is in (as LangGraph's barrier
+    # channel): a source that ran again in the step that completed it does not count
+    # toward the join's next firing.
+    for sources, target in loop.builder.joins:
+        key = f"{'|'.join(sources)}>{target}"
+        if key in loop.joins and set(loop.joins[key]) >= set(sources):
+            found[target] = None
+            del loop.joins[key]
+    found.pop(END, None)
+    return [*sends, *sorted(found)]
