@@ -3,8 +3,10 @@
 One import for the web loaders; each part lives in its own module:
 
 - :mod:`loaders._charset`: a response body to text (which charset wins).
-- :mod:`loaders._readable`: what of a page is readable text and how it is laid out
-  (the element rules: unreadable, chrome, permalink marks; the text layout).
+- :mod:`loaders._readable`: what of a page is readable text (the element rules:
+  unreadable, chrome, permalink marks).
+- :mod:`loaders._layout`: how it is laid out, with the offsets of its headings and
+  structural blocks.
 - :mod:`loaders._page_scan`: one reading of a page giving the text, metadata,
   ``<base href>`` and links, from a streaming html.parser pass or a parsed tree.
 """

@@ -2,8 +2,9 @@
 
 The rules are written once: :func:`element_kind` says which elements are never text
 (scripts, styles, permalink marks) and which are site chrome (navigation, sidebars,
-page headers and footers, breadcrumbs), and :class:`TextBuilder` lays out the text of the
-rest. Two front ends in :mod:`loaders._page_scan` feed them the same events: a walk over a
+page headers and footers, breadcrumbs), and :class:`TextBuilder` turns the rest into the
+pieces :func:`loaders._layout.assemble` lays out (the text, with where its headings and
+structural blocks are). Two front ends in :mod:`loaders._page_scan` feed them the same events: a walk over a
 parsed BeautifulSoup tree and a streaming html.parser pass (no tree built).
 :func:`strip_unreadable` applies the same element rules to a soup, for ``get_text``.
 """
