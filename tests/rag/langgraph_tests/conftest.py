@@ -16,6 +16,7 @@ a strict xfail: reported, never skipped, and an error if it starts passing.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import os
@@ -41,8 +42,50 @@ pytest_pycollect_makemodule = collector(HERE, module_name)
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
-    """LangGraph's ``async def`` tests (pytest-asyncio's auto mode there) run on a new loop."""
+    """LangGraph's ``async def`` tests (pytest-asyncio's auto mode there) run on a new loop,
+    or on the loop their async fixtures were set up on (an object such as a store keeps the
+    loop it was made on)."""
+    loop = getattr(pyfuncitem, "_peer_loop", None)
+    if loop is not None and inspect.iscoroutinefunction(pyfuncitem.obj):
+        arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+        loop.run_until_complete(pyfuncitem.obj(**arguments))
+        return True
     return run_coroutine_test(pyfuncitem, HERE)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_fixture_setup(fixturedef, request):
+    """An ``async def`` generator fixture of a copied file (pytest-asyncio's auto mode) runs
+    on the test's own loop: set up there now, finished there at teardown."""
+    if not inspect.isasyncgenfunction(fixturedef.func) or HERE not in request.node.path.parents:
+        return None
+    item = request.node
+    loop = getattr(item, "_peer_loop", None)
+    if loop is None:
+        loop = item._peer_loop = asyncio.new_event_loop()
+    arguments = {name: request if name == "request" else request.getfixturevalue(name)
+                 for name in fixturedef.argnames}
+    generator = fixturedef.func(**arguments)
+    value = loop.run_until_complete(generator.__anext__())
+
+    def finish() -> None:
+        try:
+            loop.run_until_complete(generator.__anext__())
+        except StopAsyncIteration:
+            pass
+
+    fixturedef.addfinalizer(finish)
+    fixturedef.cached_result = (value, fixturedef.cache_key(request), None)
+    return value
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield  # the fixtures' finalizers ran on the loop: now it can close
+    loop = getattr(item, "_peer_loop", None)
+    if loop is not None:
+        loop.close()
+        del item._peer_loop
 
 
 def pytest_collection_modifyitems(config, items):
