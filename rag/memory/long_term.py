@@ -58,10 +58,10 @@ class LongTermMemory:
         """The memory kept in the SQLite file ``path`` (created if absent), its facts
         embedded with ``embeddings``; a file written with another model is refused (its
         vectors would not compare with this one's)."""
-        from rag.graph.store.sqlite import SqliteStore
+        from rag.graph.store.sqlite import SqliteIndexConfig, SqliteStore
 
         dims = len(embeddings.embed_query("dimension probe"))
-        index = {"dims": dims, "embed": embeddings, "fields": ["text"]}
+        index: SqliteIndexConfig = {"dims": dims, "embed": embeddings, "fields": ["text"]}
         with SqliteStore.from_conn_string(str(path), index=index) as store:
             model = model_id_of(embeddings)
             recorded = store.get(_META, "embeddings")

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from rag.embeddings.base import embed_query_text, embed_texts
+from rag.embeddings.base import Embeddings, embed_query_text, embed_texts
 from rag.errors import ValidationError
 from rag.graph.store._values import check_filter, check_value
 from rag.graph.store._vectors import unit_rows
@@ -40,7 +40,9 @@ class StoreIndex:
         if isinstance(fields, str) or not all(isinstance(path, str) for path in fields):
             raise ValidationError(f"index 'fields' must be a list of JSON paths such as ['text'], got {fields!r:.60}")
         self.dims = dims
-        self.embeddings = ensure_embeddings(config["embed"])
+        embeddings = ensure_embeddings(config["embed"])
+        assert embeddings is not None  # checked above
+        self.embeddings: Embeddings = embeddings
         self.fields = list(fields)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -113,9 +115,10 @@ def plan_batch(ops: Iterable[Op], index: Optional[StoreIndex]) -> Plan:
     seen_texts = plan.text_rows
     for position, op in enumerate(ops):
         if isinstance(op, PutOp) and op.value is not None:
-            op = op._replace(namespace=tuple(op.namespace), value=check_value(op.namespace, op.key, op.value))
+            value = check_value(op.namespace, op.key, op.value)
+            op = op._replace(namespace=tuple(op.namespace), value=value)
             if index is not None and op.index is not False:
-                pairs = texts_to_embed(op.value, index.fields if op.index is None else op.index)
+                pairs = texts_to_embed(value, index.fields if op.index is None else op.index)
                 plan.fields[position] = pairs
                 for _, text in pairs:
                     if text not in seen_texts:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+import operator as _operator
 import re
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from rag.errors import ValidationError
 
@@ -60,7 +61,7 @@ def _first_non_json(data: Any, path: str) -> Optional[tuple[str, Any]]:
     return (path or "$", data)
 
 
-def encode(value: dict[str, Any]) -> str:
+def encode(value: Mapping[str, Any]) -> str:
     """The stored form of a checked value (compact JSON, non-ASCII kept)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -129,16 +130,10 @@ def _apply(found: Any, operator: str, operand: Any) -> bool:
         return not _equal(found, operand)
     # An order compares numbers with numbers and strings with strings; anything else
     # (a missing field, a bool, a list) does not match rather than raise.
-    number = (int, float)
-    if isinstance(found, bool) or isinstance(operand, bool):
-        return False
-    if not ((isinstance(found, number) and isinstance(operand, number))
-            or (isinstance(found, str) and isinstance(operand, str))):
-        return False
-    if operator == "$gt":
-        return found > operand
-    if operator == "$gte":
-        return found >= operand
-    if operator == "$lt":
-        return found < operand
-    return found <= operand
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (found, operand))
+    strings = isinstance(found, str) and isinstance(operand, str)
+    return (numbers or strings) and bool(_ORDER[operator](found, operand))
+
+
+_ORDER: dict[str, Callable[[Any, Any], Any]] = {"$gt": _operator.gt, "$gte": _operator.ge, "$lt": _operator.lt,
+                                                "$lte": _operator.le}

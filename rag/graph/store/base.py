@@ -164,7 +164,7 @@ class PutOp(NamedTuple):
     namespace: tuple[str, ...]
     key: str
     value: Optional[Mapping[str, Any]]
-    index: Union[Literal[False], list[str], None] = None
+    index: Union[Literal[False], list[str], None] = None  # type: ignore[assignment]  # (tuple.index)
     ttl: Optional[float] = None
 
 

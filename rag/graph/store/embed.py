@@ -132,6 +132,9 @@ class _FunctionEmbeddings(Embeddings):
                                   "(aput, asearch), or give a sync function or an Embeddings object")
         return np.asarray(self.function(list(texts)), dtype=np.float32)
 
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.embed_documents_array(texts).tolist()
+
     async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         if self.is_async:
             return np.asarray(await self.function(list(texts)), dtype=np.float32)

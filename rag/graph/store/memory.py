@@ -18,7 +18,7 @@ import itertools
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, cast
 
 import numpy as np
 
@@ -123,7 +123,7 @@ class InMemoryStore(BaseStore):
                 del self._data[namespace]
             return
         now = datetime.now(timezone.utc)
-        record = _Record(Item(value=op.value, key=op.key, namespace=namespace,
+        record = _Record(Item(value=cast(dict, op.value), key=op.key, namespace=namespace,
                               created_at=old.item.created_at if old else now, updated_at=now), next(self._serials))
         _, vectors = plan.vectors_of(position)
         if self._vectors is not None and len(vectors):
@@ -136,6 +136,7 @@ class InMemoryStore(BaseStore):
         candidates = [record for namespace, items in self._data.items() if namespace[:n] == prefix
                       for record in items.values() if not checked or matches(record.item.value, checked)]
         query = plan.query_vectors.get(op.query) if op.query else None
+        page: list[tuple[_Record, Optional[float]]]
         if query is None or self._vectors is None:
             page = [(record, None) for record in candidates[op.offset:op.offset + op.limit]]
         else:

@@ -69,11 +69,13 @@ class _VectorCache:
         return mask
 
 
-def _item(row: tuple, score: Optional[float] = None, *, search: bool = False) -> Item:
-    namespace, key, value = tuple(row[0].split(".")), row[1], json.loads(row[2])
-    if search:
-        return SearchItem(namespace, key, value, row[3], row[4], score)
-    return Item(value=value, key=key, namespace=namespace, created_at=row[3], updated_at=row[4])
+def _item(row: tuple) -> Item:
+    return Item(value=json.loads(row[2]), key=row[1], namespace=tuple(row[0].split(".")), created_at=row[3],
+                updated_at=row[4])
+
+
+def _found(row: tuple, score: Optional[float] = None) -> SearchItem:
+    return SearchItem(tuple(row[0].split(".")), row[1], json.loads(row[2]), row[3], row[4], score)
 
 
 class SqliteStore(BaseSqliteStore, BaseStore):
@@ -221,7 +223,7 @@ class SqliteStore(BaseSqliteStore, BaseStore):
         select = f"SELECT {_COLUMNS} FROM store WHERE {scope} AND {_LIVE} ORDER BY updated_at DESC, rowid DESC"
         if query is None and not checked:
             rows = self.conn.execute(select + " LIMIT ? OFFSET ?", [*params, now, op.limit, op.offset]).fetchall()
-            return [_item(r, search=True) for r in rows], rows  # type: ignore[misc]
+            return [_found(r) for r in rows], rows
         if query is None:  # a filter: read values in order until the page is full
             rows = []
             for row in self.conn.execute(select, [*params, now]):
@@ -230,13 +232,13 @@ class SqliteStore(BaseSqliteStore, BaseStore):
                     if len(rows) == op.offset + op.limit:
                         break
             rows = rows[op.offset:]
-            return [_item(r, search=True) for r in rows], rows  # type: ignore[misc]
+            return [_found(r) for r in rows], rows
         if not checked:
             return self._semantic_page(op, query, scope, params, now)
         candidates = [r for r in self.conn.execute(select, [*params, now]) if matches(json.loads(r[2]), checked)]
         page = self._ranked(candidates, query, op)
         rows = [candidates[i] for i, _ in page]
-        return [_item(candidates[i], score, search=True) for i, score in page], rows
+        return [_found(candidates[i], score) for i, score in page], rows
 
     def _semantic_page(self, op: SearchOp, query: np.ndarray, scope: str, params: list[Any],
                        now: float) -> tuple[list[SearchItem], list[tuple]]:
@@ -266,7 +268,7 @@ class SqliteStore(BaseSqliteStore, BaseStore):
                 "v WHERE v.prefix = s.prefix AND v.key = s.key) ORDER BY updated_at DESC, rowid DESC LIMIT ?",
                 [*params, now, wanted - len(page)])]
         page = page[op.offset:]
-        return [_item(row, score, search=True) for row, score in page], [row for row, _ in page]
+        return [_found(row, score) for row, score in page], [row for row, _ in page]
 
     def _ranked(self, candidates: list[tuple], query: np.ndarray, op: SearchOp) -> list[tuple[int, Optional[float]]]:
         cache = self._vector_cache()
