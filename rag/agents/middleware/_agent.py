@@ -14,7 +14,8 @@ from rag.agents.middleware._build import (
 from rag.agents.structured_output import ProviderStrategy, ToolStrategy
 from rag.agents.structured_output import resolve as resolve_response_format
 from rag.agents.middleware.cap import ModelCallCapMiddleware, with_defaults
-from rag.agents.middleware.types import ModelRequest, ModelResponse, Runtime, can_jump_to, overrides
+from rag.graph._inject import runtime_of
+from rag.agents.middleware.types import ModelRequest, ModelResponse, can_jump_to, overrides
 from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
 from rag.errors import InvalidTypeError
 from rag.graph import END, START, Command, StateGraph
@@ -135,7 +136,7 @@ def build_agent(model: Any, tools: Any, system_prompt: Any, middleware: Sequence
 
     def start(state: dict[str, Any], config: RunnableConfig) -> ModelRequest:
         return ModelRequest(model=model, messages=list(state["messages"]), system_message=system_message,
-                            tools=list(offered), response_format=strategy, state=state, runtime=Runtime(config=config))
+                            tools=list(offered), response_format=strategy, state=state, runtime=runtime_of(config))
 
     def call_model(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         def execute(req: ModelRequest) -> ModelResponse:

@@ -19,11 +19,12 @@ from typing import Any, Awaitable, Callable, Optional, Sequence, TypedDict
 
 from rag.agents.middleware.types import (
     JUMP_TARGETS, AgentMiddleware, AgentState, ExtendedModelResponse, ModelRequest, ModelResponse, OmitFromSchema,
-    Runtime, ToolCallRequest, UntrackedValue, can_jump_to, overrides, overrides_async, overrides_sync,
+    ToolCallRequest, UntrackedValue, can_jump_to, overrides, overrides_async, overrides_sync,
 )
 from rag.agents.tool_node import ToolNode
 from rag.errors import InvalidTypeError, ValidationError
 from rag.graph import StateGraph
+from rag.graph._inject import runtime_of
 from rag.graph.errors import InvalidUpdateError
 from rag.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from rag.runnables import RunnableConfig, RunnableLambda
@@ -266,12 +267,12 @@ def hook_node(m: AgentMiddleware, hook: str) -> RunnableLambda:
         if sync_hook is None:
             raise NotImplementedError(f"middleware {m.name!r} defines only a{hook}; run the agent with "
                                       f"ainvoke()/astream(), or define {hook}")
-        return finish(state, sync_hook(state, Runtime(config=config)))
+        return finish(state, sync_hook(state, runtime_of(config)))
 
     async def arun(state: dict[str, Any], config: RunnableConfig) -> Optional[dict[str, Any]]:
         if async_hook is None:  # a sync hook works on the async path (as in LangChain)
             return run(state, config)
-        return finish(state, await async_hook(state, Runtime(config=config)))
+        return finish(state, await async_hook(state, runtime_of(config)))
 
     return RunnableLambda(run, arun, name=node_name)
 

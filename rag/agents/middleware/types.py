@@ -28,6 +28,7 @@ from typing import Annotated, Any, Awaitable, Callable, Literal, Optional, Seque
 
 from rag.agents._tool_call import ToolCallRequest  # one request type for ToolNode interceptors and middleware
 from rag.graph import add_messages
+from rag.graph.runtime import Runtime  # LangGraph's runtime, the one hooks get (langgraph.runtime.Runtime)
 from rag.messages import AIMessage, BaseMessage, SystemMessage
 
 __all__ = [
@@ -79,16 +80,6 @@ class AgentState(_Messages, total=False):
 
     jump_to: Annotated[Optional[str], PrivateStateAttr]
     structured_response: Any
-
-
-@dataclass(frozen=True)
-class Runtime:
-    """What a hook gets besides the state: ``context`` (``invoke(..., context=...)``; None
-    here), ``config`` (the run's config) and ``store`` (None: no long-term store yet)."""
-
-    context: Any = None
-    config: Optional[dict[str, Any]] = None
-    store: Any = None
 
 
 @dataclass(frozen=True, init=False)
