@@ -83,6 +83,8 @@ class SqliteStore(BaseSqliteStore, BaseStore):
     semantic search (``{"dims", "embed", "fields"}``); ``ttl``: ``{"default_ttl": minutes,
     "refresh_on_read": True, "sweep_interval_minutes": m}``. Calls from several threads
     are serialised on the connection. Tables are created on first use (or by ``setup()``).
+    A connection given directly is switched to autocommit (``isolation_level=None``): the
+    store opens its own transactions.
     """
 
     supports_ttl = True
