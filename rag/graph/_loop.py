@@ -230,6 +230,7 @@ class Loop:
                 return
 
     def _start_input(self, input: Any, saved: Any) -> Effects:
+        input = self.builder.graph_input(input) if hasattr(self.builder, "graph_input") else input  # _schemas
         if not isinstance(input, dict):
             raise InvalidUpdateError(
                 f"the graph's input must be a dict of state keys {list(self.builder.channels)}, a Command or None "

@@ -14,6 +14,7 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence, Union
 from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, RESULT, Loop
+from rag.graph._schemas import ROOT
 from rag.graph._update import check_supersteps, superstep_put_args
 from rag.graph.constants import END, ERROR, START, UPDATE
 from rag.graph.errors import CheckpointerRequiredError
@@ -127,7 +128,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
             loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control)
             for emit in drive(self, loop.run(value), handler):
                 if emit.mode in modes:
-                    yield emit.chunk if single else (emit.mode, emit.chunk)
+                    chunk = self._shown(emit.chunk) if emit.mode == "values" else emit.chunk
+                    yield chunk if single else (emit.mode, chunk)
 
         return self._stream_traced(body, input, self._with_defaults(config))
 
@@ -143,7 +145,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
             loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control)
             async for emit in adrive(self, loop.run(value), handler):
                 if emit.mode in modes:
-                    yield emit.chunk if single else (emit.mode, emit.chunk)
+                    chunk = self._shown(emit.chunk) if emit.mode == "values" else emit.chunk
+                    yield chunk if single else (emit.mode, chunk)
 
         async for chunk in self._astream_traced(body, input, self._with_defaults(config)):
             yield chunk
@@ -153,7 +156,23 @@ class CompiledStateGraph(Runnable[Any, dict]):
         output = loop.shown if loop.shown is not None else loop.state()
         if loop.interrupts:
             output[INTERRUPT] = list(loop.interrupts)
-        return output
+        return loop.graph._shown(output)
+
+    def _shown(self, values: Any) -> Any:
+        """What a caller sees of the channel values (returned, streamed as "values", in
+        snapshots): the output schema's keys, so private keys stay inside; a root state's
+        value itself (see :mod:`rag.graph._schemas`)."""
+        shape = getattr(self.builder, "output_shape", None)
+        if shape is None or not isinstance(values, dict):
+            return values
+        if shape.kind == "root":
+            return values if INTERRUPT in values else values.get(ROOT)
+        if len(shape.keys) == len(self.builder.channels) and shape.kind != "root":
+            return values  # the output schema covers every channel: nothing to hide
+        shown = shape.output(values)
+        if INTERRUPT in values:
+            shown[INTERRUPT] = values[INTERRUPT]
+        return shown
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None, control: Any = None,
                interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
@@ -274,7 +293,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                         if finished and pull is want_pull and task.result]
         apply_updates(values, updates, self.builder.channels)
         names = tuple(task.name for task, finished in zip(tasks, done) if not finished)
-        return StateSnapshot(ordered(values, self.builder.channels), names, saved.config,
+        return StateSnapshot(self._shown(ordered(values, self.builder.channels)), names, saved.config,
                              saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:

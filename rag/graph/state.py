@@ -61,27 +61,33 @@ def _default_of(annotation: Any) -> Optional[Callable[[], Any]]:
     return kind
 
 
-def channels_of(schema: Any) -> dict[str, Channel]:
-    """The channels of a TypedDict state schema (keys in declaration order)."""
-    if not (isinstance(schema, type) and issubclass(schema, dict) and hasattr(schema, "__annotations__")):
-        raise ValidationError(
-            f"StateGraph needs a TypedDict class as its state schema, got {schema!r:.80}; "
-            "e.g. class State(TypedDict): messages: Annotated[list, add_messages]"
-        )
+def read_hints(schema: Any) -> dict[str, Any]:
+    """``schema``'s annotations with their ``Annotated`` extras, or a clear error."""
     try:
-        hints = typing.get_type_hints(schema, include_extras=True)
+        return typing.get_type_hints(schema, include_extras=True)
     except NameError as exc:  # string annotations (PEP 563) naming something out of reach
         raise ValidationError(
-            f"cannot read the annotations of state schema {schema.__name__}: {exc}; define it at module "
-            "level with the names it uses imported there"
+            f"cannot read the annotations of state schema {getattr(schema, '__name__', schema)}: {exc}; define it "
+            "at module level with the names it uses imported there"
         ) from exc
-    if not hints:
-        raise ValidationError(f"state schema {schema.__name__} has no keys; declare at least one")
-    channels = {}
-    for key, annotation in hints.items():
-        reducer = _reducer_of(annotation)
-        channels[key] = Channel(key, reducer, _default_of(annotation) if reducer else None)
-    return channels
+
+
+def channel_for(key: str, annotation: Any) -> Channel:
+    """The channel of one key annotated ``annotation`` (a reducer from ``Annotated``)."""
+    reducer = _reducer_of(annotation)
+    return Channel(key, reducer, _default_of(annotation) if reducer else None)
+
+
+def channels_of(schema: Any) -> dict[str, Channel]:
+    """The channels of a state schema (keys in declaration order): a TypedDict, a pydantic
+    model, a dataclass or an annotated class (one channel per field), or any other type
+    (one root channel, see :mod:`rag.graph._schemas`)."""
+    from rag.graph._schemas import shape_of
+
+    shape = shape_of(schema)
+    if not shape.hints:
+        raise ValidationError(f"state schema {getattr(schema, '__name__', schema)} has no keys; declare at least one")
+    return {key: channel_for(key, annotation) for key, annotation in shape.hints.items()}
 
 
 def initial_values(channels: Mapping[str, Channel]) -> dict[str, Any]:

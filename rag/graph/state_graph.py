@@ -26,6 +26,7 @@ from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
 from rag.errors import ValidationError
 from rag.graph._inject import call_injected, with_injection
+from rag.graph._schemas import StateShape, merge_channels, node_input_schema, shape_of, wrap_node
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
 from rag.graph.pregel import CompiledStateGraph
@@ -48,6 +49,8 @@ class Branch:
     path: Callable[..., Any]
     path_map: Optional[dict[Hashable, str]]
     ends: Optional[tuple[str, ...]]
+    #: What ``path`` reads from the state dict (a model instance for a pydantic state...); None: the dict.
+    reader: Optional[Callable[[dict[str, Any]], Any]] = None
 
     def targets(self, state: dict[str, Any], config: Any, nodes: Any) -> list[Union[str, Send]]:
         """The nodes (or :class:`Send` tasks) to run after ``source``; raises naming the
@@ -57,12 +60,14 @@ class Branch:
     def decide(self, state: dict[str, Any], config: Any) -> Any:
         """``path``'s answer, unchecked; an async ``path`` is run to its end (on its own
         event loop, in a thread when this one already runs a loop)."""
+        state = self.reader(state) if self.reader is not None else state
         result = self.path.invoke(state, config) if isinstance(self.path, Runnable) else \
             call_injected(self.path, state, config)
         return _finish(result) if inspect.isawaitable(result) else result
 
     async def adecide(self, state: dict[str, Any], config: Any) -> Any:
         """Async :meth:`decide`: an async ``path`` (or a Runnable's ``ainvoke``) is awaited."""
+        state = self.reader(state) if self.reader is not None else state
         if isinstance(self.path, Runnable):
             return await self.path.ainvoke(state, config)
         result = call_injected(self.path, state, config)
@@ -110,6 +115,22 @@ def _finish(awaitable: Any) -> Any:
         return pool.submit(asyncio.run, wait()).result()
 
 
+def _command_ends(action: Any) -> Optional[tuple[str, ...]]:
+    """Nodes named by a ``-> Command[Literal["a", "b"]]`` return annotation (LangGraph's
+    way to declare where a node returning a Command may go)."""
+    from rag.graph.types import Command
+
+    try:
+        hint = typing.get_type_hints(action if inspect.isroutine(action) else action.__call__).get("return")
+    except Exception:  # unresolvable annotations: destinations unknown
+        return None
+    if typing.get_origin(hint) is Command:
+        args = typing.get_args(hint)
+        if args and typing.get_origin(args[0]) is typing.Literal:
+            return tuple(str(v) for v in typing.get_args(args[0]))
+    return None
+
+
 def _literal_ends(path: Callable[..., Any]) -> Optional[tuple[str, ...]]:
     """Targets named by a ``-> Literal["a", "b"]`` return annotation, for drawings."""
     try:
@@ -143,12 +164,19 @@ class StateGraph:
                           DeprecationWarning, stacklevel=2)
             context_schema = context_schema or config_schema
         self.context_schema = context_schema
-        if input_schema is not None or output_schema is not None:
-            # Silently ignoring them would hand back keys the caller meant to hide.
-            raise ValidationError("StateGraph does not support input_schema/output_schema yet; "
-                                  "use one state schema (private keys included)")
         self.state_schema = state_schema
         self.channels: dict[str, Channel] = channels_of(state_schema)
+        # Every state type LangGraph takes (rag.graph._schemas): the input keeps the input
+        # schema's keys, the graph returns the output schema's.
+        self.shape: StateShape = shape_of(state_schema)
+        self.input_shape = shape_of(input_schema) if input_schema is not None else self.shape
+        self.output_shape = shape_of(output_schema) if output_schema is not None else self.shape
+        self.input_schema, self.output_schema = input_schema or state_schema, output_schema or state_schema
+        merge_channels(self.channels, self.input_shape)
+        merge_channels(self.channels, self.output_shape)
+        self.node_metadata: dict[str, dict[str, Any]] = {}
+        self.destinations: dict[str, dict[str, Optional[str]]] = {}
+        self.deferred: set[str] = set()
         self.nodes: dict[str, Runnable] = {}
         self.edges: list[tuple[str, str]] = []
         self.joins: list[tuple[tuple[str, ...], str]] = []
@@ -156,16 +184,43 @@ class StateGraph:
         self.retry_policies: dict[str, list[RetryPolicy]] = {}
         self.cache_policies: dict[str, CachePolicy] = {}
 
+    def graph_input(self, value: Any) -> Any:
+        """The graph's input as a dict update: a root state's value wrapped, a model or
+        dataclass instance as its fields; with an ``input_schema``, a dict keeps only its
+        keys (as LangGraph's, the others are ignored)."""
+        from rag.graph._schemas import ROOT, instance_update
+
+        shape = self.input_shape
+        if shape.kind == "root":
+            return {ROOT: value}
+        if isinstance(value, dict):
+            if shape is self.shape:
+                return value
+            return {key: item for key, item in value.items() if key in shape.keys}
+        if value is not None and not isinstance(value, (str, bytes)) and hasattr(value, "__dict__") and \
+                not callable(value):
+            return instance_update(value, shape.keys)
+        return value
+
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Union[str, Callable[..., Any], Runnable],
                  action: Optional[Union[Callable[..., Any], Runnable]] = None, *,
                  retry_policy: Union[RetryPolicy, Sequence[RetryPolicy], None] = None,
-                 cache_policy: Optional[CachePolicy] = None, **kwargs: Any) -> "StateGraph":
+                 cache_policy: Optional[CachePolicy] = None, input_schema: Optional[type] = None,
+                 defer: bool = False, destinations: Union[dict[str, str], tuple[str, ...], None] = None,
+                 metadata: Optional[dict[str, Any]] = None, **kwargs: Any) -> "StateGraph":
         """Add ``action`` under the name ``node`` (or ``add_node(fn)``: named ``fn.__name__``).
         ``retry_policy``: a :class:`~rag.graph.retry.RetryPolicy` (or several: the first
         that retries an error applies) to run the node again when it raises;
         ``cache_policy``: a :class:`~rag.graph.types.CachePolicy` to reuse the node's
-        result for an input seen before (with ``compile(cache=...)``)."""
+        result for an input seen before (with ``compile(cache=...)``); ``input_schema``: the
+        schema the node reads (default: its first parameter's annotation when that is a schema,
+        else the state), whose keys join the state as private channels; ``destinations``: the
+        nodes a node returning ``Command(goto=...)`` may go to (a tuple, or a dict from node to
+        edge label), for drawings (also read from a ``-> Command[Literal["a", "b"]]``
+        annotation); ``defer``: run the node only when nothing else is due (after fan-outs
+        of uneven length); ``metadata``: kept with the node (``graph.builder.node_metadata``)
+        and shown on its drawing."""
         if cache_policy is not None and not isinstance(cache_policy, CachePolicy):
             raise ValidationError(f"cache_policy must be a CachePolicy, got {cache_policy!r:.80}")
         policies = [] if retry_policy is None else (
@@ -189,7 +244,11 @@ class StateGraph:
             # An object with an async __call__: its bound method is what RunnableLambda must await.
             runnable = RunnableLambda(with_injection(action.__call__), name=node)
         elif callable(action):
-            runnable = RunnableLambda(with_injection(action), name=node)
+            reads = self._reads(action, input_schema)
+            func = with_injection(action)
+            if not (reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels)):
+                func = wrap_node(func, reads, self.shape)
+            runnable = RunnableLambda(func, name=node)
         else:
             raise ValidationError(f"node {node!r} needs a function or a Runnable, got {type(action).__name__}")
         self.nodes[node] = runnable
@@ -197,7 +256,41 @@ class StateGraph:
             self.retry_policies[node] = policies
         if cache_policy is not None:
             self.cache_policies[node] = cache_policy
+        self._node_options(node, action, defer, destinations, metadata)
         return self
+
+    def _reads(self, action: Any, input_schema: Optional[type]) -> StateShape:
+        """The shape ``action`` reads: ``input_schema``, its first parameter's schema (private
+        state: its keys join the channels), or the state (with its private keys, as LangGraph's)."""
+        schema = input_schema if input_schema is not None else node_input_schema(action)
+        if schema is None or schema is self.state_schema:
+            return self.shape
+        shape = shape_of(schema)
+        merge_channels(self.channels, shape)
+        return shape
+
+    def _node_options(self, node: str, action: Any, defer: bool, destinations: Any,
+                      metadata: Optional[dict[str, Any]]) -> None:
+        if metadata is not None and not isinstance(metadata, dict):
+            raise ValidationError(f"metadata of node {node!r} must be a dict, got {type(metadata).__name__}")
+        if metadata:
+            self.node_metadata[node] = dict(metadata)
+        if not isinstance(defer, bool):
+            raise ValidationError(f"defer of node {node!r} must be True or False, got {defer!r}")
+        if defer:
+            self.deferred.add(node)
+        if destinations is None:
+            ends = _command_ends(action)
+            destinations = {name: None for name in ends} if ends else None
+        elif isinstance(destinations, dict):
+            destinations = {str(k): (None if v is None else str(v)) for k, v in destinations.items()}
+        elif isinstance(destinations, (tuple, list)) and all(isinstance(d, str) for d in destinations):
+            destinations = {name: None for name in destinations}
+        else:
+            raise ValidationError(f"destinations of node {node!r} must be a tuple of node names or a dict from "
+                                  f"node name to edge label, got {destinations!r:.80}")
+        if destinations:
+            self.destinations[node] = destinations
 
     def add_edge(self, start_key: Union[str, Sequence[str]], end_key: str) -> "StateGraph":
         """Run ``end_key`` after ``start_key``; with a list of sources, after all of them ran."""
@@ -224,7 +317,9 @@ class StateGraph:
         elif path_map is not None and not isinstance(path_map, dict):
             raise ValidationError(f"path_map must be a dict or a list of node names, got {type(path_map).__name__}")
         ends = tuple(path_map.values()) if path_map else _literal_ends(path)
-        self.branches.setdefault(source, []).append(Branch(source, path, path_map, ends))
+        reads = self._reads(path, None) if callable(path) and not isinstance(path, Runnable) else self.shape
+        reader = None if reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels) else reads.read
+        self.branches.setdefault(source, []).append(Branch(source, path, path_map, ends, reader))
         return self
 
     def add_sequence(self, nodes: Sequence[Union[Callable[..., Any], tuple[str, Any]]]) -> "StateGraph":

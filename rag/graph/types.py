@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, Generic, NamedTuple, Optional, Sequence, TypeVar, Union
 
 from rag.graph.cache.base import check_ttl
 from rag.graph.cache.keys import default_cache_key
@@ -22,6 +22,9 @@ __all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "Preg
            "is_invalid_resume", "StreamWriter", "CachePolicy", "CacheKey"]
 
 _UNSET: Any = object()
+
+#: The node names a ``Command[Literal["a", "b"]]`` return annotation lists (its destinations).
+N = TypeVar("N")
 
 #: What a node declaring a ``writer`` parameter receives: call it with any value to send it
 #: to the ``stream_mode="custom"`` stream (LangGraph's ``StreamWriter``).
@@ -64,7 +67,7 @@ class Send:
 
 
 @dataclass(frozen=True)
-class Command(ToolOutputMixin):  # a tool may return one: it reaches the graph as it is
+class Command(Generic[N], ToolOutputMixin):  # a tool may return one: it reaches the graph as it is
     """What to do next, as a graph input or a node's return value.
 
     ``resume``: the value the paused :func:`interrupt` call returns (or ``{interrupt_id:

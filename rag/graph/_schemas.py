@@ -1,0 +1,236 @@
+"""Every state type LangGraph accepts, read as one shape: its channels, what a node reads,
+how a node's return value becomes an update, and what the graph returns.
+
+- a ``TypedDict`` (or ``dict`` subclass with annotations): nodes read a dict;
+- a pydantic model, a dataclass, or a plain class with annotations: one channel per
+  annotated field; a node reads an instance built from the state (pydantic validates it,
+  so a bad input fails at the first node, as LangGraph's) and may return an instance,
+  whose set fields become the update;
+- anything else (``Annotated[list, operator.add]``, ``list[str]``, ``dict``, ``int``): one
+  *root* channel; a node reads the value itself and returns the new value (combined by the
+  ``Annotated`` reducer when there is one).
+
+``input_schema`` / ``output_schema`` add their keys to the channels; the graph's input keeps
+only the input schema's keys (when one is given) and the graph returns only the output
+schema's keys (default: the state schema's, so private keys stay inside). A node whose first
+parameter is annotated with another schema (its *private* input) adds that schema's keys
+and reads only them.
+
+Checkpoints keep the channel values (plain data): an instance is rebuilt from them when a
+node reads it, so nothing needs pickle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional
+
+from rag.errors import ValidationError
+
+__all__ = ["ROOT", "StateShape", "shape_of", "merge_channels", "node_input_schema", "wrap_node", "to_update"]
+
+#: The one channel of a non-dict state (LangGraph's name for it).
+ROOT = "__root__"
+
+_MISSING: Any = object()
+
+
+def _is_pydantic(schema: Any) -> bool:
+    return isinstance(schema, type) and hasattr(schema, "model_fields") and hasattr(schema, "model_validate")
+
+
+def _has_fields(schema: Any) -> bool:
+    """Whether ``schema`` declares keys (a class with annotations, not a builtin like ``dict``)."""
+    if not isinstance(schema, type) or schema.__module__ == "builtins":
+        return False
+    try:
+        return bool(typing.get_type_hints(schema))
+    except Exception:  # unresolvable names: reported by the channel reader with the schema's name
+        return bool(getattr(schema, "__annotations__", None))
+
+
+def _kind(schema: Any) -> str:
+    if _is_pydantic(schema):
+        return "pydantic"
+    if dataclasses.is_dataclass(schema) and isinstance(schema, type):
+        return "dataclass"
+    if isinstance(schema, type) and issubclass(schema, dict) and _has_fields(schema):
+        return "dict"
+    if _has_fields(schema):
+        return "class"
+    return "root"
+
+
+def _field_hints(schema: type) -> dict[str, Any]:
+    from rag.graph.state import read_hints
+
+    hints = read_hints(schema)
+    if _is_pydantic(schema):  # its private attributes and class variables are not fields
+        return {k: v for k, v in hints.items() if k in schema.model_fields}
+    return {k: v for k, v in hints.items()
+            if typing.get_origin(v) is not typing.ClassVar and v is not typing.ClassVar and k != "__slots__"}
+
+
+@dataclass(frozen=True)
+class StateShape:
+    """How one schema reads and writes the channels (see the module docstring).
+
+    ``kind``: "dict", "pydantic", "dataclass", "class" or "root"; ``keys``: the channels
+    it covers, in declaration order (``(ROOT,)`` for a root state)."""
+
+    schema: Any
+    kind: str
+    keys: tuple[str, ...]
+    hints: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def plain(self) -> bool:
+        """Nodes read the state dict as it is (a TypedDict): nothing to convert."""
+        return self.kind == "dict"
+
+    def read(self, values: Mapping[str, Any]) -> Any:
+        """What a node reading this schema receives from the channel ``values``."""
+        if self.kind == "root":
+            return values.get(ROOT)
+        picked = {k: values[k] for k in self.keys if k in values}
+        if self.kind == "dict":
+            return picked
+        if self.kind == "pydantic":
+            return self.schema.model_validate(picked)  # pydantic's ValidationError names the field
+        if self.kind == "dataclass":
+            return self.schema(**{k: v for k, v in picked.items()
+                                  if k in {f.name for f in dataclasses.fields(self.schema) if f.init}})
+        instance = self.schema.__new__(self.schema)  # a plain class: its fields set as attributes
+        for key, value in picked.items():
+            setattr(instance, key, value)
+        return instance
+
+    def update_of(self, value: Any) -> Any:
+        """A node's (or the graph input's) value as a dict update; a dict is kept as it is."""
+        if self.kind == "root":
+            return {ROOT: value}
+        if isinstance(value, dict) or value is None:
+            return value
+        if isinstance(value, self.schema) or _is_pydantic(type(value)) or dataclasses.is_dataclass(value):
+            return instance_update(value, self.keys)
+        return value  # not an update: settle() names the node and the value
+
+    def output(self, values: Mapping[str, Any]) -> Any:
+        """What the graph returns (and streams as "values") for the channel ``values``."""
+        if self.kind == "root":
+            return values.get(ROOT)
+        return {k: values[k] for k in self.keys if k in values}
+
+
+def instance_update(value: Any, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The update a model or dataclass instance writes (LangGraph's rule): each field whose
+    value is not None, or whose default is not None, or (pydantic) that was set explicitly,
+    so returning ``State(x=None)`` clears ``x`` while unset optional fields change nothing."""
+    if _is_pydantic(type(value)):
+        defaults = {k: f.default for k, f in type(value).model_fields.items()}
+        explicit = value.model_fields_set
+    elif dataclasses.is_dataclass(value):
+        defaults = {f.name: f.default for f in dataclasses.fields(value)}
+        explicit = set()
+    else:
+        defaults, explicit = {}, set()
+    update = {}
+    for key in keys:
+        item = getattr(value, key, _MISSING)
+        if item is _MISSING:
+            continue
+        if item is not None or defaults.get(key, _MISSING) not in (None, _MISSING) or key in explicit:
+            update[key] = item
+    return update
+
+
+def shape_of(schema: Any) -> StateShape:
+    """The shape of a state (or input/output) schema; raises naming a schema LangGraph also
+    refuses (None, an instance rather than a type)."""
+    if schema is None:
+        raise ValidationError("StateGraph needs a state schema, got None; e.g. class State(TypedDict): ...")
+    kind = _kind(schema)
+    if kind == "root":
+        origin = typing.get_origin(schema)
+        if not (isinstance(schema, type) or origin is not None):
+            raise ValidationError(
+                f"a state schema must be a type (a TypedDict, a pydantic model, a dataclass, a class with "
+                f"annotations, or a type such as list[str] or Annotated[list, operator.add]), got {schema!r:.80}"
+            )
+        return StateShape(schema, kind, (ROOT,), {ROOT: schema})
+    hints = _field_hints(schema)
+    return StateShape(schema, kind, tuple(hints), hints)
+
+
+def merge_channels(channels: dict[str, Any], shape: StateShape) -> None:
+    """Add the channels ``shape`` declares and ``channels`` lacks (the first schema to
+    declare a key decides its reducer, as LangGraph's)."""
+    from rag.graph.state import channel_for
+
+    for key, hint in shape.hints.items():
+        if key not in channels:
+            channels[key] = channel_for(key, hint)
+
+
+def node_input_schema(action: Any) -> Any:
+    """The type hint of ``action``'s first parameter when it is a state schema (a class with
+    fields), else None: a node so annotated reads only those keys (private state)."""
+    target = action
+    if not (inspect.isfunction(target) or inspect.ismethod(target)):
+        target = getattr(action, "__call__", None)
+        if target is None or not (inspect.isfunction(target) or inspect.ismethod(target)):
+            return None
+    try:
+        params = [p for p in inspect.signature(target).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        hints = typing.get_type_hints(target, include_extras=False)
+    except Exception:  # annotations that do not resolve: the node reads the whole state
+        return None
+    if not params:
+        return None
+    hint = hints.get(params[0].name)
+    return hint if hint is not None and _kind(hint) != "root" else None
+
+
+def to_update(shape: StateShape, output: Any) -> Any:
+    """A node's return value with its state parts as dict updates: an instance, a root
+    value, or a ``Command`` whose ``update`` is either (a list of them: each)."""
+    from rag.graph.types import Command
+
+    if isinstance(output, Command):
+        if output.update is None or (isinstance(output.update, dict) and shape.kind != "root"):
+            return output
+        return dataclasses.replace(output, update=shape.update_of(output.update))
+    if isinstance(output, (list, tuple)) and shape.kind != "root" and output and all(
+            isinstance(item, Command) for item in output):
+        return [to_update(shape, item) for item in output]
+    if output is None and shape.kind == "root":
+        return None
+    return shape.update_of(output)
+
+
+def wrap_node(func: Callable[..., Any], reads: StateShape, writes: StateShape) -> Callable[..., Any]:
+    """``func`` reading ``reads`` (an instance, a root value, or the keys of a private
+    schema) and returning updates in ``writes``' shape, as a node taking the state dict and
+    returning a dict update; keeps ``func``'s kind (sync or async) and its ``config``."""
+    takes_config = "config" in inspect.signature(func).parameters
+
+    def call(state: Any, config: Any) -> Any:
+        value = reads.read(state) if isinstance(state, Mapping) else state  # a Send's arg is given as it is
+        return func(value, config=config) if takes_config else func(value)
+
+    if inspect.iscoroutinefunction(func):
+        async def node(state: Any, config: Any = None) -> Any:
+            return to_update(writes, await call(state, config))
+    else:
+        def node(state: Any, config: Any = None) -> Any:  # type: ignore[misc]
+            return to_update(writes, call(state, config))
+    for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(node, attribute, getattr(func, attribute))
+        except (AttributeError, TypeError):
+            pass
+    return node
