@@ -9,8 +9,10 @@ starting weights (the shipped file unless ``--start``): each weight in turn is t
 a grid of values of the sign its feature's definition gives it (brevity a penalty, the
 rest credits), a change kept when it raises training key phrases + expected sources
 cited and no training set loses more than one question of either against the start;
-among equal scores the setting closest to the start wins. Held-out sets are only
-reported, never looked at by the search.
+among equal scores the setting closest to the start wins. ``min_relevance`` (when the
+context answers at all) is kept from the start: no set holds a question its context
+cannot answer, so they would only push it down. Held-out sets are only reported, never
+looked at by the search.
 
 Usage (the indexes as in docs/benchmarks/answers.md)::
 
@@ -47,7 +49,6 @@ from rag.evaluation.answers import QAItem, load_qa, score_answer  # noqa: E402
 _CREDITS = (0.0, 0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.55, 0.7)
 _PENALTIES = tuple(-value for value in _CREDITS)
 _NEGATIVE = frozenset({"brevity"})
-_THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3)
 
 
 @dataclass
@@ -138,7 +139,7 @@ def _objective(sets: list[QuestionSet], weights: AnswerWeights, floor: dict[str,
 
 
 def _distance(weights: AnswerWeights, start: AnswerWeights) -> float:
-    return float(np.abs(weights.vector - start.vector).sum() + abs(weights.min_relevance - start.min_relevance))
+    return float(np.abs(weights.vector - start.vector).sum())
 
 
 def fit(train: list[QuestionSet], start: AnswerWeights, rounds: int) -> tuple[AnswerWeights, int, int]:
@@ -149,8 +150,10 @@ def fit(train: list[QuestionSet], start: AnswerWeights, rounds: int) -> tuple[An
     first = best_score
     for _ in range(rounds):
         improved = False
-        for name in (*FEATURES, "min_relevance"):
-            values = _THRESHOLDS if name == "min_relevance" else _PENALTIES if name in _NEGATIVE else _CREDITS
+        # min_relevance is kept from the start: the sets hold no question the context cannot
+        # answer, so they reward answering everything and say nothing about when to refuse.
+        for name in FEATURES:
+            values = _PENALTIES if name in _NEGATIVE else _CREDITS
             for value in values:
                 trial = best.replace(**{name: value})
                 score = _objective(train, trial, floor)
@@ -186,7 +189,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     names = ", ".join(s.name for s in train)
     fitted = AnswerWeights(**{**{name: getattr(fitted, name) for name in (*FEATURES, "min_relevance")},
                               "notes": f"fitted by benchmarks/fit_answer_weights.py on {names} "
-                                       f"(k={args.k}; key phrases + sources cited {first} -> {last})"})
+                                       f"(k={args.k}; key phrases + sources cited {first} -> {last}); "
+                                       f"min_relevance kept from the start, not fitted"})
     lines = ["# Answer weights: fitted on training sets, reported on held-out sets", "",
              f"Training: {names}. Held out (never fitted on): {', '.join(s.name for s in heldout) or 'none'}.",
              f"Objective (training key phrases + expected sources cited): {first} -> {last}.", "",

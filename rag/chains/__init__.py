@@ -14,6 +14,7 @@ from rag.chains.history_aware import CONTEXTUALIZE_PROMPT, create_history_aware_
 from rag.chains.formatting import DEFAULT_DOCUMENT_PROMPT, DEFAULT_DOCUMENT_SEPARATOR, format_document, format_documents
 from rag.chains.retrieval import create_retrieval_chain
 from rag.chains.stuff import create_stuff_documents_chain
+from rag.chains.weights import AnswerWeights
 
 __all__ = [
     "create_stuff_documents_chain",
@@ -21,6 +22,7 @@ __all__ = [
     "create_history_aware_retriever",
     "CONTEXTUALIZE_PROMPT",
     "ExtractiveAnswerer",
+    "AnswerWeights",
     "Passage",
     "NO_ANSWER",
     "split_sentences",

@@ -102,7 +102,7 @@ class ExtractiveAnswerer(Runnable[dict, str]):
     as one); ``max_chars``: at most this many characters quoted (int >= 1, default 1200; a
     block is cut at a line to fit); ``min_relevance``: the match to the question in [0, 1]
     (dense and lexical features, averaged with their weights) a candidate needs (default:
-    the weights', 0.2); when none reaches it, or the question has
+    the weights', 0.15); when none reaches it, or the question has
     no word, the answer is :data:`NO_ANSWER`; ``weights``: an
     :class:`~rag.chains.weights.AnswerWeights`. Identical units
     are quoted once. ``stream`` yields one cited unit per chunk; the chunks add up to

@@ -223,3 +223,8 @@ def test_a_command_whose_quoted_message_is_prose_is_code():
 def test_options_that_spell_short_words_are_not_prose():
     units = text_units("Commit everything:\n\ngit add -A && git commit -a --to x\n\nIt is done.")
     assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("code", 0), ("sentence", None)]
+
+
+def test_lines_after_a_sentence_ending_with_a_colon_are_the_list_it_announces():
+    units = text_units("Data can be stored in any of these ways:\n\nIn a plain file on disk.\nIn a database table.")
+    assert [(u.kind, u.owner) for u in units] == [("sentence", None), ("list", 0)]
