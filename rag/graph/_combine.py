@@ -6,7 +6,7 @@ one after another."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Optional
 
 from rag.graph.errors import InvalidUpdateError
 from rag.graph.types import Command
@@ -20,8 +20,10 @@ def is_update_list(output: Any) -> bool:
         and any(isinstance(item, Command) for item in output)
 
 
-def combine_updates(node: str, output: list[Any]) -> Command:
-    """One Command doing what the items of ``output`` do, in order."""
+def combine_updates(node: str, output: list[Any], channels: Optional[Mapping[str, Any]] = None) -> Command:
+    """One Command doing what the items of ``output`` do, in order. ``channels`` (the
+    graph's, see :mod:`rag.graph.state`): a key with a reducer written twice combines the
+    two values through it (``operator.add`` on str, a custom merge...)."""
     update: dict[str, Any] = {}
     goto: list[Any] = []
     for item in output:
@@ -42,6 +44,8 @@ def combine_updates(node: str, output: list[Any]) -> Command:
                 update[key] = value
             elif isinstance(update[key], list) and isinstance(value, list):
                 update[key] = [*update[key], *value]
+            elif channels is not None and key in channels and channels[key].reducer is not None:
+                update[key] = channels[key].reducer(update[key], value)
             else:
                 raise InvalidUpdateError(
                     f"node {node!r} returned several updates of {key!r} in one list ({update[key]!r:.40} and "

@@ -92,7 +92,7 @@ class MessagesHandler(LiveSink):
 def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) -> None:
     """Record a node's return value on its task, checking its shape and keys."""
     if is_update_list(output):  # a ToolNode's results when a tool returned a Command
-        output = combine_updates(task.name, output)
+        output = combine_updates(task.name, output, graph.builder.channels)
     if isinstance(output, Command):
         update, goto = output.update, output.goto_list()
         for target in goto:

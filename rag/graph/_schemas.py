@@ -186,13 +186,22 @@ def node_input_schema(action: Any) -> Any:
     try:
         params = [p for p in inspect.signature(target).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        hints = typing.get_type_hints(target, include_extras=False)
+        hints = _hints_of(target)
     except Exception:  # annotations that do not resolve: the node reads the whole state
         return None
     if not params:
         return None
     hint = hints.get(params[0].name)
     return hint if hint is not None and _kind(hint) != "root" else None
+
+
+def _hints_of(target: Any) -> dict[str, Any]:
+    from rag.graph.state import caller_locals
+
+    try:
+        return typing.get_type_hints(target)
+    except NameError:  # postponed annotations naming the builder's locals (see caller_locals)
+        return typing.get_type_hints(target, localns=caller_locals())
 
 
 def to_update(shape: StateShape, output: Any) -> Any:
@@ -204,8 +213,7 @@ def to_update(shape: StateShape, output: Any) -> Any:
         if output.update is None or (isinstance(output.update, dict) and shape.kind != "root"):
             return output
         return dataclasses.replace(output, update=shape.update_of(output.update))
-    if isinstance(output, (list, tuple)) and shape.kind != "root" and output and all(
-            isinstance(item, Command) for item in output):
+    if isinstance(output, (list, tuple)) and output and all(isinstance(item, Command) for item in output):
         return [to_update(shape, item) for item in output]
     if output is None and shape.kind == "root":
         return None
@@ -219,7 +227,9 @@ def wrap_node(func: Callable[..., Any], reads: StateShape, writes: StateShape) -
     takes_config = "config" in inspect.signature(func).parameters
 
     def call(state: Any, config: Any) -> Any:
-        value = reads.read(state) if isinstance(state, Mapping) else state  # a Send's arg is given as it is
+        # A Send's arg reaches the node as it was sent (LangGraph's push tasks read no channels).
+        pushed = ((config or {}).get("metadata") or {}).get("langgraph_triggers") == ("__pregel_push",)
+        value = state if pushed or not isinstance(state, Mapping) else reads.read(state)
         return func(value, config=config) if takes_config else func(value)
 
     if inspect.iscoroutinefunction(func):

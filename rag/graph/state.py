@@ -65,11 +65,28 @@ def read_hints(schema: Any) -> dict[str, Any]:
     """``schema``'s annotations with their ``Annotated`` extras, or a clear error."""
     try:
         return typing.get_type_hints(schema, include_extras=True)
-    except NameError as exc:  # string annotations (PEP 563) naming something out of reach
+    except NameError:
+        pass
+    try:  # postponed annotations (PEP 563) naming the caller's locals, resolved as pydantic does
+        return typing.get_type_hints(schema, localns=caller_locals(), include_extras=True)
+    except NameError as exc:  # string annotations naming something out of reach
         raise ValidationError(
             f"cannot read the annotations of state schema {getattr(schema, '__name__', schema)}: {exc}; define it "
             "at module level with the names it uses imported there"
         ) from exc
+
+
+def caller_locals() -> dict[str, Any]:
+    """The local names of the innermost frame outside this package (the function that built
+    the graph), so a schema or node defined inside a function under ``from __future__
+    import annotations`` can name that function's other locals (pydantic resolves its
+    models' forward references from the same frame)."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("rag.graph"):
+        frame = frame.f_back
+    return dict(frame.f_locals) if frame is not None else {}
 
 
 def channel_for(key: str, annotation: Any) -> Channel:

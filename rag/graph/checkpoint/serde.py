@@ -1,6 +1,8 @@
 """JSON serialisation of checkpoints: state values, messages, Documents; never pickle.
 
-Plain JSON values pass through the C encoder untouched; messages, Documents and
+Plain JSON values pass through the C encoder untouched; a pydantic model or dataclass
+instance is saved as its field values (a plain object: its class is never named, so loading
+imports nothing); messages, Documents, Commands and
 :class:`~rag.graph.types.Interrupt` become tagged objects (``{"__rag_type__": "message",
 ...}``) that load back as the same classes. Tuples load back as lists (set members as
 tuples) and dict keys must be strings (JSON has neither tuples nor other keys; a dict with
@@ -85,6 +87,20 @@ def _encode(value: Any) -> Any:
         return {TAG: "send", "node": value.node, "arg": value.arg}
     if isinstance(value, (set, frozenset)):
         return {TAG: "set", "items": sorted(value, key=repr)}
+    from rag.graph.types import Command
+
+    if isinstance(value, Command):  # a Send's arg may be one (LangGraph sends Commands to nodes)
+        saved = {TAG: "command", "update": value.update, "goto": value.goto, "graph": value.graph}
+        if value.has_resume:
+            saved["resume"] = value.resume
+        return saved
+    # A pydantic model or dataclass instance is saved as its plain field values (no class
+    # name, so loading imports nothing, unlike pickle); a node reading a state schema that
+    # declares the type gets an instance again (rag.graph._schemas).
+    if hasattr(type(value), "model_fields") and hasattr(value, "model_dump"):
+        return {name: getattr(value, name) for name in type(value).model_fields}
+    if dataclasses.is_dataclass(value) and not isinstance(value, (type, BaseMessage)):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     raise TypeError(type(value).__name__)
 
 
@@ -112,6 +128,12 @@ def _decode(obj: dict[str, Any]) -> Any:
         from rag.graph.types import Send
 
         return Send(body["node"], body.get("arg"))
+    if kind == "command":
+        from rag.graph.types import Command
+
+        goto = body.get("goto") or ()
+        return Command(update=body.get("update"), goto=tuple(goto) if isinstance(goto, list) else goto,
+                       graph=body.get("graph"), **({"resume": body["resume"]} if "resume" in body else {}))
     raise ValidationError(f"checkpoint holds an object tagged {kind!r}, which this version cannot read")
 
 
