@@ -213,7 +213,8 @@ def to_update(shape: StateShape, output: Any) -> Any:
         if output.update is None or (isinstance(output.update, dict) and shape.kind != "root"):
             return output
         return dataclasses.replace(output, update=shape.update_of(output.update))
-    if isinstance(output, (list, tuple)) and output and all(isinstance(item, Command) for item in output):
+    if isinstance(output, list) and any(isinstance(item, Command) for item in output):
+        # Commands mixed with plain updates (a root state's values): each item in turn.
         return [to_update(shape, item) for item in output]
     if output is None and shape.kind == "root":
         return None

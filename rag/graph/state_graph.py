@@ -186,17 +186,19 @@ class StateGraph:
 
     def graph_input(self, value: Any) -> Any:
         """The graph's input as a dict update: a root state's value wrapped, a model or
-        dataclass instance as its fields; with an ``input_schema``, a dict keeps only its
-        keys (as LangGraph's, the others are ignored)."""
+        dataclass instance as its fields; a dict's keys of channels outside the input schema
+        (default: the state schema) are ignored, as LangGraph's."""
         from rag.graph._schemas import ROOT, instance_update
 
         shape = self.input_shape
         if shape.kind == "root":
             return {ROOT: value}
         if isinstance(value, dict):
-            if shape is self.shape:
+            if len(shape.keys) == len(self.channels):
                 return value
-            return {key: item for key, item in value.items() if key in shape.keys}
+            # Keys of private channels are not input (LangGraph ignores them); a key of no
+            # channel at all stays, to be refused by name (a typo, not a private key).
+            return {key: item for key, item in value.items() if key in shape.keys or key not in self.channels}
         if value is not None and not isinstance(value, (str, bytes)) and hasattr(value, "__dict__") and \
                 not callable(value):
             return instance_update(value, shape.keys)
