@@ -66,4 +66,25 @@ def successors(loop: Loop, finished: list[tuple[str, list[Any], Optional[dict[st
             found[target] = None
             del loop.joins[key]
     found.pop(END, None)
-    return [*sends, *sorted(found)]
+    return _defer(loop, sends, sorted(found))
+
+
+#: Where the loop's checkpointed ``joins`` keeps the deferred nodes due but held back.
+DEFERRED = "__defer__"
+
+
+def _defer(loop: Loop, sends: list[Send], names: list[str]) -> list[Any]:
+    """``add_node(..., defer=True)``: a due deferred node waits (across steps, in the
+    checkpoint) until nothing else is due, then runs once (as LangGraph's)."""
+    deferred = getattr(loop.builder, "deferred", ())
+    held = loop.joins.get(DEFERRED, [])
+    if not deferred and not held:
+        return [*sends, *names]
+    held = sorted({*held, *(name for name in names if name in deferred)})
+    names = [name for name in names if name not in deferred]
+    if sends or names:
+        if held:
+            loop.joins[DEFERRED] = held
+        return [*sends, *names]
+    loop.joins.pop(DEFERRED, None)
+    return held
