@@ -5,6 +5,7 @@ live sink through which chunks made while nodes run ("messages", "custom") reach
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +18,7 @@ from rag.graph.errors import GraphInterrupt, InvalidUpdateError
 from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.state import check_keys
 from rag.graph._combine import combine_updates, is_update_list
+from rag.graph._subgraphs import ParentCommand
 from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope
 from rag.runnables.config import max_workers
 
@@ -93,6 +95,8 @@ def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) 
     """Record a node's return value on its task, checking its shape and keys."""
     if is_update_list(output):  # a ToolNode's results when a tool returned a Command
         output = combine_updates(task.name, output, graph.builder.channels)
+    if isinstance(output, Command) and output.graph == Command.PARENT:
+        raise ParentCommand(output)  # for the graph running this one as a subgraph (rag.graph._subgraphs)
     if isinstance(output, Command):
         update, goto = output.update, output.goto_list()
         for target in goto:
@@ -110,6 +114,9 @@ def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) 
             f"node {task.name!r} returned {type(update).__name__} {update!r:.80}; a node returns a dict of "
             f"state updates (keys {list(graph.builder.channels)}), a Command, or None"
         )
+    if update and isinstance(graph.builder.nodes.get(task.name), rag.graph.pregel.CompiledStateGraph):
+        # A subgraph's output is its whole state: the keys its parent lacks stay inside (as LangGraph's).
+        update = {key: value for key, value in update.items() if key in graph.builder.channels}
     if update:
         check_keys(task.name, update, graph.builder.channels)
     task.update = update
@@ -139,6 +146,8 @@ def _run_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, state: dic
         else:
             output = node.invoke(value, task.config)
         settle(task, output, graph)
+    except ParentCommand as exc:
+        _settle_parent_command(task, exc, graph)
     except Exception as exc:
         _record_failure(task, exc)
     finally:
@@ -156,8 +165,21 @@ async def _arun_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, sta
         else:
             output = await node.ainvoke(value, task.config)
         settle(task, output, graph)
+    except ParentCommand as exc:
+        _settle_parent_command(task, exc, graph)
     except Exception as exc:
         _record_failure(task, exc)
+
+
+def _settle_parent_command(task: Task, exc: ParentCommand, graph: rag.graph.pregel.CompiledStateGraph) -> None:
+    """A subgraph run by this task handed its parent a command: the task returned it."""
+    if not exc.for_parent:  # returned by this graph's own node: its parent's business
+        _record_failure(task, exc)
+        return
+    try:
+        settle(task, dataclasses.replace(exc.command, graph=None), graph)
+    except Exception as error:
+        _record_failure(task, error)
 
 
 def _fresh_run(task: Task, node: Any, value: Any) -> Any:
@@ -246,7 +268,7 @@ async def adrive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[
                  live: Optional[LiveSink]) -> AsyncIterator[Emit]:
     """Async :func:`drive`: nodes run as asyncio tasks, blocking checkpointer calls in a thread."""
     saver = graph.checkpointer
-    blocking = saver is not None and saver.blocking_io
+    blocking = bool(getattr(saver, "blocking_io", False))  # a subgraph's checkpointer may be True/False
     reply = None
     while True:
         try:

@@ -34,6 +34,7 @@ from rag.graph.errors import (
     ThreadNotFoundError,
 )
 from rag.graph._edges import decisions, successors
+from rag.graph._subgraphs import resume_input, saver_of, task_ns
 from rag.graph._effects import (
     DEFAULT_RECURSION_LIMIT,
     IO,
@@ -61,12 +62,16 @@ class Loop:
 
     def __init__(self, graph: rag.graph.pregel.CompiledStateGraph, config: dict[str, Any], modes: frozenset[str], *,
                  interrupt_before: tuple[str, ...], interrupt_after: tuple[str, ...], messages: Any = None,
-                 live: Any = None, context: Any = None, control: Any = None) -> None:
+                 live: Any = None, context: Any = None, control: Any = None, link: Any = None) -> None:
         self.graph = graph
         self.builder = graph.builder
         self.config = config
         self.modes = modes
-        self.saver = graph.checkpointer
+        self.link = link  # rag.graph._subgraphs.Link when run inside a parent's node, else None
+        self.saver = saver_of(graph, link)
+        self.ns = link.ns if link is not None else ""  # its checkpoint namespace, as its tasks' prefix
+        self.nested = link.forward if link is not None else None  # stream(subgraphs=True)'s sink
+        self.resume_value: Any = None  # this run's Command(resume=...) value (a subgraph's resume reads it)
         self.limit = recursion_limit(config)
         self.interrupt_before = frozenset(interrupt_before)
         self.interrupt_after = frozenset(interrupt_after)
@@ -157,12 +162,13 @@ class Loop:
                 task.push, task.arg, task.triggers = True, entry.arg, ("__pregel_push",)
             metadata = {**self.base_metadata, "langgraph_step": self.step + 1, "langgraph_node": name,
                         "langgraph_triggers": task.triggers, "langgraph_path": ("__pregel_pull", name),
-                        "langgraph_checkpoint_ns": f"{name}:{task_id}"}
+                        "langgraph_checkpoint_ns": task_ns(self.ns, name, task_id)}
             task.config = {**self.node_config, "metadata": metadata}
             with_task_runtime(task.config, task_id=task_id, checkpoint_id=self.checkpoint_id,
                               thread_id=self.thread[0] if self.thread else None, run_id=self.config.get("run_id"))
             task.writer = self.writer
-            task.config["configurable"] = {**(task.config.get("configurable") or {}), CALL_KEY: CallSlot(self, task)}
+            task.config["configurable"] = {**(task.config.get("configurable") or {}), CALL_KEY: CallSlot(self, task),
+                                           "checkpoint_ns": metadata["langgraph_checkpoint_ns"]}
             tasks.append(task)
         return tasks
 
@@ -189,6 +195,8 @@ class Loop:
         saved = None
         if self.saver is not None:
             saved = yield IO(partial(self.saver.get_tuple, self.config))
+        if self.link is not None:  # a subgraph whose pause the parent resumes continues it
+            input = resume_input(self.link, input, saved, self.builder.channels)
         resuming = input is None or isinstance(input, Command)
         if resuming:
             yield from self._start_resume(input, saved)
@@ -295,6 +303,7 @@ class Loop:
                 self.next.append(target)
 
     def _apply_resume(self, value: Any) -> Effects:
+        self.resume_value = value
         paused = [t for t in self.restored.values() if t.interrupts and not t.done]
         if not paused:
             raise EmptyInputError(

@@ -9,11 +9,14 @@ a past checkpoint to ``invoke(None, ...)`` or ``update_state`` to fork from it).
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any, AsyncIterator, Iterator, Optional, Sequence, Union
 
 from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, RESULT, Loop
+from rag.graph._subgraphs import (Nested, arelay, child_config, graph_for_namespace, link_of, nested_sink, out_chunk,
+                                  relay, saver_of, subgraphs_of, task_states)
 from rag.graph._schemas import ROOT
 from rag.graph._update import check_supersteps, superstep_put_args
 from rag.graph.constants import END, ERROR, START, UPDATE
@@ -83,12 +86,12 @@ class CompiledStateGraph(Runnable[Any, dict]):
         """LangGraph's run options: harmless ones are accepted, the rest refused by name
         (ignoring ``subgraphs=True`` would silently change the chunks' shape)."""
         for key, value in options.items():
-            if key == "debug" or (key == "subgraphs" and not value):
+            if key in ("debug", "subgraphs"):
                 continue
             if key == "durability" and value in (None, "sync", "async", "exit"):
                 continue  # checkpoints are always saved before the next step ("sync")
             raise ValidationError(f"{key}={value!r} is not supported by this graph; supported options: "
-                                  "stream_mode, interrupt_before, interrupt_after, durability, debug")
+                                  "stream_mode, interrupt_before, interrupt_after, durability, debug, subgraphs")
 
     @staticmethod
     def _modes(stream_mode: StreamMode) -> tuple[frozenset[str], bool]:
@@ -101,13 +104,21 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return frozenset(modes), single
 
     def _loop(self, config: Optional[RunnableConfig], modes: frozenset[str], interrupt_before: Any,
-              interrupt_after: Any, context: Any = None, control: Any = None) -> tuple[Loop, Optional[LiveSink]]:
+              interrupt_after: Any, context: Any = None, control: Any = None,
+              subgraphs: bool = False) -> tuple[Loop, Optional[LiveSink]]:
+        link = link_of(self)  # run inside a parent's node: rag.graph._subgraphs
+        if link is not None:
+            config = child_config(link, config)
+            if link.forward is not None:  # the parent streams with subgraphs=True
+                modes = modes | (link.parent.modes - {"messages"})
         handler = MessagesHandler() if "messages" in modes else None
-        live = handler or (LiveSink() if modes & self.live_modes else None)
+        live = handler or (LiveSink() if modes & self.live_modes or subgraphs else None)
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
         after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
         loop = Loop(self, dict(config or {}), modes, interrupt_before=before, interrupt_after=after,
-                    messages=handler, live=live, context=context, control=control)
+                    messages=handler, live=live, context=context, control=control, link=link)
+        if subgraphs and link is None:
+            loop.nested = nested_sink(live)
         return loop, live
 
     def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None, control: Any = None,
@@ -123,13 +134,14 @@ class CompiledStateGraph(Runnable[Any, dict]):
         which the caller (or a node) can ask the run to stop after the step under way."""
         self._check_options(kwargs)
         modes, single = self._modes(stream_mode)
+        subgraphs = bool(kwargs.get("subgraphs"))
 
         def body(value: Any, child: RunnableConfig) -> Iterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control)
-            for emit in drive(self, loop.run(value), handler):
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control, subgraphs)
+            for emit in relay(loop, drive(self, loop.run(value), handler)):
                 if emit.mode in modes:
-                    chunk = self._shown(emit.chunk) if emit.mode == "values" else emit.chunk
-                    yield chunk if single else (emit.mode, chunk)
+                    chunk = self._shown(emit.chunk) if emit.mode == "values" and type(emit) is not Nested else emit.chunk
+                    yield out_chunk(emit, chunk, single, subgraphs)
 
         return self._stream_traced(body, input, self._with_defaults(config))
 
@@ -140,13 +152,14 @@ class CompiledStateGraph(Runnable[Any, dict]):
         """Async :meth:`stream`; async nodes run on the event loop, sync ones in threads."""
         self._check_options(kwargs)
         modes, single = self._modes(stream_mode)
+        subgraphs = bool(kwargs.get("subgraphs"))
 
         async def body(value: Any, child: RunnableConfig) -> AsyncIterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control)
-            async for emit in adrive(self, loop.run(value), handler):
+            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control, subgraphs)
+            async for emit in arelay(loop, adrive(self, loop.run(value), handler)):
                 if emit.mode in modes:
-                    chunk = self._shown(emit.chunk) if emit.mode == "values" else emit.chunk
-                    yield chunk if single else (emit.mode, chunk)
+                    chunk = self._shown(emit.chunk) if emit.mode == "values" and type(emit) is not Nested else emit.chunk
+                    yield out_chunk(emit, chunk, single, subgraphs)
 
         async for chunk in self._astream_traced(body, input, self._with_defaults(config)):
             yield chunk
@@ -181,8 +194,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         self._check_options(kwargs)
 
         def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
-            for _ in drive(self, loop.run(value), None):
+            loop, live = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
+            for _ in relay(loop, drive(self, loop.run(value), live)):
                 pass
             return self._output(loop)
 
@@ -194,8 +207,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         self._check_options(kwargs)
 
         async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, _ = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
-            async for _ in adrive(self, loop.run(value), None):
+            loop, live = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
+            async for _ in arelay(loop, adrive(self, loop.run(value), live)):
                 pass
             return self._output(loop)
 
@@ -250,7 +263,9 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     # -- state API --------------------------------------------------------------------------
     def _need_saver(self, what: str) -> Any:
-        if self.checkpointer is None:
+        if self.checkpointer is True:  # a subgraph's own state is read through its parent (get_subgraphs)
+            saver_of(self, None)
+        if self.checkpointer is None or self.checkpointer is False:
             raise CheckpointerRequiredError(
                 f"{what} reads saved threads, but this graph has no checkpointer: compile(checkpointer=InMemorySaver())"
             )
@@ -298,19 +313,37 @@ class CompiledStateGraph(Runnable[Any, dict]):
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's newest checkpoint (or the one ``configurable.checkpoint_id`` names);
-        an empty snapshot for a thread never run."""
-        return self._snapshot(self._need_saver("get_state").get_tuple(config), config, pending=_newest(config))
+        an empty snapshot for a thread never run. A task that ran a subgraph carries in
+        ``state`` the config that reads the subgraph's state (``subgraphs=True``: its
+        snapshot). A config whose ``checkpoint_ns`` names a subgraph reads that subgraph's."""
+        saver = self._need_saver("get_state")
+        graph = graph_for_namespace(self, config)
+        snapshot = graph._snapshot(saver.get_tuple(config), config, pending=_newest(config))
+        return replace(snapshot, tasks=task_states(graph, saver, config, snapshot.tasks, subgraphs))
 
     async def aget_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
-        return self._snapshot(await self._need_saver("aget_state").aget_tuple(config), config, pending=_newest(config))
+        import asyncio
+
+        return await asyncio.to_thread(self.get_state, config, subgraphs=subgraphs)
+
+    def get_subgraphs(self, *, namespace: Optional[str] = None, recurse: bool = False) -> Iterator[tuple[str, Any]]:
+        """``(namespace, graph)`` for each node that is a compiled graph (LangGraph's):
+        ``namespace`` keeps only the one it names, ``recurse`` adds theirs (``"a|b"``)."""
+        return subgraphs_of(self, namespace, recurse)
+
+    async def aget_subgraphs(self, *, namespace: Optional[str] = None,
+                             recurse: bool = False) -> AsyncIterator[tuple[str, Any]]:
+        for item in subgraphs_of(self, namespace, recurse):
+            yield item
 
     def get_state_history(self, config: RunnableConfig, *, filter: Optional[dict[str, Any]] = None,
                           before: Optional[RunnableConfig] = None, limit: Optional[int] = None) -> Iterator[StateSnapshot]:
         """The thread's checkpoints, newest first (``filter`` on metadata, e.g. ``{"step": 2}``)."""
         saver = self._need_saver("get_state_history")
         plain = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
+        graph = graph_for_namespace(self, config)
         for saved in saver.list(plain, filter=filter, before=before, limit=limit):
-            yield self._snapshot(saved, config)
+            yield graph._snapshot(saved, config)
 
     async def aget_state_history(self, config: RunnableConfig, *, filter: Optional[dict[str, Any]] = None,
                                  before: Optional[RunnableConfig] = None,
@@ -337,15 +370,17 @@ class CompiledStateGraph(Runnable[Any, dict]):
         """Several supersteps of updates (each a list of ``StateUpdate(values, as_node)``
         applied together), one checkpoint each; returns the last one's config."""
         saver = self._need_saver("bulk_update_state")
+        graph = graph_for_namespace(self, config, saver=saver, for_update=True)
         for updates in check_supersteps(supersteps):
-            config = saver.put(*superstep_put_args(self, saver.get_tuple(config), config, updates))
+            config = saver.put(*superstep_put_args(graph, saver.get_tuple(config), config, updates))
         return config
 
     async def abulk_update_state(self, config: RunnableConfig,
                                  supersteps: Sequence[Sequence[StateUpdate]]) -> dict[str, Any]:
         saver = self._need_saver("abulk_update_state")
+        graph = graph_for_namespace(self, config, saver=saver, for_update=True)
         for updates in check_supersteps(supersteps):
-            config = await saver.aput(*superstep_put_args(self, await saver.aget_tuple(config), config, updates))
+            config = await saver.aput(*superstep_put_args(graph, await saver.aget_tuple(config), config, updates))
         return config
 
     # -- drawing ----------------------------------------------------------------------------

@@ -386,7 +386,8 @@ class StateGraph:
         if cache is not None and not isinstance(cache, BaseCache):
             raise ValidationError(f"cache must be a BaseCache such as InMemoryCache() or SqliteCache(path=...), got "
                                   f"{type(cache).__name__}")
-        if checkpointer is not None and not isinstance(checkpointer, BaseCheckpointSaver):
+        # True/False: a subgraph's "keep my state in my parent's saver" / "never checkpoint" (rag.graph._subgraphs)
+        if checkpointer not in (None, True, False) and not isinstance(checkpointer, BaseCheckpointSaver):
             raise InvalidCheckpointerError(
                 f"Invalid checkpointer provided: checkpointer must be a saver such as InMemorySaver() or "
                 f"SqliteSaver(...), got {type(checkpointer).__name__}"

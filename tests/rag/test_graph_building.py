@@ -295,8 +295,8 @@ def test_get_config_gives_the_running_nodes_config():
 
 def test_run_options_that_would_change_the_output_are_refused_by_name():
     app = counter().compile()
-    with pytest.raises(ValueError, match="subgraphs=True is not supported"):
-        list(app.stream({"n": 0}, subgraphs=True))
+    with pytest.raises(ValueError, match="checkpoint_during=True is not supported"):
+        list(app.stream({"n": 0}, checkpoint_during=True))
     assert app.invoke({"n": 0}, durability="sync", debug=False)["n"] == 3
 
 
