@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from rag.errors import ValidationError
 from rag.graph.errors import InvalidUpdateError
+from rag.graph.types import OVERWRITE, Overwrite
 
 __all__ = ["Channel", "channels_of", "apply_updates", "initial_values", "check_keys", "ordered"]
 
@@ -134,9 +135,14 @@ def apply_updates(values: dict[str, Any], updates: list[tuple[str, Mapping[str, 
     a reducer that refuses the value, or two writes in one step to a key without reducer.
     """
     written_by: dict[str, str] = {}
+    overwritten = _overwrites(updates)
     for node, update in updates:
         check_keys(node, update, channels)
         for key, value in update.items():
+            if key in overwritten:  # an Overwrite replaces the key; its other updates this step are dropped
+                if _is_overwrite(value):
+                    values[key] = overwritten[key]
+                continue
             reducer = channels[key].reducer
             if reducer is None:
                 if key in written_by:
@@ -159,3 +165,24 @@ def apply_updates(values: dict[str, Any], updates: list[tuple[str, Mapping[str, 
                         f"node {node!r} wrote {type(value).__name__} {value!r:.80} to key {key!r}, which its "
                         f"reducer {name} refused: {type(exc).__name__}: {exc}"
                     ) from exc
+
+
+def _is_overwrite(value: Any) -> bool:
+    return isinstance(value, Overwrite) or (isinstance(value, dict) and len(value) == 1 and OVERWRITE in value)
+
+
+def _overwrites(updates: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """The keys an :class:`~rag.graph.types.Overwrite` writes in these updates, with its
+    value; raises naming the key when two overwrite it (as LangGraph's)."""
+    found: dict[str, Any] = {}
+    for node, update in updates:
+        for key, value in (update or {}).items():
+            if not _is_overwrite(value):
+                continue
+            if key in found:
+                raise InvalidUpdateError(
+                    f"Can receive only one Overwrite value per super-step: key {key!r} was overwritten twice "
+                    f"(the second by node {node!r})"
+                )
+            found[key] = value[OVERWRITE] if isinstance(value, dict) else value.value
+    return found

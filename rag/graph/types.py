@@ -19,7 +19,7 @@ from rag.errors import InvalidTypeError, UsageError
 from rag.tools.base import ToolOutputMixin
 
 __all__ = ["Command", "Interrupt", "Send", "StateSnapshot", "StateUpdate", "PregelTask", "interrupt",
-           "is_invalid_resume", "StreamWriter", "CachePolicy", "CacheKey"]
+           "is_invalid_resume", "StreamWriter", "CachePolicy", "CacheKey", "Overwrite"]
 
 _UNSET: Any = object()
 
@@ -98,6 +98,24 @@ class Command(Generic[N], ToolOutputMixin):  # a tool may return one: it reaches
         return [self.goto] if isinstance(self.goto, (str, Send)) else list(self.goto)
 
     PARENT = "__parent__"
+
+
+@dataclass(frozen=True)
+class Overwrite:
+    """Write ``value`` to a key as it is, bypassing the key's reducer (LangGraph's); a
+    node may also return the JSON form ``{"__overwrite__": value}``. Two overwrites of one
+    key in one step raise :class:`~rag.graph.errors.InvalidUpdateError`; in the step of an
+    overwrite, the key's other updates are dropped.
+
+    >>> Overwrite(["b"]).value
+    ['b']
+    """
+
+    value: Any
+
+
+#: The JSON form of :class:`Overwrite` (a dict with this one key), as LangGraph's.
+OVERWRITE = "__overwrite__"
 
 
 @dataclass(frozen=True, kw_only=True)

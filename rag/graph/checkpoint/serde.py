@@ -87,8 +87,10 @@ def _encode(value: Any) -> Any:
         return {TAG: "send", "node": value.node, "arg": value.arg}
     if isinstance(value, (set, frozenset)):
         return {TAG: "set", "items": sorted(value, key=repr)}
-    from rag.graph.types import Command
+    from rag.graph.types import OVERWRITE, Command, Overwrite
 
+    if isinstance(value, Overwrite):  # LangGraph's JSON form, which a node may also return
+        return {OVERWRITE: value.value}
     if isinstance(value, Command):  # a Send's arg may be one (LangGraph sends Commands to nodes)
         saved = {TAG: "command", "update": value.update, "goto": value.goto, "graph": value.graph}
         if value.has_resume:
