@@ -35,8 +35,8 @@ from urllib.parse import urlsplit
 from rag.documents import Document
 from rag.errors import ValidationError
 
-__all__ = ["BoilerplateRule", "site_of", "page_block_keys", "repeated_keys", "find_boilerplate", "strip_blocks",
-           "remove_boilerplate"]
+__all__ = ["BoilerplateRule", "site_of", "page_profile", "page_block_keys", "edge_positions", "repeated_keys",
+           "find_boilerplate", "removed_keys", "strip_blocks", "remove_boilerplate"]
 
 #: Block kinds never removed: a heading that repeats ("Description", "Options") names
 #: the part of the page under it, and code that repeats (an install command shown on
@@ -96,26 +96,57 @@ def _valid_blocks(blocks: Any, length: int) -> list[tuple[int, int, str]]:
                   key=lambda b: (b[0], -b[1]))
 
 
-def _candidates(document: Document) -> list[tuple[int, int, bool]]:
-    """``(start, end, removable)`` for each outermost block of ``document`` and each run
-    of text between them (split at blank lines), in order; [] without blocks."""
+def _candidates(document: Document) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` for each outermost block of ``document`` and each run of
+    text between them (split at blank lines; kind ``"text"``), in order; [] without blocks."""
     text = document.page_content
     blocks = _valid_blocks(document.metadata.get("blocks"), len(text))
     if not blocks:
         return []
-    spans: list[tuple[int, int, bool]] = []
+    spans: list[tuple[int, int, str]] = []
     reached = 0
     for start, end, kind in blocks:
         if start < reached:
             continue  # inside an outer block
         spans.extend(_loose(text, reached, start))
-        spans.append((start, end, kind not in _KEPT_KINDS))
+        spans.append((start, end, kind))
         reached = end
     spans.extend(_loose(text, reached, len(text)))
     return spans
 
 
-def _loose(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
+def page_profile(document: Document) -> list[str | None]:
+    """The page as the rule sees it, one entry per candidate in order: the key (digest of
+    the white-space-collapsed text) of a removable one, ``""`` for a heading (passed
+    over at the page's edges) and None for code (content: it ends an edge run)."""
+    text = document.page_content
+    return ["" if kind == "heading" else None if kind in _KEPT_KINDS else _key(text[start:end])
+            for start, end, kind in _candidates(document)]
+
+
+def edge_positions(profile: Sequence[str | None], keys: frozenset[str] | set[str]) -> list[int]:
+    """The positions of ``profile`` (see :func:`page_profile`) that are boilerplate: a
+    key in ``keys`` in the run that opens the page or the run that closes it (headings
+    passed over; the first other candidate ends each run). A repeated block between two
+    of the page's own ("See also", "Note", a lead-in sentence a manual's pages share) is
+    content in its place; navigation, banners and footers wrap the content.
+
+    >>> edge_positions(["nav", "", "own", "Note", "own2", "foot"], {"nav", "Note", "foot"})
+    [0, 5]
+    """
+    found: list[int] = []
+    for order in (range(len(profile)), range(len(profile) - 1, -1, -1)):
+        for position in order:
+            key = profile[position]
+            if key == "":
+                continue
+            if key is None or key not in keys:
+                break
+            found.append(position)
+    return sorted(set(found))
+
+
+def _loose(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     """The paragraphs of ``text[start:end]`` (held by no block), trimmed of white space."""
     spans = []
     position = start
@@ -123,7 +154,7 @@ def _loose(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
         stripped = piece.strip()
         if stripped:
             first = position + piece.index(stripped[0])
-            spans.append((first, first + len(stripped), True))
+            spans.append((first, first + len(stripped), "text"))
         position += len(piece) + 2
     return spans
 
@@ -131,9 +162,8 @@ def _loose(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
 def page_block_keys(document: Document) -> set[str]:
     """The keys (digests of the white-space-collapsed text) of ``document``'s removable
     candidate blocks: outermost blocks but headings and code, and text runs held by no
-    block."""
-    text = document.page_content
-    return {_key(text[start:end]) for start, end, removable in _candidates(document) if removable}
+    block. What repetition is counted on."""
+    return {key for key in page_profile(document) if key}
 
 
 def find_boilerplate(documents: Iterable[Document], rule: BoilerplateRule = BoilerplateRule()
@@ -169,14 +199,22 @@ def repeated_keys(pages: Mapping[str, Iterable[str]], rule: BoilerplateRule = Bo
     return found
 
 
+def removed_keys(document: Document, keys: frozenset[str] | set[str]) -> set[str]:
+    """The keys of the blocks :func:`strip_blocks` removes from ``document``."""
+    profile = page_profile(document)
+    return {profile[position] or "" for position in edge_positions(profile, keys)}
+
+
 def strip_blocks(document: Document, keys: frozenset[str] | set[str]) -> Document:
-    """``document`` without its candidate blocks whose key is in ``keys`` (each with the
-    white space that follows it), its ``headings`` and ``blocks`` moved to the new
-    offsets (those inside a removed block dropped). Unchanged when nothing matches or
-    when everything would go (a page that is only boilerplate keeps its text)."""
+    """``document`` without its boilerplate: the candidate blocks whose key is in
+    ``keys`` at the page's edges (:func:`edge_positions`), each with the white space that
+    follows it; its ``headings`` and ``blocks`` moved to the new offsets (those inside a
+    removed block dropped). Unchanged when nothing matches or when everything would go
+    (a page that is only boilerplate keeps its text)."""
     text = document.page_content
-    removed = [(start, end) for start, end, removable in _candidates(document)
-               if removable and _key(text[start:end]) in keys]
+    candidates = _candidates(document)
+    positions = edge_positions(page_profile(document), keys) if keys else []
+    removed = [candidates[position][:2] for position in positions]
     if not removed:
         return document
     cuts: list[tuple[int, int]] = []

@@ -31,7 +31,16 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
 from rag.documents import Document
-from rag.index.boilerplate import BoilerplateRule, find_boilerplate, page_block_keys, repeated_keys, site_of, strip_blocks
+from rag.index.boilerplate import (
+    BoilerplateRule,
+    edge_positions,
+    find_boilerplate,
+    page_profile,
+    removed_keys,
+    repeated_keys,
+    site_of,
+    strip_blocks,
+)
 
 __all__ = ["SitePlan", "plan_folder", "RecordView", "STRUCTURED_SUFFIXES", "structured_source", "structured_hash",
            "HASH_PREFIX"]
@@ -39,9 +48,9 @@ __all__ = ["SitePlan", "plan_folder", "RecordView", "STRUCTURED_SUFFIXES", "stru
 #: Files whose loaders record blocks (HTML and Markdown): the pages boilerplate is found on.
 STRUCTURED_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".md", ".markdown"})
 #: Text (characters) of the pages a folder's pass keeps for the update to index without
-#: reading them again: bounds the memory of that pass (about 700 pages of PostgreSQL's
-#: manual); pages past it are read twice.
-KEPT_CHARACTERS = 4_000_000
+#: reading them again: bounds the memory of that pass (Python's 498-page manual, 9.6
+#: million characters, holds 40 MiB with its blocks); pages past it are read twice.
+KEPT_CHARACTERS = 16_000_000
 #: Marks the content hash of a page hashed with its removed blocks: a page recorded
 #: without it (indexed before boilerplate removal) is read again once.
 HASH_PREFIX = "b1:"
@@ -60,8 +69,9 @@ def structured_hash(raw_hash: str, removed: Iterable[str]) -> str:
     return HASH_PREFIX + digest.hexdigest()
 
 
-def _removed(documents: Sequence[Document], keys: frozenset[str]) -> set[str]:
-    return {key for document in documents for key in page_block_keys(document) & keys}
+def _removed(profiles: Iterable[Sequence[Optional[str]]], keys: frozenset[str]) -> set[str]:
+    """The keys removed from a page of these profiles (see :func:`page_profile`)."""
+    return {profile[position] or "" for profile in profiles for position in edge_positions(profile, keys)}
 
 
 @dataclass
@@ -88,7 +98,7 @@ class SitePlan:
         each; documents None for a page that could not be read, left to the update to
         report): each page's block keys and raw hash, and the documents of the first
         pages up to ``kept_characters`` of text."""
-        keys: dict[str, set[str]] = {}
+        profiles: dict[str, list[list[Optional[str]]]] = {}
         hashes: dict[str, str] = {}
         kept: dict[str, tuple[tuple[int, int, int], list[Document]]] = {}
         budget = kept_characters
@@ -96,13 +106,15 @@ class SitePlan:
             if documents is None:
                 continue
             hashes[source] = raw_hash(documents)
-            keys[source] = set().union(*(page_block_keys(d) for d in documents)) if documents else set()
+            profiles[source] = [page_profile(document) for document in documents]
             size = sum(len(document.page_content) for document in documents)
             if stat is not None and size <= budget:
                 kept[source] = (stat, documents)
                 budget -= size
+        keys = {source: {key for profile in page for key in profile if key} for source, page in profiles.items()}
         boilerplate = repeated_keys({source: page_keys for source, page_keys in keys.items() if page_keys}, rule)
-        expected = {source: structured_hash(hashes[source], keys[source] & boilerplate.get(site_of(source), frozenset()))
+        expected = {source: structured_hash(hashes[source],
+                                            _removed(profiles[source], boilerplate.get(site_of(source), frozenset())))
                     for source in hashes}
         return cls(boilerplate, expected, kept)
 
@@ -127,7 +139,7 @@ class SitePlan:
     def prepare(self, source: str, documents: list[Document], raw_hash: str) -> tuple[list[Document], str]:
         """``documents`` without their site's boilerplate, and the page's content hash."""
         keys = self.boilerplate.get(site_of(source), frozenset())
-        removed = _removed(documents, keys) if keys else set()
+        removed = set().union(*(removed_keys(document, keys) for document in documents)) if keys else set()
         stripped = [strip_blocks(document, keys) for document in documents] if removed else documents
         return stripped, structured_hash(raw_hash, removed)
 

@@ -57,6 +57,19 @@ def test_a_block_must_be_on_more_than_the_share_of_a_sites_pages():
         assert ("A shared note." in pages[0].page_content) is expected
 
 
+def test_a_repeated_block_between_a_pages_own_blocks_stays():
+    # "See also" on every page, but inside the content: a label in its place, not chrome.
+    pages = remove_boilerplate(site(6, extra=lambda n: f"<p>See also</p><p>The page {n} references.</p>"))
+    assert all("See also" in page.page_content for page in pages)
+    assert all("Copyright" not in page.page_content for page in pages)
+
+
+def test_repeated_blocks_at_a_pages_start_and_end_go_headings_passed_over():
+    pages = remove_boilerplate([document(f"<ul><li>Home</li><li>Docs</li></ul><h1>Page {n}</h1><p>Own {n}.</p>"
+                                         f"<h2>Footer</h2><p>Part of the suite</p>", f"/s/{n}.html") for n in range(5)])
+    assert [page.page_content for page in pages][:1] == ["Page 0\n\nOwn 0.\n\nFooter"]
+
+
 def test_repeated_code_is_never_removed():
     pages = remove_boilerplate(site(6, extra=lambda n: "<pre>pip install otter</pre>"))
     assert all("pip install otter" in page.page_content for page in pages)
