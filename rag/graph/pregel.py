@@ -402,6 +402,15 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 ends = branch.ends if branch.ends is not None else (*self.builder.nodes, END)
                 for target in dict.fromkeys(ends):
                     graph.add_edge(ids[source], ids[target], conditional=True)
+        # Where a node returning Command(goto=...) may go (add_node(destinations=...) or a
+        # -> Command[Literal[...]] annotation), and a node with no way out ends the run.
+        for source, destinations in getattr(self.builder, "destinations", {}).items():
+            for target, label in destinations.items():
+                graph.add_edge(ids[source], ids[target], label, conditional=True)
+        leaving = {edge.source for edge in graph.edges}
+        for name in self.builder.nodes:
+            if name not in leaving:
+                graph.add_edge(ids[name], ids[END])
         if not any(e.target == END for e in graph.edges):
             graph.remove_node(ids[END])
         return graph

@@ -47,6 +47,9 @@ def draw_mermaid(graph: rag.runnables.graph.Graph) -> str:
             lines.append(f"\t{ids[node.id]}(\"{_label(node.name)}\")")
     for edge in graph.edges:
         arrow = "-.->" if edge.conditional else "-->"
+        if edge.data is not None:  # a labelled edge, drawn as LangGraph draws it
+            arrow = f"-. &nbsp;{_label(str(edge.data))}&nbsp; .->" if edge.conditional else \
+                f"-- &nbsp;{_label(str(edge.data))}&nbsp; -->"
         lines.append(f"\t{ids[edge.source]} {arrow} {ids[edge.target]};")
     lines.append(_STYLES)
     return "\n".join(lines) + "\n"

@@ -34,8 +34,12 @@ class Node:
 
 @dataclass(frozen=True)
 class Edge:
+    """An arrow from node id ``source`` to ``target``; ``data``: its label (None: none);
+    ``conditional``: taken only sometimes (dotted). LangChain's field order."""
+
     source: str
     target: str
+    data: Optional[str] = None
     conditional: bool = False
 
 
@@ -67,11 +71,11 @@ class Graph:
         self.nodes[node.id] = node
         return node
 
-    def add_edge(self, source: Node, target: Node, conditional: bool = False) -> Edge:
+    def add_edge(self, source: Node, target: Node, data: Optional[str] = None, conditional: bool = False) -> Edge:
         for node in (source, target):
             if node.id not in self.nodes:
                 raise ValidationError(f"node {node.name!r} ({node.id}) is not in the graph; add it first")
-        edge = Edge(source.id, target.id, conditional)
+        edge = Edge(source.id, target.id, data, conditional)
         self.edges.append(edge)
         return edge
 
