@@ -8,7 +8,7 @@ import asyncio
 import dataclasses
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
 from rag.graph._inject import RUNTIME_KEY, count_attempt
@@ -201,12 +201,18 @@ async def _afresh_run(task: Task, node: Any, value: Any) -> Any:
 
 def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:
     tasks = effect.tasks
-    if len(tasks) == 1:
+    timeout = getattr(graph, "step_timeout", None)
+    if len(tasks) == 1 and timeout is None:
         _run_task(graph, tasks[0], effect.state, effect.checkpointed)
         return
     workers = max_workers(tasks[0].config, len(tasks))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(lambda t: _run_task(graph, t, effect.state, effect.checkpointed), tasks))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    futures = [pool.submit(_run_task, graph, task, effect.state, effect.checkpointed) for task in tasks]
+    _, late = wait(futures, timeout=timeout)
+    # A thread cannot be stopped: past step_timeout the step fails without waiting for it.
+    pool.shutdown(wait=not late, cancel_futures=True)
+    if late:
+        raise step_timed_out(timeout, [task for task, future in zip(tasks, futures) if future in late])
 
 
 async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:
@@ -224,7 +230,23 @@ async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTas
                     other.cancel()
 
     running.extend(asyncio.create_task(one(t)) for t in effect.tasks)
+    timeout = getattr(graph, "step_timeout", None)
+    if timeout is None:
+        await asyncio.gather(*running, return_exceptions=True)
+        return
+    _, late = await asyncio.wait(running, timeout=timeout)
+    for task in late:  # past step_timeout: the step fails and its unfinished nodes are cancelled
+        task.cancel()
     await asyncio.gather(*running, return_exceptions=True)
+    if late:
+        raise step_timed_out(timeout, [t for t, runner in zip(effect.tasks, running) if runner in late])
+
+
+def step_timed_out(timeout: float, late: list[Task]) -> TimeoutError:
+    """The error of a step that ran past ``step_timeout`` (``asyncio.TimeoutError`` and
+    ``concurrent.futures.TimeoutError`` are this builtin, as LangGraph raises)."""
+    return TimeoutError(f"the step ran past step_timeout={timeout} s; nodes still running: "
+                        f"{[task.name for task in late]}")
 
 
 # -- drivers -------------------------------------------------------------------------------

@@ -44,6 +44,10 @@ class CompiledStateGraph(Runnable[Any, dict]):
     (supersteps per invocation, default 25), plus the usual callbacks/tags/metadata.
     """
 
+    #: Seconds one step may run (None: no limit, the default); past it the run raises
+    #: ``TimeoutError`` and async nodes still running are cancelled (threads cannot be).
+    step_timeout: Optional[float] = None
+
     #: Streamed modes whose chunks are made while nodes run, so nodes run beside the stream;
     #: the functional API adds "updates" (each @task result as it finishes).
     live_modes = frozenset({"custom"})
