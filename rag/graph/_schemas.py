@@ -245,3 +245,25 @@ def wrap_node(func: Callable[..., Any], reads: StateShape, writes: StateShape) -
         except (AttributeError, TypeError):
             pass
     return node
+
+
+def json_schema(shape: StateShape, title: str) -> dict[str, Any]:
+    """The JSON Schema of a graph's input or output schema, as LangGraph gives it: a pydantic
+    model's own; a TypedDict's fields with its required keys, titled with its name; a
+    dataclass's or annotated class's fields (required: those without a default) and a root
+    state's type, titled ``title`` (``LangGraphInput`` / ``LangGraphOutput``)."""
+    from rag.runnables.schema import hint_schema, object_schema, titled
+
+    schema = shape.schema
+    if shape.kind == "pydantic":
+        return schema.model_json_schema()
+    if shape.kind == "root":
+        base = typing.get_args(schema)[0] if typing.get_origin(schema) is typing.Annotated else schema
+        return titled(hint_schema(base), title)
+    if shape.kind == "class":
+        plain = {k: typing.get_args(v)[0] if typing.get_origin(v) is typing.Annotated else v
+                 for k, v in shape.hints.items()}
+        required = [k for k in plain if not hasattr(schema, k)]
+        return titled(object_schema({k: hint_schema(v) for k, v in plain.items()}, required=required), title)
+    found = hint_schema(schema)
+    return found if shape.kind == "dict" else titled(found, title)

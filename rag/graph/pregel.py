@@ -219,15 +219,21 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return await self._acall_traced(body, input, self._with_defaults(config))
 
     # -- schemas (rag.runnables.schema; LangGraph 1.2 fails here for typing.TypedDict on 3.11) --
-    def _input_jsonschema(self) -> dict[str, Any]:
-        """The state's keys, none required: an input may set any of them."""
-        from rag.runnables.schema import hint_schema
+    def get_input_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        """The input schema's JSON Schema as LangGraph gives it (see :func:`rag.graph._schemas.json_schema`)."""
+        from rag.graph._schemas import json_schema
 
-        schema = hint_schema(self.builder.state_schema)
-        return {"type": "object", "properties": schema.get("properties", {})}
+        if type(self)._input_jsonschema is not Runnable._input_jsonschema:  # the functional API's own
+            return super().get_input_jsonschema(config)
+        return json_schema(self.builder.input_shape, self._schema_title("Input"))
 
-    def _output_jsonschema(self) -> dict[str, Any]:
-        return self._input_jsonschema()
+    def get_output_jsonschema(self, config: Optional[RunnableConfig] = None) -> dict[str, Any]:
+        """The output schema's JSON Schema (default: the state schema's), as LangGraph gives it."""
+        from rag.graph._schemas import json_schema
+
+        if type(self)._output_jsonschema is not Runnable._output_jsonschema:
+            return super().get_output_jsonschema(config)
+        return json_schema(self.builder.output_shape, self._schema_title("Output"))
 
     # -- node cache -------------------------------------------------------------------------
     #: The node cache (``compile(cache=...)``), or None.

@@ -300,9 +300,9 @@ def test_run_options_that_would_change_the_output_are_refused_by_name():
     assert app.invoke({"n": 0}, durability="sync", debug=False)["n"] == 3
 
 
-def test_input_schema_lists_the_state_keys_none_required():
-    schema = counter().compile().input_schema
-    assert schema["title"] == "LangGraphInput" and "required" not in schema
+def test_input_schema_is_the_state_schemas_with_its_required_keys():
+    schema = counter().compile().input_schema  # as LangGraph's: the TypedDict's name and required keys
+    assert schema["title"] == "State" and set(schema["required"]) == {"n", "log"}
     assert schema["properties"]["n"] == {"type": "integer"} and schema["properties"]["log"]["type"] == "array"
 
 
