@@ -400,7 +400,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         graph = Graph()
         ids = {START: graph.add_node(START, id=START)}
         for name, node in self.builder.nodes.items():
-            ids[name] = graph.add_node(name, node, id=name)
+            ids[name] = graph.add_node(name, node, id=name,
+                                       metadata=getattr(self.builder, "node_metadata", {}).get(name))
         ids[END] = graph.add_node(END, id=END)
         for source, target in self.builder.edges:
             graph.add_edge(ids[source], ids[target])

@@ -25,11 +25,13 @@ _GAP = 4  # columns between boxes in one layer
 
 @dataclass(frozen=True)
 class Node:
-    """A box: ``id`` (unique), ``name`` (shown), ``data`` (the runnable, or None)."""
+    """A box: ``id`` (unique), ``name`` (shown), ``data`` (the runnable, or None),
+    ``metadata`` (a graph node's ``add_node(..., metadata=...)``, or None)."""
 
     id: str
     name: str
     data: Any = None
+    metadata: Optional[dict[str, Any]] = None
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,9 @@ class Graph:
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
 
-    def add_node(self, name: str, data: Any = None, *, id: Optional[str] = None) -> Node:
-        node = Node(id or uuid.uuid4().hex, name, data)
+    def add_node(self, name: str, data: Any = None, *, id: Optional[str] = None,
+                 metadata: Optional[dict[str, Any]] = None) -> Node:
+        node = Node(id or uuid.uuid4().hex, name, data, metadata)
         if node.id in self.nodes:
             raise ValidationError(f"node id {node.id!r} is already in the graph")
         self.nodes[node.id] = node
