@@ -76,3 +76,17 @@ def test_a_one_word_or_punctuation_only_question_gets_an_answer_or_no_answer_nev
         answer = ExtractiveAnswerer().invoke({"input": question, "context": context})
         assert answer == NO_ANSWER or "[1]" in answer
     assert ExtractiveAnswerer().invoke({"input": "?!", "context": context}) == NO_ANSWER
+
+
+def test_the_html_loaders_blocks_give_a_pages_list_to_the_sentence_announcing_it():
+    from pathlib import Path
+
+    from loaders import ReadableHTMLLoader
+    from rag.chains.candidates import document_units
+
+    page = ReadableHTMLLoader(Path(__file__).parent / "data" / "pgdoc" / "ddl-alter.html").load()[0]
+    assert page.metadata.get("blocks")
+    units = document_units(page)
+    listed = next(u for u in units if u.kind == "list" and "Add columns" in u.text)
+    assert units[listed.owner].text == "You can:"
+    assert all(u.text != page.metadata["title"] for u in units)
