@@ -130,7 +130,7 @@ def _scope(task: Task, checkpointed: bool) -> TaskScope:
 
 def _record_failure(task: Task, exc: BaseException) -> None:
     if isinstance(exc, GraphInterrupt):
-        task.interrupts = exc.interrupts
+        task.interrupts, task.paused = exc.interrupts, True
     else:
         task.error = exc
 

@@ -29,6 +29,7 @@ class Task:
     update: Optional[dict[str, Any]] = None
     goto: list[str] = field(default_factory=list)
     interrupts: tuple[Any, ...] = ()
+    paused: bool = False  # stopped by interrupt(), or by a breakpoint of a subgraph it ran (no interrupts)
     resume: list[Any] = field(default_factory=list)
     answered: int = 0  # resume values added to ``resume`` by this invocation
     error: Optional[BaseException] = None

@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
-from rag.graph import _node_cache as node_cache
+from rag.graph import _debug_stream as debug_stream, _node_cache as node_cache
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph._calls import CALL_KEY, CallSlot, answering_tasks, call_writes, held_updates
@@ -140,7 +140,10 @@ class Loop:
         if self.saver is None:
             self.checkpoint_id = str(self.step)  # task ids only need to differ between steps
             return
-        self.saved_config = yield IO(partial(self.saver.put, *self.put_args(source, writers)))
+        parent, _, metadata, _ = args = self.put_args(source, writers)
+        self.saved_config = yield IO(partial(self.saver.put, *args))
+        if debug_stream.wanted(self.modes):
+            yield from debug_stream.checkpoint_events(self, parent if thread_of(parent)[2] else None, metadata)
 
     def _load(self, saved: Any) -> None:
         checkpoint = saved.checkpoint
@@ -186,7 +189,7 @@ class Loop:
             elif channel == RESULT:
                 task.update, task.goto, task.done = value.get("update"), list(value.get("goto") or []), True
             elif channel == INTERRUPT:
-                task.interrupts = tuple(value)
+                task.interrupts, task.paused = tuple(value), True
             elif channel == RESUME:
                 task.resume = list(value)
 
@@ -225,10 +228,14 @@ class Loop:
                 keyed = yield from node_cache.lookup(self, pending, self.state())
                 pending = [t for t in pending if not t.done]
             if pending:
+                if debug_stream.wanted(self.modes):
+                    yield from debug_stream.task_events(self, pending, self.state())
                 yield RunTasks(pending, self.state(), self.saver is not None)
+                if debug_stream.wanted(self.modes):
+                    yield from debug_stream.result_events(self, pending)
             if keyed:
                 yield from node_cache.save(self, keyed)
-            if any(t.error is not None or (not t.done and t.interrupts) for t in tasks):
+            if any(t.error is not None or (not t.done and t.paused) for t in tasks):
                 yield from self._stop_step(tasks)
                 return
             yield from self._finish_step(tasks)
@@ -342,7 +349,7 @@ class Loop:
                     writes = [(RESULT, {"update": task.update, "goto": task.goto})]
                 elif task.error is not None and not is_invalid_resume(task.error):
                     writes = [(ERROR, repr(task.error))]  # for get_state().tasks[i].error, as LangGraph's
-                elif task.interrupts and not task.done:
+                elif task.paused and not task.done:
                     writes = [(INTERRUPT, list(task.interrupts))] + ([(RESUME, task.resume)] if task.resume else [])
                 else:
                     continue

@@ -32,10 +32,11 @@ from typing import Any, Callable, Iterator, Optional
 from rag.errors import ValidationError
 from rag.graph._calls import CALL_KEY, CallSlot
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
+from rag.graph.constants import INTERRUPT
 from rag.graph.types import CURRENT_TASK, Command, PregelTask
 
 __all__ = ["NS_SEP", "NS_END", "Link", "Nested", "ParentCommand", "link_of", "task_ns", "stateful_ns",
-           "child_config", "saver_of", "resume_input", "raise_pause", "relay", "arelay", "nested_sink", "out_chunk", "task_states", "subgraphs_of"]
+           "child_config", "saver_of", "resume_input", "relay", "arelay", "nested_sink", "out_chunk", "task_states", "subgraphs_of"]
 
 #: Separates the levels of a checkpoint namespace, and a node's name from its task id (LangGraph's).
 NS_SEP, NS_END = "|", ":"
@@ -72,6 +73,7 @@ class Link:
     ns: str  # its namespace as streamed and handed to its nodes (with task ids)
     store_ns: str  # where its checkpoints are kept (stateful: without task ids)
     resuming: bool  # the parent's task paused inside it before: continue where it paused
+    paused: bool = False  # this run stopped at an interrupt() or a breakpoint
 
     @property
     def forward(self) -> Optional[Callable[[tuple[str, ...], Any], None]]:
@@ -123,8 +125,10 @@ def link_of(graph: Any) -> Optional[Link]:
         saver = parent.saver
     else:
         saver = own
-    resuming = bool(task.interrupts) and not task.done
-    return Link(parent, task, saver, ns, stateful_ns(ns) if own is True else ns, resuming)
+    resuming = task.paused and not task.done
+    if own is True:  # one history per thread: streamed and nested under the namespace without task ids
+        ns = stateful_ns(ns)
+    return Link(parent, task, saver, ns, ns, resuming)
 
 
 def saver_of(graph: Any, link: Optional[Link]) -> Any:
@@ -171,12 +175,6 @@ def resume_input(link: Link, input: Any, saved: Any, channels: Any) -> Any:
         if len(mine) > 1:
             return Command(resume=mine)
     return Command(resume=answers[-1])
-
-
-def raise_pause(link: Optional[Link], interrupts: tuple[Any, ...]) -> None:
-    """A subgraph that paused pauses its parent's task with the same interrupts."""
-    if link is not None and interrupts:
-        raise GraphInterrupt(interrupts)
 
 
 def subgraphs_of(graph: Any, namespace: Optional[str] = None, recurse: bool = False) -> Iterator[tuple[str, Any]]:
@@ -248,8 +246,11 @@ def _ns_tuple(loop: Any) -> tuple[str, ...]:
 
 
 def _passing(loop: Any, emit: Any) -> Any:
-    if type(emit) is not Nested and loop.link is not None and loop.nested is not None:
-        loop.nested(_ns_tuple(loop), emit)
+    if type(emit) is not Nested and loop.link is not None:
+        if emit.mode == "updates" and INTERRUPT in emit.chunk:
+            loop.link.paused = True  # an interrupt() or a breakpoint stopped it
+        if loop.nested is not None:
+            loop.nested(_ns_tuple(loop), emit)
     return emit
 
 
@@ -258,7 +259,8 @@ def _ended(loop: Any, exc: Optional[ParentCommand]) -> None:
         if loop.link is not None and not exc.for_parent:
             exc.for_parent = True  # its parent's task settles it (rag.graph._drive)
         raise exc
-    raise_pause(loop.link, loop.interrupts)
+    if loop.link is not None and loop.link.paused:
+        raise GraphInterrupt(loop.interrupts)  # (none: a breakpoint; the parent's task waits all the same)
 
 
 def relay(loop: Any, emits: Iterator[Any]) -> Iterator[Any]:

@@ -31,7 +31,7 @@ import rag.graph  # type hints: rag.graph.state_graph imports this module
 
 __all__ = ["CompiledStateGraph", "STREAM_MODES"]
 
-STREAM_MODES = ("values", "updates", "messages", "custom")
+STREAM_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug")
 StreamMode = Union[str, Sequence[str]]
 
 
@@ -131,8 +131,10 @@ class CompiledStateGraph(Runnable[Any, dict]):
         """Chunks as the graph runs: ``"values"`` (the state after each step), ``"updates"``
         (``{node: update}`` per node), ``"messages"`` (``(message chunk, metadata)`` for
         every model token in a node), ``"custom"`` (what nodes pass to
-        :func:`~rag.graph.config.get_stream_writer`'s writer); a list of modes yields
-        ``(mode, chunk)`` pairs. ``context``: the run's context, given to nodes as
+        :func:`~rag.graph.config.get_stream_writer`'s writer), ``"checkpoints"``, ``"tasks"``
+        and ``"debug"`` (LangGraph's payloads, see :mod:`rag.graph._debug_stream`); a list of
+        modes yields ``(mode, chunk)`` pairs. ``subgraphs=True``: subgraphs' chunks too, each
+        item prefixed with its namespace (``()`` for this graph's own). ``context``: the run's context, given to nodes as
         ``runtime.context`` (a dict becomes the graph's dataclass or pydantic
         ``context_schema``); ``control``: a :class:`~rag.graph.runtime.RunControl` through
         which the caller (or a node) can ask the run to stop after the step under way."""
@@ -194,7 +196,12 @@ class CompiledStateGraph(Runnable[Any, dict]):
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None, control: Any = None,
                interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
         """Run to the end (or a pause) and return the state; a pause by ``interrupt()``
-        adds ``"__interrupt__": [Interrupt(...)]``. ``context``, ``control``: as in :meth:`stream`."""
+        adds ``"__interrupt__": [Interrupt(...)]``. ``context``, ``control``: as in :meth:`stream`.
+        ``stream_mode`` other than "values" (LangGraph's): the list of :meth:`stream`'s chunks."""
+        stream_mode = kwargs.pop("stream_mode", "values")
+        if stream_mode != "values":
+            return list(self.stream(input, config, context=context, control=control, stream_mode=stream_mode,  # type: ignore[return-value]
+                                    interrupt_before=interrupt_before, interrupt_after=interrupt_after, **kwargs))
         self._check_options(kwargs)
 
         def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
@@ -208,6 +215,11 @@ class CompiledStateGraph(Runnable[Any, dict]):
     async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None,
                       control: Any = None,
                       interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
+        stream_mode = kwargs.pop("stream_mode", "values")
+        if stream_mode != "values":
+            return [chunk async for chunk in self.astream(  # type: ignore[return-value]
+                input, config, context=context, control=control, stream_mode=stream_mode,
+                interrupt_before=interrupt_before, interrupt_after=interrupt_after, **kwargs)]
         self._check_options(kwargs)
 
         async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
@@ -353,7 +365,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         plain = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
         graph = graph_for_namespace(self, config)
         for saved in saver.list(plain, filter=filter, before=before, limit=limit):
-            yield graph._snapshot(saved, config)
+            snapshot = graph._snapshot(saved, config)
+            yield replace(snapshot, tasks=task_states(graph, saver, saved.config, snapshot.tasks, False))
 
     async def aget_state_history(self, config: RunnableConfig, *, filter: Optional[dict[str, Any]] = None,
                                  before: Optional[RunnableConfig] = None,

@@ -160,8 +160,8 @@ def test_a_schema_that_is_not_a_type_is_refused_naming_it():
 
 
 def test_an_unknown_stream_mode_is_refused():
-    with pytest.raises(ValueError, match="'debug' is not supported"):
-        list(counter().compile().stream({"n": 0}, stream_mode="debug"))
+    with pytest.raises(ValueError, match="'everything' is not supported"):
+        list(counter().compile().stream({"n": 0}, stream_mode="everything"))
 
 
 def test_reserved_and_duplicate_node_names_are_refused():

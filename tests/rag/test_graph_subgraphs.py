@@ -178,3 +178,13 @@ def test_an_async_run_pauses_and_resumes_inside_a_subgraph():
         return await parent.ainvoke(Command(resume="async"), _thread())
 
     assert asyncio.run(run()) == {"log": ["one", "answer:async"]}
+
+
+def test_a_breakpoint_inside_a_subgraph_pauses_the_parent_and_invoke_none_continues_it(saver):
+    inner = (StateGraph(Log).add_node("one", lambda s: {"log": ["one"]}).add_node("two", lambda s: {"log": ["two"]})
+             .add_edge(START, "one").add_edge("one", "two").compile(interrupt_before=["two"]))
+    parent = (StateGraph(Log).add_node("sub", inner).add_node("after", lambda s: {"log": ["after"]})
+              .add_edge(START, "sub").add_edge("sub", "after").compile(checkpointer=saver))
+    assert parent.invoke({"log": []}, _thread()) == {"log": []}
+    assert parent.get_state(_thread()).next == ("sub",)
+    assert parent.invoke(None, _thread()) == {"log": ["one", "two", "after"]}
