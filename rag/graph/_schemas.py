@@ -30,7 +30,8 @@ from typing import Any, Callable, Mapping, Optional
 
 from rag.errors import ValidationError
 
-__all__ = ["ROOT", "StateShape", "shape_of", "merge_channels", "node_input_schema", "wrap_node", "to_update"]
+__all__ = ["ROOT", "StateShape", "shape_of", "merge_channels", "node_input_schema", "node_output_schema", "wrap_node",
+           "to_update", "json_schema"]
 
 #: The one channel of a non-dict state (LangGraph's name for it).
 ROOT = "__root__"
@@ -193,6 +194,19 @@ def node_input_schema(action: Any) -> Any:
         return None
     hint = hints.get(params[0].name)
     return hint if hint is not None and _kind(hint) != "root" else None
+
+
+def node_output_schema(action: Any) -> Any:
+    """The return annotation of ``action`` when it is a state schema, else None: its keys
+    join the graph's channels (as LangGraph's), so a node may write keys declared there."""
+    target = action if inspect.isroutine(action) else getattr(action, "__call__", None)
+    if target is None:
+        return None
+    try:
+        hint = _hints_of(target).get("return")
+    except Exception:  # annotations that do not resolve: nothing declared
+        return None
+    return hint if hint is not None and isinstance(hint, type) and _kind(hint) != "root" else None
 
 
 def _hints_of(target: Any) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
 from rag.errors import ValidationError
 from rag.graph._inject import call_injected, with_injection
-from rag.graph._schemas import StateShape, merge_channels, node_input_schema, shape_of, wrap_node
+from rag.graph._schemas import StateShape, merge_channels, node_input_schema, node_output_schema, shape_of, wrap_node
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
 from rag.graph.pregel import CompiledStateGraph
@@ -232,7 +232,8 @@ class StateGraph:
         if kwargs:
             raise ValidationError(f"add_node does not take {sorted(kwargs)}; pass a name and a function or Runnable")
         if action is None:
-            action, node = node, getattr(node, "name", None) or getattr(node, "__name__", None)  # type: ignore[assignment]
+            action, node = node, getattr(node, "name", None) or getattr(node, "__name__", None) or (  # type: ignore[assignment]
+                type(node).__name__ if callable(node) and not isinstance(node, Runnable) else None)  # an object: its class
         if not isinstance(node, str) or not node:
             raise ValidationError(f"a node needs a non-empty str name, got {node!r}")
         if node in _RESERVED:
@@ -241,13 +242,15 @@ class StateGraph:
             raise ValidationError(f"node {node!r} is already in the graph")
         if isinstance(action, Runnable):
             runnable = action
-        elif callable(action) and not inspect.isroutine(action) and inspect.iscoroutinefunction(
-                getattr(action, "__call__", None)):
-            # An object with an async __call__: its bound method is what RunnableLambda must await.
-            runnable = RunnableLambda(with_injection(action.__call__), name=node)
         elif callable(action):
+            # An object with an async __call__: its bound method is what RunnableLambda must await.
+            is_async_object = not inspect.isroutine(action) and inspect.iscoroutinefunction(
+                getattr(action, "__call__", None))
             reads = self._reads(action, input_schema)
-            func = with_injection(action)
+            written = node_output_schema(action)
+            if written is not None:
+                merge_channels(self.channels, shape_of(written))
+            func = with_injection(action.__call__ if is_async_object else action)
             if not (reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels)):
                 func = wrap_node(func, reads, self.shape)
             runnable = RunnableLambda(func, name=node)
