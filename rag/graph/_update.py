@@ -19,6 +19,7 @@ from rag.graph._edges import successors
 from rag.graph._loop import Loop
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidUpdateError
+from rag.graph._schemas import to_update
 from rag.graph.state import apply_updates, initial_values
 from rag.graph.types import Send
 
@@ -71,6 +72,9 @@ def superstep_put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, c
             as_node = writers[0]
         if as_node not in (START, END) and as_node not in builder.nodes:
             raise ValidationError(f"as_node={as_node!r} is not a node; nodes are {list(builder.nodes)}")
+        shape = getattr(builder, "shape", None)
+        if values is not None and shape is not None and not shape.plain:  # a root value, a model instance
+            values = to_update(shape, values)
         if values is not None and not isinstance(values, dict):
             raise ValidationError(f"update_state needs a dict of state updates, got {type(values).__name__}")
         named.append((values, as_node))
