@@ -45,12 +45,10 @@ def _is_pydantic(schema: Any) -> bool:
 
 def _has_fields(schema: Any) -> bool:
     """Whether ``schema`` declares keys (a class with annotations, not a builtin like ``dict``)."""
-    if not isinstance(schema, type) or schema.__module__ == "builtins":
+    if not isinstance(schema, type):
         return False
-    try:
-        return bool(typing.get_type_hints(schema))
-    except Exception:  # unresolvable names: reported by the channel reader with the schema's name
-        return bool(getattr(schema, "__annotations__", None))
+    # Declared annotations in the class or a base (builtins such as dict declare none).
+    return any(vars(cls).get("__annotations__") for cls in schema.__mro__ if cls is not object)
 
 
 def _kind(schema: Any) -> str:
