@@ -48,7 +48,10 @@ _KEPT_KINDS = frozenset({"heading", "code"})
 class BoilerplateRule:
     """When a repeated block is boilerplate: on more than ``min_pages`` pages (an
     integer >= 1; default 3) and more than ``min_share`` of its site's pages (a fraction
-    in [0, 1); default 0.2). A site with ``min_pages`` pages or fewer has none.
+    in [0, 1); default 0.2). A site with ``min_pages`` pages or fewer has none. Blocks
+    are the same when their first ``opening_characters`` characters are (white space
+    collapsed; an integer >= 1, default 60): a template's fixed opening followed by a
+    page's own tail (a navigation bar ending in a breadcrumb to the page) is one block.
 
     >>> BoilerplateRule().threshold(100)
     20.0
@@ -56,6 +59,7 @@ class BoilerplateRule:
 
     min_pages: int = 3
     min_share: float = 0.2
+    opening_characters: int = 60
 
     def __post_init__(self) -> None:
         if isinstance(self.min_pages, bool) or not isinstance(self.min_pages, int) or self.min_pages < 1:
@@ -63,6 +67,9 @@ class BoilerplateRule:
         if isinstance(self.min_share, bool) or not isinstance(self.min_share, (int, float)) \
                 or not 0 <= self.min_share < 1:
             raise ValidationError(f"min_share must be a fraction in [0, 1), got {self.min_share!r}")
+        if isinstance(self.opening_characters, bool) or not isinstance(self.opening_characters, int) \
+                or self.opening_characters < 1:
+            raise ValidationError(f"opening_characters must be an integer >= 1, got {self.opening_characters!r}")
 
     def threshold(self, pages: int) -> float:
         """A block is boilerplate on more than this many of a site's ``pages``."""
@@ -81,10 +88,15 @@ def site_of(source: str) -> str:
     return posixpath.dirname(source.replace("\\", "/"))
 
 
-def _key(text: str) -> str:
-    # A short digest of the text with its white space collapsed: sites keep the counts of
-    # every block of every page in memory, so not the texts themselves.
-    return hashlib.blake2b(" ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+#: The default of :attr:`BoilerplateRule.opening_characters`.
+OPENING_CHARACTERS = 60
+
+
+def _key(text: str, opening: int) -> str:
+    # A short digest of the opening of the text with its white space collapsed: sites
+    # keep the keys of every block of every page in memory, so not the texts themselves.
+    return hashlib.blake2b(" ".join(text[:opening * 4].split())[:opening].encode("utf-8", "surrogatepass"),
+                           digest_size=8).hexdigest()
 
 
 def _valid_blocks(blocks: Any, length: int) -> list[tuple[int, int, str]]:
@@ -115,12 +127,12 @@ def _candidates(document: Document) -> list[tuple[int, int, str]]:
     return spans
 
 
-def page_profile(document: Document) -> list[str | None]:
+def page_profile(document: Document, opening: int = OPENING_CHARACTERS) -> list[str | None]:
     """The page as the rule sees it, one entry per candidate in order: the key (digest of
     the white-space-collapsed text) of a removable one, ``""`` for a heading (passed
     over at the page's edges) and None for code (content: it ends an edge run)."""
     text = document.page_content
-    return ["" if kind == "heading" else None if kind in _KEPT_KINDS else _key(text[start:end])
+    return ["" if kind == "heading" else None if kind in _KEPT_KINDS else _key(text[start:end], opening)
             for start, end, kind in _candidates(document)]
 
 
@@ -159,11 +171,11 @@ def _loose(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     return spans
 
 
-def page_block_keys(document: Document) -> set[str]:
+def page_block_keys(document: Document, opening: int = OPENING_CHARACTERS) -> set[str]:
     """The keys (digests of the white-space-collapsed text) of ``document``'s removable
     candidate blocks: outermost blocks but headings and code, and text runs held by no
     block. What repetition is counted on."""
-    return {key for key in page_profile(document) if key}
+    return {key for key in page_profile(document, opening) if key}
 
 
 def find_boilerplate(documents: Iterable[Document], rule: BoilerplateRule = BoilerplateRule()
@@ -176,7 +188,7 @@ def find_boilerplate(documents: Iterable[Document], rule: BoilerplateRule = Boil
     pages: dict[str, set[str]] = {}
     for document in documents:
         source = str(document.metadata.get("source", ""))
-        keys = page_block_keys(document)
+        keys = page_block_keys(document, rule.opening_characters)
         if keys:  # a page whose structure is known (pages without blocks do not count)
             pages.setdefault(source, set()).update(keys)
     return repeated_keys(pages, rule)
@@ -199,13 +211,13 @@ def repeated_keys(pages: Mapping[str, Iterable[str]], rule: BoilerplateRule = Bo
     return found
 
 
-def removed_keys(document: Document, keys: frozenset[str] | set[str]) -> set[str]:
+def removed_keys(document: Document, keys: frozenset[str] | set[str], opening: int = OPENING_CHARACTERS) -> set[str]:
     """The keys of the blocks :func:`strip_blocks` removes from ``document``."""
-    profile = page_profile(document)
+    profile = page_profile(document, opening)
     return {profile[position] or "" for position in edge_positions(profile, keys)}
 
 
-def strip_blocks(document: Document, keys: frozenset[str] | set[str]) -> Document:
+def strip_blocks(document: Document, keys: frozenset[str] | set[str], opening: int = OPENING_CHARACTERS) -> Document:
     """``document`` without its boilerplate: the candidate blocks whose key is in
     ``keys`` at the page's edges (:func:`edge_positions`), each with the white space that
     follows it; its ``headings`` and ``blocks`` moved to the new offsets (those inside a
@@ -213,7 +225,7 @@ def strip_blocks(document: Document, keys: frozenset[str] | set[str]) -> Documen
     (a page that is only boilerplate keeps its text)."""
     text = document.page_content
     candidates = _candidates(document)
-    positions = edge_positions(page_profile(document), keys) if keys else []
+    positions = edge_positions(page_profile(document, opening), keys) if keys else []
     removed = [candidates[position][:2] for position in positions]
     if not removed:
         return document
@@ -261,5 +273,5 @@ def remove_boilerplate(documents: Sequence[Document], rule: BoilerplateRule = Bo
     """``documents`` with the boilerplate of their sites removed (:func:`find_boilerplate`
     over these documents, unless ``boilerplate`` gives the keys by site already)."""
     found = find_boilerplate(documents, rule) if boilerplate is None else boilerplate
-    return [strip_blocks(document, found[site]) if (site := site_of(str(document.metadata.get("source", ""))))
+    return [strip_blocks(document, found[site], rule.opening_characters) if (site := site_of(str(document.metadata.get("source", ""))))
             in found else document for document in documents]

@@ -81,6 +81,7 @@ class SitePlan:
 
     boilerplate: Mapping[str, frozenset[str]] = field(default_factory=dict)
     expected: dict[str, str] = field(default_factory=dict)
+    rule: BoilerplateRule = field(default_factory=BoilerplateRule)
     #: Pages read by the pass that the update will index: source -> (the file's stat
     #: when read, its documents); see :meth:`take`.
     kept: dict[str, tuple[tuple[int, int, int], list[Document]]] = field(default_factory=dict)
@@ -88,7 +89,7 @@ class SitePlan:
     @classmethod
     def of_documents(cls, documents: Iterable[Document], rule: BoilerplateRule = BoilerplateRule()) -> "SitePlan":
         """The plan of pages that are all in memory (a web root)."""
-        return cls(find_boilerplate(documents, rule))
+        return cls(find_boilerplate(documents, rule), rule=rule)
 
     @classmethod
     def of_pages(cls, pages: Iterable[tuple[str, Optional[tuple[int, int, int]], Optional[list[Document]]]],
@@ -106,7 +107,7 @@ class SitePlan:
             if documents is None:
                 continue
             hashes[source] = raw_hash(documents)
-            profiles[source] = [page_profile(document) for document in documents]
+            profiles[source] = [page_profile(document, rule.opening_characters) for document in documents]
             size = sum(len(document.page_content) for document in documents)
             if stat is not None and size <= budget:
                 kept[source] = (stat, documents)
@@ -116,7 +117,7 @@ class SitePlan:
         expected = {source: structured_hash(hashes[source],
                                             _removed(profiles[source], boilerplate.get(site_of(source), frozenset())))
                     for source in hashes}
-        return cls(boilerplate, expected, kept)
+        return cls(boilerplate, expected, rule, kept)
 
     def last_read(self, source: str, record: Optional["RecordView"],
                   otherwise: Callable[[str], Optional[tuple[Any, Any]]]) -> Optional[tuple[Any, Any]]:
@@ -139,8 +140,9 @@ class SitePlan:
     def prepare(self, source: str, documents: list[Document], raw_hash: str) -> tuple[list[Document], str]:
         """``documents`` without their site's boilerplate, and the page's content hash."""
         keys = self.boilerplate.get(site_of(source), frozenset())
-        removed = set().union(*(removed_keys(document, keys) for document in documents)) if keys else set()
-        stripped = [strip_blocks(document, keys) for document in documents] if removed else documents
+        opening = self.rule.opening_characters
+        removed = set().union(*(removed_keys(document, keys, opening) for document in documents)) if keys else set()
+        stripped = [strip_blocks(document, keys, opening) for document in documents] if removed else documents
         return stripped, structured_hash(raw_hash, removed)
 
 

@@ -70,6 +70,13 @@ def test_repeated_blocks_at_a_pages_start_and_end_go_headings_passed_over():
     assert [page.page_content for page in pages][:1] == ["Page 0\n\nOwn 0.\n\nFooter"]
 
 
+def test_a_navigation_bar_ending_in_each_pages_own_title_is_one_repeated_block():
+    bar = "<ul><li>index</li><li>modules | next | previous</li><li>Otter 3.1 Documentation » Library » {n}</li></ul>"
+    pages = remove_boilerplate([document(bar.format(n=f"Page {n}") + f"<h1>Page {n}</h1><p>Own {n}.</p>", f"/s/{n}.html")
+                                for n in range(5)])
+    assert [page.page_content for page in pages][:1] == ["Page 0\n\nOwn 0."]
+
+
 def test_repeated_code_is_never_removed():
     pages = remove_boilerplate(site(6, extra=lambda n: "<pre>pip install otter</pre>"))
     assert all("pip install otter" in page.page_content for page in pages)
@@ -104,6 +111,8 @@ def test_the_rule_refuses_values_outside_their_range_naming_them():
         BoilerplateRule(min_share=1.5)
     with pytest.raises(ValidationError, match="min_pages must be an integer >= 1, got 0"):
         BoilerplateRule(min_pages=0)
+    with pytest.raises(ValidationError, match="opening_characters must be an integer >= 1, got -5"):
+        BoilerplateRule(opening_characters=-5)
 
 
 @settings(max_examples=60, deadline=None)
