@@ -38,6 +38,8 @@ from rag.graph.types import CURRENT_TASK, Command, PregelTask
 __all__ = ["NS_SEP", "NS_END", "Link", "Nested", "ParentCommand", "link_of", "task_ns", "stateful_ns",
            "child_config", "saver_of", "resume_input", "relay", "arelay", "nested_sink", "out_chunk", "task_states", "subgraphs_of"]
 
+_ROOT = "__root__"  # rag.graph._schemas.ROOT: the one channel of a non-dict state
+
 #: Separates the levels of a checkpoint namespace, and a node's name from its task id (LangGraph's).
 NS_SEP, NS_END = "|", ":"
 
@@ -160,7 +162,7 @@ def resume_input(link: Link, input: Any, saved: Any, channels: Any) -> Any:
     (``channels``; a subgraph is typically handed its parent's state, as LangGraph's),
     or (when the parent's task paused in it and is run again) None or
     ``Command(resume=...)`` to continue its saved pause."""
-    if isinstance(input, dict) and any(key in channels for key in input):  # (a root-typed state: left alone)
+    if isinstance(input, dict) and _ROOT not in channels:  # (a root-typed state takes its input whole)
         input = {key: value for key, value in input.items() if key in channels}
     if not link.resuming or saved is None or not saved.checkpoint.get("next"):
         return input
@@ -170,9 +172,9 @@ def resume_input(link: Link, input: Any, saved: Any, channels: Any) -> Any:
         return None
     value = getattr(link.parent, "resume_value", None)
     ids = {pause.id for pause in task.interrupts}
-    if isinstance(value, dict) and value and set(value) <= set(ids) | set(value):
+    if isinstance(value, dict):  # answers by interrupt id: those of its own pauses, by id
         mine = {key: answer for key, answer in value.items() if key in ids}
-        if len(mine) > 1:
+        if mine:
             return Command(resume=mine)
     return Command(resume=answers[-1])
 

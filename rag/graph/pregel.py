@@ -313,7 +313,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
             result = writes.get(RESULT)
             tasks.append(PregelTask(task_id, name, ("__pregel_pull", name),
                                     error=writes.get(ERROR) if result is None else None,
-                                    interrupts=tuple(writes.get(INTERRUPT, ()) if result is None else ()),
+                                    interrupts=tuple(writes.get(INTERRUPT, ()) if result is None or not pending else ()),
                                     result=result.get("update") if result else None))
         interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
         values = dict(checkpoint["channel_values"])

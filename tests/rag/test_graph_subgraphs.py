@@ -188,3 +188,37 @@ def test_a_breakpoint_inside_a_subgraph_pauses_the_parent_and_invoke_none_contin
     assert parent.invoke({"log": []}, _thread()) == {"log": []}
     assert parent.get_state(_thread()).next == ("sub",)
     assert parent.invoke(None, _thread()) == {"log": ["one", "two", "after"]}
+
+
+def test_parallel_pauses_inside_a_subgraph_are_answered_one_at_a_time_by_interrupt_id(saver):
+    runs = {"a": 0, "b": 0}
+
+    def asking(name):
+        def node(state):
+            runs[name] += 1
+            return {"log": [f"{name}:{interrupt(name.upper())}"]}
+        return node
+
+    inner = (StateGraph(Log).add_node("a", asking("a")).add_node("b", asking("b"))
+             .add_edge(START, "a").add_edge(START, "b").compile())
+    parent = StateGraph(Log).add_node("sub", inner).add_edge(START, "sub").compile(checkpointer=saver)
+    parent.invoke({"log": []}, _thread())
+    by_value = {pause.value: pause.id for pause in parent.get_state(_thread()).interrupts}
+    parent.invoke(Command(resume={by_value["A"]: "yes"}), _thread())
+    assert [pause.value for pause in parent.get_state(_thread()).interrupts] == ["B"]
+    result = parent.invoke(Command(resume={by_value["B"]: "ok"}), _thread())
+    assert sorted(result["log"]) == ["a:yes", "b:ok"] and runs == {"a": 2, "b": 3}
+
+
+def test_a_past_checkpoint_read_by_id_lists_every_interrupt_its_step_raised(saver):
+    def asking(name):
+        return lambda state: {"log": [f"{name}:{interrupt(name.upper())}"]}
+
+    graph = (StateGraph(Log).add_node("a", asking("a")).add_node("b", asking("b"))
+             .add_edge(START, "a").add_edge(START, "b").compile(checkpointer=saver))
+    graph.invoke({"log": []}, _thread())
+    by_value = {pause.value: pause.id for pause in graph.get_state(_thread()).interrupts}
+    graph.invoke(Command(resume={by_value["A"]: "yes"}), _thread())
+    newest = graph.get_state(_thread())
+    assert [pause.value for pause in newest.interrupts] == ["B"]
+    assert sorted(pause.value for pause in graph.get_state(newest.config).interrupts) == ["A", "B"]
