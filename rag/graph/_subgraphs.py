@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from rag.errors import ValidationError
 from rag.graph._calls import CALL_KEY, CallSlot
-from rag.graph.errors import GraphInterrupt, InvalidUpdateError
+from rag.graph.errors import GraphInterrupt, ParentCommand
 from rag.graph.constants import INTERRUPT
 from rag.graph.types import CURRENT_TASK, Command, PregelTask
 
@@ -42,17 +42,6 @@ _ROOT = "__root__"  # rag.graph._schemas.ROOT: the one channel of a non-dict sta
 
 #: Separates the levels of a checkpoint namespace, and a node's name from its task id (LangGraph's).
 NS_SEP, NS_END = "|", ":"
-
-
-class ParentCommand(InvalidUpdateError):
-    """A node returned ``Command(graph=Command.PARENT)``: carried up to the graph that runs
-    its graph as a subgraph (an error when raised out of a root graph: it has no parent)."""
-
-    def __init__(self, command: Command) -> None:
-        super().__init__(f"a node returned {command!r} to its parent graph, but this graph is not run as a "
-                         "subgraph (add it as a node of another graph, or invoke it inside one's node)")
-        self.command = command
-        self.for_parent = False  # set once it has left the subgraph whose node returned it
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@
     AmbiguousResumeError(ValidationError, RuntimeError)  one resume value, several pending interrupts
     InvalidCheckpointerError(ValidationError, TypeError)  compile(checkpointer=...) got no saver
     GraphDrained(RagError)                         the run stopped between steps: RunControl.request_drain()
+    ParentCommand(InvalidUpdateError)              Command(graph=Command.PARENT) out of a graph with no parent
 
 ``EmptyInputError``, ``ThreadNotFoundError`` and ``CheckpointerRequiredError`` say what to do
 where LangGraph silently does nothing or fails deep inside.
@@ -30,6 +31,7 @@ __all__ = [
     "ThreadNotFoundError",
     "CheckpointerRequiredError",
     "GraphDrained",
+    "ParentCommand",
 ]
 
 
@@ -40,6 +42,21 @@ class GraphRecursionError(RagError, RecursionError):
 class InvalidUpdateError(ValidationError):
     """A node returned a key that is not in the state, a value its reducer refuses, two
     values for a key without a reducer in one step, or routed to an unknown node."""
+
+
+class ParentCommand(InvalidUpdateError):
+    """A node returned ``Command(graph=Command.PARENT)``: carried up to the graph that runs
+    its graph as a subgraph, whose task then returns the command (``args[0]``, as
+    LangGraph's); raised out of ``invoke`` when the graph runs on its own (no parent)."""
+
+    def __init__(self, command: Any) -> None:
+        super().__init__(command)
+        self.command = command
+        self.for_parent = False  # set once it has left the subgraph whose node returned it
+
+    def __str__(self) -> str:
+        return (f"a node returned {self.command!r} to its parent graph, but this graph is not run as a subgraph "
+                "(add it as a node of another graph, or invoke it inside one's node)")
 
 
 class EmptyInputError(ValidationError):
