@@ -94,6 +94,7 @@ class MessagesHandler(LiveSink):
 def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) -> None:
     """Record a node's return value on its task, checking its shape and keys."""
     if is_update_list(output):  # a ToolNode's results when a tool returned a Command
+        task.parts = [item.update if isinstance(item, Command) else item for item in output]
         output = combine_updates(task.name, output, graph.builder.channels)
     if isinstance(output, Command) and output.graph == Command.PARENT:
         raise ParentCommand(output)  # for the graph running this one as a subgraph (rag.graph._subgraphs)

@@ -40,6 +40,7 @@ class Task:
     writer: Optional[Callable[[Any], None]] = None  # get_stream_writer()'s target
     cached: bool = False  # its update came from the node cache (rag.graph._node_cache), the node did not run
     calls: Any = None  # the rag.graph._calls.CallLog of the @task calls the node made (None: none yet)
+    parts: Optional[list[Any]] = None  # the updates of a node that returned a list of them, streamed as such
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,8 @@ def update_chunk(task: Any) -> dict[str, Any]:
     """A finished task's "updates" chunk: ``{node: update}``, marked when it came from the cache."""
     if getattr(task, "cached", False):
         return {task.name: task.update, "__metadata__": {"cached": True}}
-    return {task.name: task.update}
+    parts = getattr(task, "parts", None)  # a list of updates (Commands) is streamed as that list, as LangGraph's
+    return {task.name: task.update if parts is None else parts}
 
 
 def namespaces(graph: Any, nodes: Optional[list[str]]) -> list[tuple[str, ...]]:

@@ -146,7 +146,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
             loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control, subgraphs)
             for emit in relay(loop, drive(self, loop.run(value), handler)):
                 if emit.mode in modes:
-                    chunk = self._shown(emit.chunk) if emit.mode == "values" and type(emit) is not Nested else emit.chunk
+                    chunk = self._visible_chunk(emit) if type(emit) is not Nested else emit.chunk
                     yield out_chunk(emit, chunk, single, subgraphs)
 
         return self._stream_traced(body, input, self._with_defaults(config))
@@ -164,7 +164,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
             loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control, subgraphs)
             async for emit in arelay(loop, adrive(self, loop.run(value), handler)):
                 if emit.mode in modes:
-                    chunk = self._shown(emit.chunk) if emit.mode == "values" and type(emit) is not Nested else emit.chunk
+                    chunk = self._visible_chunk(emit) if type(emit) is not Nested else emit.chunk
                     yield out_chunk(emit, chunk, single, subgraphs)
 
         async for chunk in self._astream_traced(body, input, self._with_defaults(config)):
@@ -176,6 +176,22 @@ class CompiledStateGraph(Runnable[Any, dict]):
         if loop.interrupts:
             output[INTERRUPT] = list(loop.interrupts)
         return loop.graph._shown(output)
+
+    def _visible_chunk(self, emit: Any) -> Any:
+        """A stream chunk as the caller sees it: "values" through :meth:`_shown`, and a root
+        state's "updates" as the values the nodes returned (not ``{"__root__": value}``)."""
+        if emit.mode == "values":
+            return self._shown(emit.chunk)
+        shape = getattr(self.builder, "shape", None)
+        if emit.mode != "updates" or shape is None or shape.kind != "root" or not isinstance(emit.chunk, dict):
+            return emit.chunk
+
+        def unwrap(update: Any) -> Any:
+            if isinstance(update, list):
+                return [unwrap(item) for item in update]
+            return update[ROOT] if isinstance(update, dict) and ROOT in update else update
+
+        return {node: unwrap(update) for node, update in emit.chunk.items()}
 
     def _shown(self, values: Any) -> Any:
         """What a caller sees of the channel values (returned, streamed as "values", in
