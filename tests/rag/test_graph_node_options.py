@@ -191,3 +191,11 @@ def test_a_command_sent_to_a_node_is_saved_in_a_json_checkpoint():
     thread = {"configurable": {"thread_id": "t"}}
     app.invoke({"log": []}, thread)
     assert app.invoke(None, thread) == {"log": ["got sent"]}
+
+
+def test_a_list_of_commands_is_streamed_as_that_list_of_updates():
+    def twice(state: Text):
+        return [Command(update={"text": "a1"}), Command(update={"text": "a2"})]
+
+    app = StateGraph(Text).add_node("twice", twice).add_edge(START, "twice").compile()
+    assert list(app.stream({"text": ""}, stream_mode="updates")) == [{"twice": [{"text": "a1"}, {"text": "a2"}]}]

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag.graph import END, START, StateGraph
+from rag.graph.checkpoint.memory import InMemorySaver
 from rag.graph.checkpoint.sqlite import SqliteSaver
 from rag.graph.types import Command, interrupt
 
@@ -239,3 +240,19 @@ def test_a_root_states_input_jsonschema_is_its_type():
 def test_a_value_that_is_not_a_type_is_refused_as_a_state_schema_naming_it():
     with pytest.raises(ValueError, match="a state schema must be a type .*got 'not a schema'"):
         StateGraph("not a schema")
+
+
+def test_a_root_states_updates_are_streamed_as_the_values_nodes_returned():
+    graph = StateGraph(Annotated[str, operator.add])
+    graph.add_node("a", lambda text: [Command(update="a1"), Command(update="a2")]).add_node("b", lambda text: "b")
+    app = graph.add_edge(START, "a").add_edge("a", "b").compile()
+    assert list(app.stream("", stream_mode="updates")) == [{"a": ["a1", "a2"]}, {"b": "b"}]
+    assert app.invoke("") == "a1a2b"
+
+
+def test_update_state_on_a_root_state_takes_the_value_itself():
+    app = one_node(Annotated[list, operator.add], lambda items: ["node"]).compile(checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "t"}}
+    app.invoke(["start"], thread)
+    app.update_state(thread, ["edited"])
+    assert app.get_state(thread).values == ["start", "node", "edited"]
