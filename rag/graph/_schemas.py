@@ -278,4 +278,16 @@ def json_schema(shape: StateShape, title: str) -> dict[str, Any]:
         required = [k for k in plain if not hasattr(schema, k)]
         return titled(object_schema({k: hint_schema(v) for k, v in plain.items()}, required=required), title)
     found = hint_schema(schema)
+    if shape.kind == "dataclass":  # LangGraph's rule: a field is optional when it has a default or may be None
+        found["required"] = [f.name for f in dataclasses.fields(schema) if f.init and (f.default is Ellipsis or (
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            and not _may_be_none(shape.hints.get(f.name))))]
+        if not found["required"]:
+            del found["required"]
     return found if shape.kind == "dict" else titled(found, title)
+
+
+def _may_be_none(hint: Any) -> bool:
+    if typing.get_origin(hint) is typing.Annotated:
+        hint = typing.get_args(hint)[0]
+    return hint is None or type(None) in typing.get_args(hint)

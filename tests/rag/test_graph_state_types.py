@@ -256,3 +256,16 @@ def test_update_state_on_a_root_state_takes_the_value_itself():
     app.invoke(["start"], thread)
     app.update_state(thread, ["edited"])
     assert app.get_state(thread).values == ["start", "node", "edited"]
+
+
+@dataclass
+class Form:
+    name: str
+    nickname: Optional[str]
+    age: int = 0
+
+
+def test_a_dataclass_states_jsonschema_requires_the_fields_without_default_that_cannot_be_none():
+    schema = one_node(Form, lambda s: {}).compile().get_input_jsonschema()
+    assert schema["title"] == "LangGraphInput" and schema["required"] == ["name"]
+    assert set(schema["properties"]) == {"name", "nickname", "age"}
