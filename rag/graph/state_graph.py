@@ -26,6 +26,7 @@ from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
 from rag.errors import ValidationError
 from rag.graph._inject import call_injected, with_injection
+from rag.graph._node_options import graph_input, node_options
 from rag.graph._schemas import StateShape, merge_channels, node_input_schema, node_output_schema, shape_of, wrap_node
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
@@ -115,22 +116,6 @@ def _finish(awaitable: Any) -> Any:
         return pool.submit(asyncio.run, wait()).result()
 
 
-def _command_ends(action: Any) -> Optional[tuple[str, ...]]:
-    """Nodes named by a ``-> Command[Literal["a", "b"]]`` return annotation (LangGraph's
-    way to declare where a node returning a Command may go)."""
-    from rag.graph.types import Command
-
-    try:
-        hint = typing.get_type_hints(action if inspect.isroutine(action) else action.__call__).get("return")
-    except Exception:  # unresolvable annotations: destinations unknown
-        return None
-    if typing.get_origin(hint) is Command:
-        args = typing.get_args(hint)
-        if args and typing.get_origin(args[0]) is typing.Literal:
-            return tuple(str(v) for v in typing.get_args(args[0]))
-    return None
-
-
 def _literal_ends(path: Callable[..., Any]) -> Optional[tuple[str, ...]]:
     """Targets named by a ``-> Literal["a", "b"]`` return annotation, for drawings."""
     try:
@@ -185,24 +170,8 @@ class StateGraph:
         self.cache_policies: dict[str, CachePolicy] = {}
 
     def graph_input(self, value: Any) -> Any:
-        """The graph's input as a dict update: a root state's value wrapped, a model or
-        dataclass instance as its fields; a dict's keys of channels outside the input schema
-        (default: the state schema) are ignored, as LangGraph's."""
-        from rag.graph._schemas import ROOT, instance_update
-
-        shape = self.input_shape
-        if shape.kind == "root":
-            return {ROOT: value}
-        if isinstance(value, dict):
-            if len(shape.keys) == len(self.channels):
-                return value
-            # Keys of private channels are not input (LangGraph ignores them); a key of no
-            # channel at all stays, to be refused by name (a typo, not a private key).
-            return {key: item for key, item in value.items() if key in shape.keys or key not in self.channels}
-        if value is not None and not isinstance(value, (str, bytes)) and hasattr(value, "__dict__") and \
-                not callable(value):
-            return instance_update(value, shape.keys)
-        return value
+        """The graph's input as a dict update (see :func:`rag.graph._node_options.graph_input`)."""
+        return graph_input(self.input_shape, self.channels, value)
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Union[str, Callable[..., Any], Runnable],
@@ -274,28 +243,14 @@ class StateGraph:
         merge_channels(self.channels, shape)
         return shape
 
-    def _node_options(self, node: str, action: Any, defer: bool, destinations: Any,
-                      metadata: Optional[dict[str, Any]]) -> None:
-        if metadata is not None and not isinstance(metadata, dict):
-            raise ValidationError(f"metadata of node {node!r} must be a dict, got {type(metadata).__name__}")
-        if metadata:
-            self.node_metadata[node] = dict(metadata)
-        if not isinstance(defer, bool):
-            raise ValidationError(f"defer of node {node!r} must be True or False, got {defer!r}")
-        if defer:
+    def _node_options(self, node: str, action: Any, defer: Any, destinations: Any, metadata: Any) -> None:
+        options = node_options(node, action, defer, destinations, metadata)
+        if options.metadata:
+            self.node_metadata[node] = options.metadata
+        if options.defer:
             self.deferred.add(node)
-        if destinations is None:
-            ends = _command_ends(action)
-            destinations = {name: None for name in ends} if ends else None
-        elif isinstance(destinations, dict):
-            destinations = {str(k): (None if v is None else str(v)) for k, v in destinations.items()}
-        elif isinstance(destinations, (tuple, list)) and all(isinstance(d, str) for d in destinations):
-            destinations = {name: None for name in destinations}
-        else:
-            raise ValidationError(f"destinations of node {node!r} must be a tuple of node names or a dict from "
-                                  f"node name to edge label, got {destinations!r:.80}")
-        if destinations:
-            self.destinations[node] = destinations
+        if options.destinations:
+            self.destinations[node] = options.destinations
 
     def add_edge(self, start_key: Union[str, Sequence[str]], end_key: str) -> "StateGraph":
         """Run ``end_key`` after ``start_key``; with a list of sources, after all of them ran."""
