@@ -68,7 +68,7 @@ def _field_hints(schema: type) -> dict[str, Any]:
 
     hints = read_hints(schema)
     if _is_pydantic(schema):  # its private attributes and class variables are not fields
-        return {k: v for k, v in hints.items() if k in schema.model_fields}
+        return {k: v for k, v in hints.items() if k in getattr(schema, "model_fields")}
     return {k: v for k, v in hints.items()
             if typing.get_origin(v) is not typing.ClassVar and v is not typing.ClassVar and k != "__slots__"}
 

@@ -83,8 +83,9 @@ def caller_locals() -> dict[str, Any]:
     import annotations`` can name that function's other locals (pydantic resolves its
     models' forward references from the same frame)."""
     import sys
+    import types
 
-    frame = sys._getframe(1)
+    frame: Optional[types.FrameType] = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("rag.graph"):
         frame = frame.f_back
     return dict(frame.f_locals) if frame is not None else {}
