@@ -200,8 +200,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         shape = getattr(self.builder, "output_shape", None)
         if shape is None or not isinstance(values, dict):
             return values
-        if shape.kind == "root":
-            return values if INTERRUPT in values else values.get(ROOT)
+        if shape.kind == "root":  # paused: only the interrupts, as LangGraph's (the value cannot hold them)
+            return {INTERRUPT: values[INTERRUPT]} if INTERRUPT in values else values.get(ROOT)
         if len(shape.keys) == len(self.builder.channels) and shape.kind != "root":
             return values  # the output schema covers every channel: nothing to hide
         shown = shape.output(values)

@@ -269,3 +269,11 @@ def test_a_dataclass_states_jsonschema_requires_the_fields_without_default_that_
     schema = one_node(Form, lambda s: {}).compile().get_input_jsonschema()
     assert schema["title"] == "LangGraphInput" and schema["required"] == ["name"]
     assert set(schema["properties"]) == {"name", "nickname", "age"}
+
+
+def test_a_paused_root_state_graph_returns_only_its_interrupts():
+    app = one_node(list[str], lambda words: [interrupt("more?")]).compile(checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "t"}}
+    paused = app.invoke(["a"], thread)
+    assert list(paused) == ["__interrupt__"] and paused["__interrupt__"][0].value == "more?"
+    assert app.invoke(Command(resume="yes"), thread) == ["yes"]
