@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
 from rag.errors import RagError
 

@@ -138,8 +138,6 @@ PROVIDER_CACHE = ("ModelFallbackMiddleware passes the request to the fallback mo
 GRAPH_INTERRUPT_ARGS = ("the test raises `GraphInterrupt` without arguments; rag.graph's GraphInterrupt requires its "
                         "interrupts (rag.graph is not changed by this work), so the middleware sees the TypeError "
                         "instead and retries or falls back")
-JSON_CHECKPOINTS = ("with a checkpointer, a pydantic or dataclass answer in structured_response cannot be saved: "
-                    "checkpoints are JSON (no pickle); a TypedDict or JSON-schema response_format can")
 JSON_SCHEMA_TITLE = ("a JSON-schema response_format needs a 'title' and type 'object' (the title names the answer "
                      "tool, so the name is stable); LangChain names an untitled schema response_format_<4 random "
                      "characters> and also takes a union (oneOf) of schemas")
@@ -209,13 +207,6 @@ _MORE: dict[str, list[str]] = {
     ],
     'INJECTED_STATE': [
         'agents/middleware/core/test_framework.py::test_injected_state_in_middleware_agent',
-    ],
-    'JSON_CHECKPOINTS': [
-        'agents/middleware/implementations/test_structured_output_retry.py::test_structured_output_retry_first_attempt_invalid',
-        'agents/middleware/implementations/test_structured_output_retry.py::test_structured_output_retry_preserves_messages',
-        'agents/middleware/implementations/test_structured_output_retry.py::test_structured_output_retry_succeeds_first_attempt',
-        'agents/middleware/implementations/test_structured_output_retry.py::test_structured_output_retry_validation_error',
-        'agents/test_response_format.py::test_structured_response_not_stale_across_checkpointed_turns',
     ],
     'JSON_SCHEMA_TITLE': [
         'agents/test_response_format.py::test_autostrategy_with_anonymous_json_schema',
@@ -342,6 +333,7 @@ _MORE: dict[str, list[str]] = {
     'REQUEST_COPY': [
         'agents/middleware/core/test_framework.py::test_create_agent_async_invoke',
         'agents/middleware/core/test_framework.py::test_on_model_call',
+        'agents/middleware/implementations/test_structured_output_retry.py::test_structured_output_retry_preserves_messages',
     ],
     'STRATEGY_INTERNALS': [
         'agents/test_responses.py::test_basic_creation',

@@ -140,7 +140,7 @@ class _PeerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return
         path = Path(spec.origin)
         module.__file__ = str(path)
-        exec(compile(rename_imports(path.read_text(encoding="utf-8")), str(path), "exec"), module.__dict__)
+        exec(compile(rename_imports(path.read_text(encoding="utf-8")), str(path), "exec", dont_inherit=True), module.__dict__)
 
 
 def _shim_lookup(original: str):

@@ -143,7 +143,7 @@ class _PeerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         path = Path(spec.origin)
         module.__file__ = str(path)
         renames = {**CLASSIC_RENAMES, **(TEST_RENAMES if path.name.startswith("test_") else {})}
-        code = compile(rename_imports(path.read_text(encoding="utf-8"), renames), str(path), "exec")
+        code = compile(rename_imports(path.read_text(encoding="utf-8"), renames), str(path), "exec", dont_inherit=True)
         exec(code, module.__dict__)
 
 
