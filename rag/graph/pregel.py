@@ -14,15 +14,16 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence, Union
 
 from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
-from rag.graph._loop import INTERRUPT, RESULT, Loop
+from rag.graph._loop import INTERRUPT, Loop
 from rag.graph._subgraphs import (Nested, arelay, child_config, graph_for_namespace, link_of, nested_sink, out_chunk,
                                   relay, saver_of, subgraphs_of, task_states)
+from rag.graph._drawing import draw_graph
 from rag.graph._schemas import ROOT
+from rag.graph._snapshot import snapshot
 from rag.graph._update import check_supersteps, superstep_put_args
-from rag.graph.constants import END, ERROR, START, UPDATE
+from rag.graph.constants import END
 from rag.graph.errors import CheckpointerRequiredError
-from rag.graph.state import apply_updates, ordered
-from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot, StateUpdate
+from rag.graph.types import Interrupt, StateSnapshot, StateUpdate
 from rag.runnables import Runnable, RunnableConfig
 from rag.runnables.config import merge_configs
 from rag.runnables.graph import Graph
@@ -310,44 +311,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return self.checkpointer
 
     def _snapshot(self, saved: Any, config: Any, *, pending: bool = False) -> StateSnapshot:
-        """``saved`` as a snapshot; with ``pending``, the writes of its paused step (resume
-        updates, finished nodes' results) applied to the values and finished nodes left out
-        of ``next`` (as LangGraph's get_state of a thread's newest checkpoint; a checkpoint
-        asked for by id, and the history, show the checkpoint as saved)."""
-        if saved is None:
-            return StateSnapshot({}, (), dict(config or {}), None, None, None, (), ())
-        checkpoint = saved.checkpoint
-        by_task: dict[str, dict[str, Any]] = {}
-        for task_id, channel, value in saved.pending_writes:
-            by_task.setdefault(task_id, {})[channel] = value
-        tasks = []
-        entries = checkpoint.get("next", [])
-        for index, entry in enumerate(entries):
-            name = entry.node if isinstance(entry, Send) else entry
-            task_id = f"{checkpoint['id']}:{index}:{name}"
-            writes = by_task.get(task_id, {})
-            result = writes.get(RESULT)
-            tasks.append(PregelTask(task_id, name, ("__pregel_pull", name),
-                                    error=writes.get(ERROR) if result is None else None,
-                                    interrupts=tuple(writes.get(INTERRUPT, ()) if result is None or not pending else ()),
-                                    result=result.get("update") if result else None))
-        interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
-        values = dict(checkpoint["channel_values"])
-        # As LangGraph's: Command(resume=..., update=...) updates kept with a paused
-        # checkpoint, then the updates of the step's nodes that finished, are part of its
-        # state; ``next`` lists only the nodes still to run.
-        resume_updates = sorted((task_id, writes[UPDATE]) for task_id, writes in by_task.items()
-                                if pending and UPDATE in writes)
-        done = [pending and RESULT in by_task.get(task.id, {}) for task in tasks]
-        pulls = [not isinstance(entry, Send) for entry in entries]
-        updates = [(START, update) for _, update in resume_updates]
-        for want_pull in (True, False):  # nodes run by edges first, then Sends (the loop's order)
-            updates += [(task.name, task.result) for task, finished, pull in zip(tasks, done, pulls)
-                        if finished and pull is want_pull and task.result]
-        apply_updates(values, updates, self.builder.channels)
-        names = tuple(task.name for task, finished in zip(tasks, done) if not finished)
-        return StateSnapshot(self._shown(ordered(values, self.builder.channels)), names, saved.config,
-                             saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
+        """``saved`` as a snapshot (see :func:`rag.graph._snapshot.snapshot`)."""
+        return snapshot(self, saved, config, pending=pending)
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's newest checkpoint (or the one ``configurable.checkpoint_id`` names);
@@ -426,34 +391,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
     def get_graph(self, config: Optional[RunnableConfig] = None, *, xray: Union[bool, int] = False) -> Graph:
         """The graph's diagram: ``__start__``, the nodes, ``__end__``; conditional edges
         are marked (dotted in Mermaid). ``draw_ascii()`` and ``draw_mermaid()`` draw it."""
-        graph = Graph()
-        ids = {START: graph.add_node(START, id=START)}
-        for name, node in self.builder.nodes.items():
-            ids[name] = graph.add_node(name, node, id=name,
-                                       metadata=getattr(self.builder, "node_metadata", {}).get(name))
-        ids[END] = graph.add_node(END, id=END)
-        for source, target in self.builder.edges:
-            graph.add_edge(ids[source], ids[target])
-        for sources, target in self.builder.joins:
-            for source in sources:
-                graph.add_edge(ids[source], ids[target])
-        for source, branches in self.builder.branches.items():
-            for branch in branches:
-                ends = branch.ends if branch.ends is not None else (*self.builder.nodes, END)
-                for target in dict.fromkeys(ends):
-                    graph.add_edge(ids[source], ids[target], conditional=True)
-        # Where a node returning Command(goto=...) may go (add_node(destinations=...) or a
-        # -> Command[Literal[...]] annotation), and a node with no way out ends the run.
-        for source, destinations in getattr(self.builder, "destinations", {}).items():
-            for target, label in destinations.items():
-                graph.add_edge(ids[source], ids[target], label, conditional=True)
-        leaving = {edge.source for edge in graph.edges}
-        for name in self.builder.nodes:
-            if name not in leaving:
-                graph.add_edge(ids[name], ids[END])
-        if not any(e.target == END for e in graph.edges):
-            graph.remove_node(ids[END])
-        return graph
+        return draw_graph(self.builder)
 
 
 def _newest(config: Any) -> bool:
