@@ -46,3 +46,24 @@ def fmt_time(seconds: float) -> str:
     if seconds >= 1e-3:
         return f"{seconds * 1e3:.2f} ms"
     return f"{seconds * 1e6:.1f} µs"
+
+
+def peer_version(python: str, distribution: str) -> str:
+    """The installed version of ``distribution`` in the interpreter ``python`` (a peer's venv)."""
+    import subprocess
+
+    code = f"import importlib.metadata as m; print(m.version({distribution!r}))"
+    return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def alternating_rounds(measure: Callable[[str], dict[str, float]], sides: tuple[str, ...], cases: Any,
+                       repeats: int) -> dict[str, dict[str, list[float]]]:
+    """``measure(side)`` (one fresh worker process: a figure per case) run ``repeats`` times
+    per side, the sides alternating so load changes on a shared machine hit both alike;
+    the figures by side and case, one per round."""
+    samples: dict[str, dict[str, list[float]]] = {side: {case: [] for case in cases} for side in sides}
+    for _ in range(repeats):
+        for side in sides:
+            for case, value in measure(side).items():
+                samples[side][case].append(value)
+    return samples

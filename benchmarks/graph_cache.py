@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any, Callable, TypedDict
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _timing import alternating_rounds, peer_version  # noqa: E402  (the script runs from any folder)
 CASES = ("plain", "runtime injected", "cache hit, memory", "cache hit, sqlite", "cache miss, memory",
          "cache miss, sqlite")
 
@@ -145,13 +147,8 @@ def main() -> None:
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         return json.loads(done.stdout.strip().splitlines()[-1])
 
-    version = subprocess.run([args.peer_python, "-c", "import importlib.metadata as m; print(m.version('langgraph'))"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    samples: dict[str, dict[str, list[float]]] = {"ours": {c: [] for c in CASES}, "langgraph": {c: [] for c in CASES}}
-    for _ in range(args.repeats):  # alternate, so load changes on a shared machine hit both alike
-        for which in ("ours", "langgraph"):
-            for case, value in measure(which).items():
-                samples[which][case].append(value)
+    version = peer_version(args.peer_python, "langgraph")
+    samples = alternating_rounds(measure, ("ours", "langgraph"), CASES, args.repeats)
     print(f"µs per invoke of a one-node graph ({args.invokes} per run), median of {args.repeats} alternating "
           f"rounds; LangGraph {version}")
     print(f"{'case':<22}{'ours':>10}{'LangGraph':>12}{'ratio':>9}")

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _timing import alternating_rounds, peer_version  # noqa: E402  (the script runs from any folder)
 CASES = ("sequential", "fan-out", "async", "sequential, in-memory saver", "fan-out, in-memory saver",
          "async, in-memory saver", "replay on resume")
 
@@ -146,13 +148,8 @@ def main() -> None:
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         return json.loads(done.stdout.strip().splitlines()[-1])
 
-    version = subprocess.run([args.peer_python, "-c", "import importlib.metadata as m; print(m.version('langgraph'))"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    samples: dict[str, dict[str, list[float]]] = {"ours": {c: [] for c in CASES}, "langgraph": {c: [] for c in CASES}}
-    for _ in range(args.repeats):  # alternate, so load changes on a shared machine hit both alike
-        for which in ("ours", "langgraph"):
-            for case, value in measure(which).items():
-                samples[which][case].append(value)
+    version = peer_version(args.peer_python, "langgraph")
+    samples = alternating_rounds(measure, ("ours", "langgraph"), CASES, args.repeats)
     print(f"µs per task (trivial task, {args.tasks} per run), median of {args.repeats} alternating rounds; "
           f"LangGraph {version}")
     print(f"{'case':<30}{'ours':>10}{'LangGraph':>12}{'ratio':>9}")
