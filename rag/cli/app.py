@@ -342,11 +342,16 @@ def _run_ask(args: argparse.Namespace) -> int:
     if not args.explain:
         print_answer(answer, as_json=args.json, streamed=streamed)
         return 0
+    from dataclasses import replace
+
     from rag.chains import ExtractiveAnswerer
     from rag.cli.output import explanation, print_explanation
 
     # Scored again, as the chain scored them: the chain returns text, not its features.
     quotes = ExtractiveAnswerer(embeddings=index.embeddings).passages(args.question, answer.context)
+    # A quote cites its passage's position in the context; the answer, the number it was given.
+    quotes = [replace(quote, citation=answer.context[quote.citation - 1].metadata.get("n", quote.citation))
+              for quote in quotes]
     if args.json:
         print(json.dumps({**answer.to_json(), "explain": explanation(quotes)}, indent=2, ensure_ascii=False))
     else:

@@ -7,9 +7,10 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Optional, Union
 
 from rag.chains import ExtractiveAnswerer, create_retrieval_chain, create_stuff_documents_chain
-from rag.chains.citations import cited_numbers, cited_units, drop_invalid_citations
+from rag.chains.citations import cited_numbers, quoted_units
 from rag.documents import Document
 from rag.embeddings.base import Embeddings
+from rag.index.citation_order import AnswerInCitationOrder, in_citation_order
 from rag.index.core import Index
 from rag.index.passages import locate_quote, merge_sources, position_at, with_context
 from rag.prompts import ChatPromptTemplate, PromptTemplate
@@ -74,6 +75,11 @@ class IndexRetriever(BaseRetriever):
         return [document for document, _ in found]
 
 
+def _number_order(source: "Source") -> tuple[int, int]:
+    # A number that is not an int (metadata set by hand) sorts last, in context order.
+    return (0, source.n) if isinstance(source.n, int) and not isinstance(source.n, bool) else (1, 0)
+
+
 def _snippet(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 3] + "..."
@@ -120,7 +126,9 @@ class Citation:
     """One quote of an answer: the ``n`` it cites, the exact ``text`` of the source it
     quotes, and its ``start``/``end`` offsets in the source document (None when the quote
     is not verbatim in the source, as a model's paraphrase may not be), with the
-    ``section`` and ``anchor`` in force there."""
+    ``section`` and ``anchor`` in force there; ``mark_start``/``mark_end``: the offsets in
+    the answer of its mark (``[n]``, or the digits of ``n`` in a mark such as ``[1, 3]``),
+    what a reader clicks to open the quote."""
 
     n: int
     text: str
@@ -128,13 +136,17 @@ class Citation:
     end: Optional[int] = None
     section: Optional[str] = None
     anchor: Optional[str] = None
+    mark_start: Optional[int] = None
+    mark_end: Optional[int] = None
 
 
 @dataclass
 class Answer:
-    """An answer and the passages it was drawn from (``context``, numbered as cited).
-    ``invalid_citations``: numbers the answer cited that name no passage (removed from
-    ``answer``)."""
+    """An answer and the passages it was drawn from (``context``, in retrieval order, each
+    numbered ``metadata["n"]`` as the answer cites it). Built with :meth:`from_result`,
+    citation numbers are consecutive in order of first citation (``[1]``, ``[2]``...; the
+    passages not cited are numbered after them). ``invalid_citations``: numbers the
+    answer cited that name no passage (removed from ``answer``)."""
 
     question: str
     answer: str
@@ -146,12 +158,13 @@ class Answer:
 
     @property
     def sources(self) -> list[Source]:
-        """Every passage, in number order; ``cited`` says which the answer cites. A cited
+        """Every passage, in number order (the cited ones first, as :meth:`from_result`
+        numbers them); ``cited`` says which the answer cites. A cited
         passage's ``section`` and ``anchor`` are those in force where its first quote
         begins (a passage may start in the section before the one quoted)."""
         cited = set(cited_numbers(self.answer))
-        found = [Source.of(document, rank, document.metadata.get("n", rank) in cited)
-                 for rank, document in enumerate(self.context, start=1)]
+        found = sorted((Source.of(document, rank, document.metadata.get("n", rank) in cited)
+                        for rank, document in enumerate(self.context, start=1)), key=_number_order)
         first_quote: dict[int, Citation] = {}
         for citation in self.citations if cited else ():
             if citation.start is not None:
@@ -176,20 +189,20 @@ class Answer:
         """Each quoted unit of the answer, once per source it cites, in answer order."""
         numbers = self._numbers()
         found: list[Citation] = []
-        for quote, cited in cited_units(self.answer):
-            for n in cited:
+        for quote, cited, marks in quoted_units(self.answer):
+            for n, mark in zip(cited, marks):
                 document = numbers.get(n)
                 if document is None:
                     continue
                 span = locate_quote(document.page_content, quote)
                 if span is None:
-                    found.append(Citation(n, quote))
+                    found.append(Citation(n, quote, mark_start=mark[0], mark_end=mark[1]))
                     continue
                 base = document.metadata.get("start_index")
                 base = base if isinstance(base, int) else 0
                 position = position_at(document, span[0])
                 found.append(Citation(n, document.page_content[span[0]:span[1]], base + span[0], base + span[1],
-                                      position.get("section"), position.get("anchor")))
+                                      position.get("section"), position.get("anchor"), *mark))
         return found
 
     def source_texts(self) -> dict[int, tuple[Optional[str], str]]:
@@ -198,12 +211,18 @@ class Answer:
 
     @classmethod
     def from_result(cls, result: dict[str, Any]) -> "Answer":
-        """From the output of a retrieval chain (``input``, ``context``, ``answer``);
-        citations to numbers no passage has are removed and listed in ``invalid_citations``."""
-        context = list(result.get("context") or [])
-        valid = {document.metadata.get("n", rank) for rank, document in enumerate(context, start=1)}
-        text, invalid = drop_invalid_citations(result["answer"], valid)
-        return cls(result["input"], text, context, invalid)
+        """From the output of a retrieval chain (``input``, ``context``, ``answer``):
+        citations to numbers no passage has are removed and listed in ``invalid_citations``,
+        and the passages are numbered in the order the answer cites them (see
+        :mod:`rag.index.citation_order`; an index's chains already number them so)."""
+        reader = AnswerInCitationOrder(drop_invalid=True)
+        pieces = reader.take({"context": result.get("context") or [], "answer": result["answer"]}) + reader.close()
+        numbered: dict[str, Any] = {}
+        for piece in pieces:
+            for key, value in piece.items():
+                numbered[key] = numbered.get(key, "") + value if key == "answer" else value
+        invalid = reader.numbering.invalid if reader.numbering is not None else []
+        return cls(result["input"], numbered["answer"], numbered["context"], invalid)
 
     def to_json(self) -> dict[str, Any]:
         sources = self.sources
@@ -251,12 +270,14 @@ def answer_chain(retriever: IndexRetriever, embeddings: Embeddings, llm: Optiona
     is extracted offline (:class:`~rag.chains.ExtractiveAnswerer`: sentences, code blocks,
     lists and tables, scored with the index's own ``embeddings``, each cited ``[n]``). With
     ``llm`` (a chat model Runnable, such as ``ChatOpenAI(model=...)``), the numbered
-    sources go to it with :data:`SYSTEM_PROMPT`.
+    sources go to it with :data:`SYSTEM_PROMPT`. Either way the output is numbered as cited
+    (:func:`~rag.index.citation_order.in_citation_order`): ``[1]`` is the first passage the
+    answer cites; streamed, the context follows the answer.
     """
     sources = RunnablePick("input") | passages(retriever, get_by_ids=get_by_ids, window=window, openings=openings,
                                                 contents=contents)
     if llm is None:
-        return create_retrieval_chain(sources, ExtractiveAnswerer(embeddings=embeddings))
+        return create_retrieval_chain(sources, ExtractiveAnswerer(embeddings=embeddings)) | in_citation_order()
     prompt = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), ("human", "{input}")])
     combine = create_stuff_documents_chain(llm, prompt, document_prompt=PromptTemplate.from_template("[{n}] {page_content}"))
-    return create_retrieval_chain(sources, combine)
+    return create_retrieval_chain(sources, combine) | in_citation_order()

@@ -26,6 +26,7 @@ from rag.documents import Document
 from rag.embeddings.base import Embeddings
 from rag.errors import ValidationError
 from rag.index.answer import SYSTEM_PROMPT, Answer, IndexRetriever, passages
+from rag.index.citation_order import in_citation_order
 from rag.index.config import ANSWER_K
 from rag.index.core import Index
 from rag.memory import BaseChatMessageHistory, FileChatMessageHistory, RunnableWithMessageHistory
@@ -112,7 +113,7 @@ def _offline_chain(retriever: IndexRetriever, embeddings: Embeddings, get_by_ids
     # The extractive answerer scores sentences against the question: give it the condensed one.
     answerer = RunnableLambda(lambda value: {**value, "input": value["standalone"]}, name="standalone_question") \
         | ExtractiveAnswerer(embeddings=embeddings)
-    return RunnablePassthrough.assign(standalone=condense) | create_retrieval_chain(sources, answerer)
+    return RunnablePassthrough.assign(standalone=condense) | create_retrieval_chain(sources, answerer) | in_citation_order()
 
 
 def _model_chain(retriever: IndexRetriever, llm: Runnable, get_by_ids: Optional[GetByIds]) -> Runnable:
@@ -122,7 +123,7 @@ def _model_chain(retriever: IndexRetriever, llm: Runnable, get_by_ids: Optional[
     answer = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), MessagesPlaceholder("chat_history"),
                                                ("human", "{input}")])
     combine = create_stuff_documents_chain(llm, answer, document_prompt=PromptTemplate.from_template("[{n}] {page_content}"))
-    return create_retrieval_chain(create_history_aware_retriever(llm, sources, rewrite), combine)
+    return create_retrieval_chain(create_history_aware_retriever(llm, sources, rewrite), combine) | in_citation_order()
 
 
 class ChatSession:

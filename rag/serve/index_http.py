@@ -95,12 +95,15 @@ def source_json(source: Source, document: Document) -> dict[str, Any]:
 
 
 def sources_json(answer: Answer) -> list[dict[str, Any]]:
-    """Each source of ``answer`` as :func:`source_json`, numbered as in the answer."""
-    return [source_json(source, document) for source, document in zip(answer.sources, answer.context)]
+    """Each source of ``answer`` as :func:`source_json`, numbered as in the answer, in number order."""
+    # answer.sources is in number order, answer.context in retrieval order: pair them by number.
+    documents = {document.metadata.get("n", rank): document for rank, document in enumerate(answer.context, start=1)}
+    return [source_json(source, documents[source.n]) for source in answer.sources]
 
 
-#: A piece of :func:`stream_answer`: ``("sources", Answer)`` when the passages arrive (the
-#: answer text still empty), ``("token", str)`` per piece of the answer, then
+#: A piece of :func:`stream_answer`: ``("token", str)`` per piece of the answer, ``("sources",
+#: Answer)`` when the passages arrive (after the answer's text: they are numbered in the order
+#: the answer cites them), then
 #: ``("answer", Answer)`` at the end, or ``("error", Exception)`` instead. Match on the
 #: pair (``case ("token", text):``) and a type checker knows the value's type.
 AnswerPiece = Union[tuple[Literal["sources"], Answer], tuple[Literal["token"], str], tuple[Literal["answer"], Answer],

@@ -141,9 +141,11 @@ def test_a_table_quoted_from_another_passage_of_its_page_cites_that_passage_at_i
                chunk(page[cut:], cut, source="lock.html", id="c", n=3)]
     question = "Which lock modes conflict with each other?"
     answer = Answer.from_result(create_retrieval_chain(lambda _: context, ExtractiveAnswerer()).invoke({"input": question}))
-    quotes = {(c.n, c.text.split("\n")[0]): (c.start, c.end) for c in answer.citations}
-    table = quotes[(3, "Requested Lock Mode | Conflicts With")]
-    assert (1, "Lock modes differ in which other modes each conflicts with (see Table 13.2).") in quotes
+    # Numbers follow the order of citation: a quote's passage is found by the number it cites.
+    ids = {document.metadata["n"]: document.id for document in answer.context}
+    quotes = {(ids[c.n], c.text.split("\n")[0]): (c.start, c.end) for c in answer.citations}
+    table = quotes[("c", "Requested Lock Mode | Conflicts With")]
+    assert ("a", "Lock modes differ in which other modes each conflicts with (see Table 13.2).") in quotes
     assert page[table[0]:table[1]] == page[page.index("Requested"):]
 
 

@@ -63,15 +63,18 @@ def test_retriever_is_served_with_langserve_routes(url):
     assert documents[0].metadata["source"].endswith("dogs.md")
 
 
-def test_playground_ask_streams_sources_tokens_trace_then_end(url):
+def test_playground_ask_streams_tokens_sources_answer_trace_then_end(url):
     with httpx.stream("POST", f"{url}/playground/ask", json={"question": "Why do cats purr?"}) as reply:
         events = list(iter_sse(reply.iter_lines()))
     names = [e["event"] for e in events]
-    assert names[0] == "sources" and names[-2:] == ["trace", "end"] and "token" in names
-    sources = json.loads(events[0]["data"])
+    assert names[-4:] == ["sources", "answer", "trace", "end"] and set(names[:-4]) == {"token"}
+    sources = json.loads(events[-4]["data"])
     assert sources[0]["n"] == 1 and sources[0]["text"].startswith("Cats") and sources[0]["start_index"] == 0
     answer = "".join(json.loads(e["data"]) for e in events if e["event"] == "token")
     assert "Cats purr when they are content" in answer
+    whole = json.loads(events[-3]["data"])
+    first = whole["citations"][0]
+    assert whole["text"] == answer and whole["text"][first["mark_start"]:first["mark_end"]] == f"[{first['n']}]"
     trace = json.loads(events[-2]["data"])
     assert trace["name"] == "ask" and trace["duration_ms"] is not None and trace["children"]
 
