@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
-from rag.graph import _debug_stream as debug_stream, _node_cache as node_cache
+from rag.graph import _debug_stream as debug_stream, _node_cache as node_cache, _time_travel as time_travel
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph._calls import CALL_KEY, CallSlot, answering_tasks, call_writes, held_updates
@@ -286,14 +286,19 @@ class Loop:
                 "invoke(input, config) first (or check the thread_id)"
             )
         self._load(saved)
-        self._restore(saved.pending_writes)
+        travel = yield from time_travel.plan(self, input, saved)  # from a past checkpoint: replay, fork
+        self._restore(time_travel.kept_writes(travel, saved.pending_writes))
         # Updates sent with earlier resumes of this same pause: applied again to the
         # checkpoint's values, once each and in the order sent (the ids sort by count).
         for _, update in sorted(self.resume_updates, key=lambda pair: pair[0]):
             apply_updates(self.values, [(START, update)], self.builder.channels)
         yield Emit("values", self.state())
-        if input is None:
-            return
+        if input is not None:
+            yield from self._apply_command(input)
+        if travel is not None and travel.forks:
+            yield from time_travel.fork(self, saved)
+
+    def _apply_command(self, input: Command) -> Effects:
         if input.has_resume:
             yield from self._apply_resume(input.resume)
         if input.update:

@@ -223,7 +223,7 @@ def test_delete_thread_forgets_it_in_both_savers(tmp_path):
             assert app.get_state(thread("kept")).values["n"] == 5
 
 
-def test_pending_writes_are_dropped_once_the_step_completes(tmp_path):
+def test_a_paused_steps_writes_stay_with_its_checkpoint_after_the_resume(tmp_path):
     def ask(state):
         return {"log": [interrupt("go?")]}
 
@@ -233,11 +233,15 @@ def test_pending_writes_are_dropped_once_the_step_completes(tmp_path):
     with SqliteSaver.from_conn_string(str(tmp_path / "w.sqlite")) as saver:
         app = graph.compile(checkpointer=saver)
         app.invoke({"n": 0}, thread("w"))
-        paused_writes = saver.conn.execute("SELECT channel FROM writes ORDER BY channel").fetchall()
+        paused_id = app.get_state(thread("w")).config["configurable"]["checkpoint_id"]
         app.invoke(Command(resume="yes"), thread("w"))
-        remaining = saver.conn.execute("SELECT count(*) FROM writes").fetchone()[0]
-    assert paused_writes == [("__interrupt__",), ("__result__",)]
-    assert remaining == 0
+        kept = saver.conn.execute("SELECT DISTINCT checkpoint_id, channel FROM writes ORDER BY channel").fetchall()
+        paused = next(s for s in app.get_state_history(thread("w"))
+                      if s.config["configurable"]["checkpoint_id"] == paused_id)
+    # As LangGraph's: the history of the paused step shows what its nodes returned and asked.
+    assert kept == [(paused_id, "__interrupt__"), (paused_id, "__result__"), (paused_id, "__resume__")]
+    assert {t.name: t.result for t in paused.tasks} == {"fast": {"n": 1}, "ask": None}
+    assert [i.value for t in paused.tasks for i in t.interrupts] == ["go?"]
 
 
 def test_a_database_of_another_format_version_is_refused(tmp_path):

@@ -90,7 +90,8 @@ class BaseCheckpointSaver(ABC):
     def put(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
             new_versions: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         """Save ``checkpoint`` as the child of the one ``config`` names; returns its config.
-        The parent's pending writes are dropped: its step is complete."""
+        The parent's pending writes are kept (as LangGraph's): its history shows what its
+        step's nodes returned, raised and were asked before it completed."""
 
     @abstractmethod
     def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,

@@ -95,8 +95,6 @@ class InMemorySaver(BaseCheckpointSaver):
         with self._lock:
             rows = self._threads.setdefault((thread_id, ns), {})
             rows[checkpoint["id"]] = row
-            if parent_id is not None:
-                self._writes.pop((thread_id, ns, parent_id), None)
             if self.keep_last is not None:
                 while len(rows) > self.keep_last:
                     oldest = next(iter(rows))

@@ -5,7 +5,8 @@ used from many threads and from async code (the async methods run in a worker th
 LangGraph needs a separate ``AsyncSqliteSaver`` for that). Another process that opens the
 same file sees every committed checkpoint and can resume a paused thread. Checkpoints and
 writes are JSON (never pickle). ``keep_last=N`` keeps only the newest N checkpoints of
-each thread; a step's pending writes are dropped once the next checkpoint is saved.
+each thread; a paused or failed step's pending writes stay with its checkpoint (its
+history shows them, and replaying from it ignores them: :mod:`rag.graph._time_travel`).
 
 A damaged or crafted file gives one error, never a stray ``KeyError`` or ``sqlite3`` error:
 a file that is not a database (or is damaged past SQLite's reading) is a
@@ -230,9 +231,6 @@ class SqliteSaver(BaseCheckpointSaver):
                 " checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?)",
                 (thread_id, ns, checkpoint["id"], parent_id, data, meta),
             )
-            if parent_id is not None:
-                self.conn.execute("DELETE FROM writes WHERE thread_id=? AND checkpoint_ns=? AND checkpoint_id=?",
-                                  (thread_id, ns, parent_id))
             if self.keep_last is not None:
                 self._trim(thread_id, ns)
         return checkpoint_config(thread_id, ns, checkpoint["id"])  # type: ignore[return-value]

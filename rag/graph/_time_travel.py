@@ -1,0 +1,89 @@
+"""Time travel: continuing a thread from one of its past checkpoints, as LangGraph 1.2 does.
+
+``invoke(None, config)`` (or a ``Command`` without ``resume``) whose config names a
+``checkpoint_id`` *replays* from that checkpoint:
+
+- the nodes due there run again, even those whose results that step had already saved (a
+  node that paused asks again: the answers it was given are not reused);
+- unless the checkpoint was itself written by ``update_state`` (source ``"update"`` or
+  ``"fork"``) and is still the thread's newest, a *fork* checkpoint is saved first: a copy
+  of it (with the ``Command``'s update applied), source ``"fork"``, step one more, whose
+  parent is the checkpoint addressed. The run continues from the fork, so the thread's old
+  branch stays in ``get_state_history`` and the fork's branch becomes the newest; a resume
+  without a ``checkpoint_id`` then continues the new branch.
+
+``Command(resume=...)`` with a ``checkpoint_id`` answers that checkpoint's pause; only if
+the thread has moved past it do the step's finished nodes run again (their saved results
+belong to the other branch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Generator, Optional
+
+from rag.graph.constants import INTERRUPT, RESULT, RESUME, RETURN
+from rag.graph.types import Command
+
+__all__ = ["Travel", "plan", "kept_writes", "fork"]
+
+# Checkpoints update_state wrote: replaying one that is still the newest needs no fork
+# (it already is a branch of its own, as LangGraph's).
+_UPDATE_SOURCES = ("update", "fork")
+
+
+@dataclass(frozen=True)
+class Travel:
+    """What continuing from an addressed checkpoint does (see the module docstring)."""
+
+    rerun_finished: bool  # the step's saved node results are ignored: those nodes run again
+    drop_answers: bool  # the answers given to its interrupts are ignored: they ask again
+    forks: bool  # a "fork" checkpoint is saved before the run goes on
+
+
+def addressed(config: dict[str, Any]) -> bool:
+    """Whether ``config`` names a checkpoint (``configurable.checkpoint_id``) rather than
+    asking for the thread's newest one."""
+    return bool((config.get("configurable") or {}).get("checkpoint_id"))
+
+
+def plan(loop: Any, input: Optional[Command], saved: Any) -> Generator[Any, Any, Optional[Travel]]:
+    """The time travel a resume (``input``: None or a Command) from ``saved`` makes, or None
+    when it continues the thread's newest checkpoint as a plain resume does. ``loop``: the
+    resuming :class:`rag.graph._loop.Loop`; asks its saver for the newest checkpoint."""
+    from rag.graph._effects import IO  # rag.graph._loop imports this module
+
+    if loop.link is not None or not addressed(loop.config):
+        return None
+    newest_config = {**loop.config, "configurable": {
+        key: value for key, value in loop.config["configurable"].items() if key != "checkpoint_id"}}
+    newest = yield IO(partial(loop.saver.get_tuple, newest_config))
+    # A checkpoint with a child is never the newest; an abandoned branch's leaf counts too.
+    superseded = newest is not None and newest.checkpoint["id"] != saved.checkpoint["id"]
+    traveling = not (isinstance(input, Command) and input.has_resume)
+    if not (traveling or superseded):
+        return None
+    forks = traveling and (saved.metadata.get("source") not in _UPDATE_SOURCES or superseded)
+    return Travel(rerun_finished=True, drop_answers=traveling, forks=forks)
+
+
+def kept_writes(travel: Optional[Travel], pending: list[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
+    """The addressed checkpoint's pending writes the run restores (all without time travel)."""
+    if travel is None:
+        return pending
+    dropped = set()
+    if travel.rerun_finished:
+        dropped |= {RESULT, RETURN}
+    if travel.drop_answers:
+        dropped.add(RESUME)
+    if travel.forks:  # the fork's tasks have new ids: its interrupts are asked afresh
+        dropped.add(INTERRUPT)
+    return [write for write in pending if write[1] not in dropped]
+
+
+def fork(loop: Any, saved: Any) -> Generator[Any, Any, None]:
+    """Save the fork checkpoint: the loop's current values and due nodes (the addressed
+    checkpoint's, a Command's update and goto applied), one step past it, as its child."""
+    loop.step += 1
+    yield from loop._save("fork", list(saved.checkpoint.get("writers") or []))

@@ -1,0 +1,176 @@
+"""Time travel, as LangGraph 1.2's: continuing a thread from a past checkpoint
+(``invoke(None, config_with_checkpoint_id)``) saves a "fork" checkpoint and runs the due
+nodes again on a new branch; the old branch stays in the history."""
+
+import asyncio
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag.graph import END, START, StateGraph
+from rag.graph.checkpoint import InMemorySaver, SqliteSaver
+from rag.graph.types import Command, interrupt
+
+
+class Trail(TypedDict):
+    trail: Annotated[list, operator.add]
+
+
+def thread(name="t"):
+    return {"configurable": {"thread_id": name}}
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def saver(request, tmp_path):
+    if request.param == "memory":
+        yield InMemorySaver()
+        return
+    with SqliteSaver.from_conn_string(str(tmp_path / "tt.sqlite")) as sqlite_saver:
+        yield sqlite_saver
+
+
+def chain(saver, calls, ask=False):
+    """a -> b -> c, each appending its name; ``ask``: b asks a question first."""
+
+    def node(name):
+        def run(state):
+            calls.append(name)
+            if ask and name == "b":
+                return {"trail": [f"b:{interrupt('answer?')}"]}
+            return {"trail": [name]}
+        return run
+
+    graph = StateGraph(Trail)
+    for name in "abc":
+        graph.add_node(name, node(name))
+    graph.add_edge(START, "a").add_edge("a", "b").add_edge("b", "c").add_edge("c", END)
+    return graph.compile(checkpointer=saver)
+
+
+def checkpoint_before(app, node, config=None):
+    return next(s for s in app.get_state_history(config or thread()) if s.next == (node,))
+
+
+def checkpoint_id(snapshot_or_config):
+    config = getattr(snapshot_or_config, "config", snapshot_or_config)
+    return config["configurable"]["checkpoint_id"]
+
+
+def test_replay_from_a_past_checkpoint_saves_a_fork_as_its_child_one_step_on(saver):
+    app = chain(saver, [])
+    app.invoke({"trail": []}, thread())
+    before_b = checkpoint_before(app, "b")
+    app.invoke(None, before_b.config)
+    fork = next(s for s in app.get_state_history(thread()) if s.metadata["source"] == "fork")
+    assert fork.parent_config["configurable"]["checkpoint_id"] == checkpoint_id(before_b)
+    assert fork.metadata["step"] == before_b.metadata["step"] + 1
+    assert (fork.values, fork.next) == (before_b.values, before_b.next)
+
+
+def test_replay_runs_the_nodes_due_again_and_not_those_before(saver):
+    calls = []
+    app = chain(saver, calls)
+    app.invoke({"trail": []}, thread())
+    calls.clear()
+    result = app.invoke(None, checkpoint_before(app, "b").config)
+    assert calls == ["b", "c"]
+    assert result == {"trail": ["a", "b", "c"]}
+
+
+def test_replay_keeps_the_old_branch_and_makes_the_new_one_newest(saver):
+    app = chain(saver, [])
+    app.invoke({"trail": []}, thread())
+    old = [checkpoint_id(s) for s in app.get_state_history(thread())]
+    app.invoke(None, checkpoint_before(app, "b").config)
+    history = list(app.get_state_history(thread()))
+    assert [checkpoint_id(s) for s in history][-len(old):] == old
+    assert [(s.metadata["source"], s.next) for s in history[:3]] == [("loop", ()), ("loop", ("c",)), ("fork", ("b",))]
+    assert app.get_state(thread()).config == history[0].config
+
+
+def test_replaying_a_paused_step_asks_its_question_again(saver):
+    calls = []
+    app = chain(saver, calls, ask=True)
+    app.invoke({"trail": []}, thread())
+    app.invoke(Command(resume="first"), thread())
+    calls.clear()
+    replayed = app.invoke(None, checkpoint_before(app, "b").config)
+    assert [i.value for i in replayed["__interrupt__"]] == ["answer?"]
+    assert calls == ["b"]
+
+
+def test_a_resume_after_a_replay_continues_the_new_branch(saver):
+    app = chain(saver, [], ask=True)
+    app.invoke({"trail": []}, thread())
+    app.invoke(Command(resume="first"), thread())
+    app.invoke(None, checkpoint_before(app, "b").config)
+    assert app.invoke(Command(resume="second"), thread()) == {"trail": ["a", "b:second", "c"]}
+    finals = [s.values["trail"] for s in app.get_state_history(thread()) if not s.next]
+    assert finals == [["a", "b:second", "c"], ["a", "b:first", "c"]]
+
+
+def test_a_command_update_sent_with_a_replay_is_saved_in_the_fork(saver):
+    app = chain(saver, [])
+    app.invoke({"trail": []}, thread())
+    result = app.invoke(Command(update={"trail": ["edited"]}), checkpoint_before(app, "b").config)
+    fork = next(s for s in app.get_state_history(thread()) if s.metadata["source"] == "fork")
+    assert fork.values == {"trail": ["a", "edited"]}
+    assert result == {"trail": ["a", "edited", "b", "c"]}
+
+
+def test_running_an_update_state_checkpoint_that_is_newest_saves_no_fork(saver):
+    calls = []
+    app = chain(saver, calls)
+    app.invoke({"trail": []}, thread())
+    updated = app.update_state(checkpoint_before(app, "c").config, {"trail": ["note"]}, as_node="b")
+    calls.clear()
+    assert app.invoke(None, updated) == {"trail": ["a", "b", "note", "c"]}
+    assert calls == ["c"]
+    assert all(s.metadata["source"] != "fork" for s in app.get_state_history(thread()))
+
+
+def test_a_resume_addressed_at_the_newest_paused_checkpoint_answers_it_without_a_fork(saver):
+    app = chain(saver, [], ask=True)
+    paused = app.invoke({"trail": []}, thread())
+    assert "__interrupt__" in paused
+    newest = app.get_state(thread()).config
+    assert app.invoke(Command(resume="yes"), newest) == {"trail": ["a", "b:yes", "c"]}
+    assert all(s.metadata["source"] != "fork" for s in app.get_state_history(thread()))
+
+
+def test_async_replay_forks_as_the_sync_one_does(saver):
+    calls = []
+    app = chain(saver, calls)
+
+    async def run():
+        await app.ainvoke({"trail": []}, thread())
+        calls.clear()
+        return await app.ainvoke(None, checkpoint_before(app, "b").config)
+
+    assert asyncio.run(run()) == {"trail": ["a", "b", "c"]}
+    assert calls == ["b", "c"]
+    assert [s.metadata["source"] for s in app.get_state_history(thread())].count("fork") == 1
+
+
+@settings(deadline=None, max_examples=25)
+@given(steps=st.integers(min_value=1, max_value=6), data=st.data())
+def test_replaying_any_past_step_of_a_deterministic_run_reaches_the_same_end_on_a_new_branch(steps, data):
+    def inc(state):
+        return {"trail": [len(state["trail"])]}
+
+    graph = StateGraph(Trail).add_node("inc", inc)
+    graph.add_edge(START, "inc").add_conditional_edges("inc", lambda s: "inc" if len(s["trail"]) < steps else END,
+                                                       ["inc", END])
+    app = graph.compile(checkpointer=InMemorySaver())
+    final = app.invoke({"trail": []}, thread())
+    old = list(app.get_state_history(thread()))
+    runnable = [s for s in old if s.next == ("inc",)]
+    start = data.draw(st.sampled_from(runnable))
+    assert app.invoke(None, start.config) == final
+    history = list(app.get_state_history(thread()))
+    # One fork, then one checkpoint per step left to run; the old branch unchanged.
+    assert len(history) == len(old) + 1 + (steps - len(start.values["trail"]))
+    assert [checkpoint_id(s) for s in history[-len(old):]] == [checkpoint_id(s) for s in old]
