@@ -7,8 +7,8 @@
   scores (see :func:`search_request`);
 - ``/retriever/*`` and ``/ask/*``: the index's retriever and ask chain through
   :func:`rag.serve.add_routes` (LangServe's endpoints: invoke, batch, stream, ...);
-- ``POST /playground/ask``: one question as Server-Sent Events for the page (``sources``,
-  ``token``..., ``trace``, ``end``; or ``error``);
+- ``POST /playground/ask``: one question as Server-Sent Events for the page (``token``...,
+  ``sources``, ``answer`` (its text and citations), ``trace``, ``end``; or ``error``);
 - ``GET /v1/models`` (and ``/v1/models/{id}``), ``POST /v1/chat/completions``: the OpenAI-compatible API
   (:mod:`rag.serve.openai_api`);
 - ``GET /``: the playground page (static files shipped with the package, no CDN);
@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from dataclasses import asdict
 from pathlib import Path
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, AsyncGenerator, AsyncIterator, Callable, Optional, Sequence, Union
@@ -188,6 +189,9 @@ class _IndexRoutes:
                     yield format_event("sources", json.dumps(sources_json(answer)))
                 case ("token", text):
                     yield format_event("token", json.dumps(text))
+                case ("answer", answer):  # the text as shown (invalid marks removed), each quote's mark
+                    yield format_event("answer", json.dumps({"text": answer.answer,
+                                                             "citations": [asdict(c) for c in answer.citations]}))
                 case ("error", error):  # shown in the page; the server log keeps the traceback
                     yield format_event("error", json.dumps({"type": type(error).__name__, "message": str(error)}))
                     return

@@ -5,7 +5,7 @@
   const $ = (id) => document.getElementById(id);
   const form = $("ask-form"), question = $("question"), askButton = $("ask"), keyInput = $("api-key");
   const answerBox = $("answer"), errorBox = $("error"), results = $("results"), trace = $("trace");
-  let sources = [];
+  let sources = [], citations = [];
 
   keyInput.value = sessionStorage.getItem("rag-api-key") || "";
   keyInput.addEventListener("change", () => sessionStorage.setItem("rag-api-key", keyInput.value));
@@ -31,41 +31,69 @@
     return new Error(message);
   }
 
-  // The answer's text with each [n] that names a known source turned into a button.
+  // The answer as text while it streams; once the server has sent its citations, each
+  // citation mark (where the server found it: the page does not guess marks) is a button
+  // opening the passage at the quote it ends.
   function renderAnswer(text) {
     answerBox.textContent = "";
-    const pattern = /\[(\d+)\]/g;
-    let last = 0, match;
-    while ((match = pattern.exec(text)) !== null) {
-      const n = Number(match[1]);
-      if (!sources.some((s) => s.n === n)) continue;
-      answerBox.append(text.slice(last, match.index));
+    let last = 0;
+    citations.forEach((citation, i) => {
+      if (citation.mark_start == null || citation.mark_start < last) return;
+      if (!sources.some((s) => s.n === citation.n)) return;
+      answerBox.append(text.slice(last, citation.mark_start));
       const cite = document.createElement("button");
       cite.type = "button";
       cite.className = "cite";
-      cite.textContent = match[0];
-      cite.dataset.n = String(n);
-      cite.setAttribute("aria-label", "Open passage " + n);
-      cite.addEventListener("click", () => openPassage(n));
+      cite.textContent = text.slice(citation.mark_start, citation.mark_end);
+      cite.dataset.n = String(citation.n);
+      cite.setAttribute("aria-label", "Open passage " + citation.n);
+      cite.addEventListener("click", () => openPassage(citation.n, i));
       answerBox.append(cite);
-      last = match.index + match[0].length;
-    }
+      last = citation.mark_end;
+    });
     answerBox.append(text.slice(last));
   }
 
-  function openPassage(n) {
+  // Where a citation's quote is in its passage's text: its document offsets less the
+  // passage's, checked against the quote's text (null when it is not verbatim there).
+  function quoteSpan(source, citation) {
+    if (!citation || citation.start == null) return null;
+    const from = citation.start - (source.start == null ? 0 : source.start);
+    const to = from + citation.text.length;
+    if (from >= 0 && to <= source.text.length && source.text.slice(from, to) === citation.text) return [from, to];
+    const found = source.text.indexOf(citation.text);
+    return found === -1 ? null : [found, found + citation.text.length];
+  }
+
+  function openPassage(n, which) {
     const source = sources.find((s) => s.n === n);
     if (!source) return;
+    const citation = which == null ? null : citations[which];
     $("passage-n").textContent = "[" + n + "]";
     $("passage-title").textContent = source.title || "";
-    $("passage-source").textContent = (source.source || "") + (source.anchor ? "#" + source.anchor : "");
-    const section = source.section ? "§ " + source.section + " " : "";
-    $("passage-position").textContent = section + (source.start == null ? "" :
+    // The section and anchor in force at the quote, else the passage's.
+    const section = (citation && citation.section) || source.section;
+    const anchor = (citation && citation.anchor) || source.anchor;
+    $("passage-source").textContent = (source.source || "") + (anchor ? "#" + anchor : "");
+    $("passage-position").textContent = (section ? "§ " + section + " " : "") + (source.start == null ? "" :
       "(characters " + source.start + "–" + source.end + ")");
-    $("passage-text").textContent = source.text;
+    const body = $("passage-text"), span = quoteSpan(source, citation);
+    body.textContent = "";
+    body.scrollTop = 0;
+    let quote = null;
+    if (span) {
+      quote = document.createElement("mark");
+      quote.id = "passage-quote";
+      quote.textContent = source.text.slice(span[0], span[1]);
+      body.append(source.text.slice(0, span[0]), quote, source.text.slice(span[1]));
+    } else {
+      body.textContent = source.text;
+    }
     const box = $("passage");
     box.hidden = false;
-    box.focus();
+    box.focus({ preventScroll: true });
+    // Instant, not smooth: the quote is in view as soon as the passage opens.
+    (quote || box).scrollIntoView({ block: quote ? "center" : "start", behavior: "instant" });
   }
 
   function renderTrace(run, parent) {
@@ -114,7 +142,7 @@
     });
   }
 
-  // Reads the server's event stream: sources, token..., trace, end (or error).
+  // Reads the server's event stream: token..., sources, answer, trace, end (or error).
   async function ask(text) {
     const response = await fetch("/playground/ask", { method: "POST", headers: headers(), body: JSON.stringify({ question: text }) });
     if (!response.ok) throw await failure(response);
@@ -135,6 +163,12 @@
         });
         if (event === "sources") sources = JSON.parse(data);
         else if (event === "token") { answer += JSON.parse(data); renderAnswer(answer); }
+        else if (event === "answer") {
+          const whole = JSON.parse(data);
+          answer = whole.text;
+          citations = whole.citations;
+          renderAnswer(answer);
+        }
         else if (event === "trace") { trace.textContent = ""; showTrace(JSON.parse(data)); }
         else if (event === "error") throw new Error(JSON.parse(data).message);
       }
@@ -148,6 +182,7 @@
     if (!text) { showError("Type a question first."); return; }
     errorBox.hidden = true;
     sources = [];
+    citations = [];
     answerBox.textContent = "";
     delete answerBox.dataset.done;
     trace.textContent = "";
