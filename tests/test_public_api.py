@@ -128,6 +128,6 @@ print(early, [f"{h.__module__}.{h.__qualname__}" for h in hints])
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["[]", "['rag.index.answer.Answer',", "'rag.index.answer.IndexRetriever',",
-                                     "'rag.index.update.UpdateSummary',", "'rag.index.dryrun.DryRun',",
+                                     "'rag.index.summary.UpdateSummary',", "'rag.index.dryrun.DryRun',",
                                      "'rag.retrievers.VectorStoreRetriever',",
                                      "'rag.evaluation.systems.RetrievalSystem']"]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # what a type checker sees (the __getattr__ below would give 
                                     register_embeddings, register_store, store_backend, store_names)
     from rag.index.request import SearchRequest
     from rag.index.state import default_index_path
-    from rag.index.update import UpdateSummary
+    from rag.index.summary import UpdateSummary
 
 # Names are imported on first use (PEP 562): ``rag search`` needs the index's core, not the
 # updater (loaders, BeautifulSoup, splitters), the answerer (chains) or the benchmark, and
@@ -50,7 +50,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "rag.index.registry": ["EmbeddingModel", "StoreBackend", "default_embedding_spec", "make_embeddings",
                            "register_embeddings", "register_store", "store_backend", "store_names"],
     "rag.index.state": ["default_index_path"],
-    "rag.index.update": ["UpdateSummary"],
+    "rag.index.summary": ["UpdateSummary"],
 }, submodules=["answer", "chat", "dryrun", "update"])  # named by rag.index.core's type hints
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -19,7 +19,9 @@ from rag.errors import ValidationError
 from rag.index.backend import IndexBackend
 from rag.index.chunk_ids import chunk_ids, stored_id
 from rag.index.config import IndexConfig
+from rag.index.embed_ahead import EmbedAhead, serialized
 from rag.index.segments import Batch
+from rag.index.summary import UpdateSummary, timed
 from rag.index.site_pages import SitePlan, plan_folder, structured_source
 from rag.index.sources import SAME_SECOND, LastRead, Root, SourceItem, folder_selection, iter_root, parse_root
 from rag.index.state import IndexState, SourceRecord
@@ -34,38 +36,6 @@ _FIRST_BATCH = 64
 #: ``progress(stage, done, total)``: stage "load" counts a folder's files, "embed" counts
 #: chunks (``total``: the chunks found so far, final once loading is done).
 Progress = Callable[[str, int, int], None]
-
-
-@dataclass
-class UpdateSummary:
-    """What an update did. Counts are of sources (files, pages, BEIR documents) except
-    ``documents`` (documents loaded), ``chunks`` (chunks embedded) and ``total_chunks``
-    (in the index after the update). ``failed`` and ``skipped_files`` are ``(source,
-    reason)`` pairs: a failed source is left as it was; a skipped file is not text.
-    ``empty_roots``: roots that gave no source at all (an empty folder, a glob matching
-    nothing), so that a caller can say so rather than report an empty index as success."""
-
-    documents: int = 0
-    chunks: int = 0
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    skipped_files: list[tuple[str, str]] = field(default_factory=list)
-    seconds: float = 0.0
-    total_chunks: int = 0
-    embeddings: str = ""
-    empty_roots: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "documents": self.documents, "chunks": self.chunks, "added": self.added, "updated": self.updated,
-            "unchanged": self.unchanged, "deleted": self.deleted, "seconds": round(self.seconds, 3),
-            "failed": [{"source": s, "reason": r} for s, r in self.failed],
-            "skipped_files": [{"source": s, "reason": r} for s, r in self.skipped_files],
-            "total_chunks": self.total_chunks, "embeddings": self.embeddings, "empty_roots": self.empty_roots,
-        }
 
 
 def _content_hash(documents: Sequence[Document], chunking: dict[str, Any]) -> str:
@@ -141,7 +111,8 @@ class Updater:
         self.state, self.config, self.commit = state, config, commit
         #: Where chunks are embedded (:mod:`rag.index.workers`; default: in this process).
         self.embedder = embedder if embedder is not None else InlineEmbedder(state.embeddings)
-        self.glob, self.excludes, self.index_folder, self.progress = glob, tuple(excludes), index_folder, progress
+        self.glob, self.excludes, self.index_folder = glob, tuple(excludes), index_folder
+        self.progress = serialized(progress)  # reported from two threads (see rag.index.embed_ahead)
         self.checkpoint_chunks, self.checkpoint_seconds = checkpoint_chunks, checkpoint_seconds
         self.splitter = RecursiveCharacterTextSplitter(chunk_size=config.chunk_size,
                                                        chunk_overlap=config.chunk_overlap, add_start_index=True)
@@ -154,13 +125,26 @@ class Updater:
         self._embedded = 0
         self._by_text: Optional[dict[str, str]] = None
         self._rechunk = config.chunking != state.config.chunking
-        self._seconds_per_chunk: Optional[float] = None  # measured on each batch embedded
+        self._ahead: Optional[EmbedAhead] = None  # the model's thread, while run() runs
         self._upcoming = 0  # chunks of the file being queued that are not queued yet (for progress)
         # Each root's boilerplate (rag.index.site_pages); a folder's is found only when one
         # of its pages must be read, and None until then.
         self._plans: dict[str, Optional[SitePlan]] = {}
 
     def run(self, roots: Sequence[Root]) -> UpdateSummary:
+        self._ahead = EmbedAhead(self.embedder, self.commit, self._committed, lambda: self.state.dimension,
+                                 self._embed_progress, clock=lambda: time.monotonic())
+        self.summary.phases.update(read=0.0, split=0.0)
+        try:
+            self._run(roots)
+        except BaseException:
+            self._ahead.close(failed=True)  # what was handed over is still committed
+            raise
+        self._ahead.close()
+        self.summary.phases.update(self._ahead.phases)
+        return self.summary
+
+    def _run(self, roots: Sequence[Root]) -> None:
         seen: set[str] = set()
         unreachable: set[str] = set()
         failed: set[str] = set()
@@ -173,7 +157,7 @@ class Updater:
             if root.kind in ("page", "crawl", "sitemap"):  # loaded whole: boilerplate over all its pages
                 items = list(items)  # type: ignore[assignment]
                 self._plans[root.key] = SitePlan.of_documents(d for item in items for d in item.documents or [])
-            for item in items:
+            for item in timed(items, self.summary.phases, "read"):
                 plan = self._plans.get(root.key)
                 kept = plan.take(item.source) if plan is not None else None
                 if item.documents is None and kept is not None:
@@ -188,7 +172,9 @@ class Updater:
                 elif item.source not in seen:  # overlapping roots: a source is indexed once per update
                     seen.add(item.source)
                     any_document = True
-                    self._source(root, item)
+                    self._timed_source(root, item)
+                if self._ahead is not None:
+                    self._ahead.poll()  # a checkpoint whose vectors are ready is written now
             if not any_source:
                 self.summary.empty_roots.append(root.key)
             if root_failed and (root.kind in ("crawl", "sitemap", "beir") or not any_document):
@@ -209,7 +195,15 @@ class Updater:
             self.summary.deleted += 1
         self._flush(final=True)
         self.summary.total_chunks = self.state.chunk_count
-        return self.summary
+
+    def _timed_source(self, root: Root, item: SourceItem) -> None:
+        """:meth:`_source`, its time counted as splitting except what went to waiting for
+        the model and committing (counted by :class:`EmbedAhead`)."""
+        assert self._ahead is not None
+        began, elsewhere = time.monotonic(), self._ahead.phases["wait"] + self._ahead.phases["commit"]
+        self._source(root, item)
+        elsewhere = self._ahead.phases["wait"] + self._ahead.phases["commit"] - elsewhere
+        self.summary.phases["split"] += time.monotonic() - began - elsewhere
 
     def _previous_for(self, root: Root) -> Callable[[str], Optional[LastRead]]:
         """The last read of each source of ``root`` that may be skipped: as
@@ -313,9 +307,13 @@ class Updater:
             return True
         if self.checkpoint_seconds == float("inf"):
             return False  # checkpoints by count only
-        if self._seconds_per_chunk is None:
+        ahead = self._ahead
+        if ahead is not None and ahead.seconds_per_chunk is None and ahead.busy:
+            ahead.drain()  # the first checkpoint's rate sizes the next: wait for it once
+        rate = ahead.seconds_per_chunk if ahead is not None else None
+        if rate is None:
             return pending >= _FIRST_BATCH  # a small first batch measures the model's rate
-        embedding = pending * self._seconds_per_chunk if self._seconds_per_chunk is not None else 0.0
+        embedding = pending * rate
         return time.monotonic() - self._last_commit + embedding >= self.checkpoint_seconds
 
     def _queue_chunks(self, ids: list[str], chunks: list[Document], old_ids: list[str]) -> None:
@@ -369,28 +367,16 @@ class Updater:
         self._batch.record_set[source] = record.to_json()
 
     def _flush(self, *, final: bool) -> None:
-        batch = self._batch
-        texts = [batch.texts[row] for row in self._to_embed]
-        dimension = self.state.dimension if batch.ids else None
-        began = time.monotonic()
-        embedded = self.embedder.embed(texts, dimension, self._embed_progress)
-        if texts:
-            self._seconds_per_chunk = (time.monotonic() - began) / len(texts)
-        dimension = embedded.shape[1] if len(texts) else (dimension or 0)
-        vectors = np.empty((len(batch.ids), dimension), dtype=np.float32)
-        if len(texts):
-            vectors[self._to_embed] = embedded
-        for row, vector in self._vectors.items():
-            vectors[row] = vector
-        batch.vectors = vectors
-        if batch or final:
-            self.commit(batch, final)
-            if self._by_text is not None and (batch.ids or batch.removed_chunks):
-                # Ids rewritten or removed by this commit no longer hold the text mapped to them.
-                changed = set(batch.ids) | set(batch.removed_chunks)
-                self._by_text = {text: chunk_id for text, chunk_id in self._by_text.items() if chunk_id not in changed}
+        assert self._ahead is not None
+        self._ahead.put(self._batch, self._to_embed, self._vectors, final=final)
         self._batch, self._to_embed, self._vectors = Batch(), [], {}
         self._last_commit = time.monotonic()
+
+    def _committed(self, batch: Batch) -> None:
+        if self._by_text is not None and (batch.ids or batch.removed_chunks):
+            # Ids rewritten or removed by this commit no longer hold the text mapped to them.
+            changed = set(batch.ids) | set(batch.removed_chunks)
+            self._by_text = {text: chunk_id for text, chunk_id in self._by_text.items() if chunk_id not in changed}
 
     def _embed_progress(self, stage: str, done: int, total: int) -> None:
         # The total is every chunk found so far: those embedded before, this batch's, and
@@ -400,3 +386,4 @@ class Updater:
             self.progress("embed", self._embedded + done, self._embedded + total + self._upcoming)
         if done == total:
             self._embedded += total
+

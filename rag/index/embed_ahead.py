@@ -1,0 +1,156 @@
+"""Embedding one checkpoint while the next one is read and split.
+
+An update alternates two kinds of work: reading and splitting sources (Python, one core)
+and embedding chunks (the model, every core it is given). Done one after the other, the
+model waits while a batch of files is parsed, and the parser waits while the model runs.
+:class:`EmbedAhead` runs each checkpoint's embedding in one background thread (the model
+releases the GIL while it computes) while the update's own thread reads the next sources,
+and commits the checkpoints in the order they were made, from the update's thread (the
+backend's commits and reads never run concurrently with each other).
+
+At most one checkpoint is embedding while the next is being prepared: memory holds two
+checkpoints' chunks at most (each at most ``checkpoint_chunks``, default 512), whatever the
+corpus size. A checkpoint is committed as soon as its vectors are ready
+(:meth:`EmbedAhead.poll` after each source) or, at the latest, before the next one starts
+embedding, so a crash loses at most the checkpoint in flight, as before. If the update's
+thread fails, the checkpoint in flight is still committed when its vectors arrive (it was
+complete when it was handed over); if its embedding fails, that error is raised by the
+next call into this object and nothing of that checkpoint is written.
+
+``phases`` accumulates where the time went, in seconds: ``embed`` (the model, in its
+thread), ``commit`` (writing checkpoints) and ``wait`` (the update's thread blocked until
+the model finished a checkpoint: the part of the embedding the reading did not hide).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+from rag.index.segments import Batch
+from rag.index.workers import Embedder, Progress
+
+__all__ = ["EmbedAhead", "serialized"]
+
+
+@dataclass
+class _InFlight:
+    batch: Batch
+    to_embed: list[int]  # rows of the batch the model embeds
+    reused: dict[int, np.ndarray]  # rows whose stored vector is reused
+    vectors: "Future[np.ndarray]"
+    final: bool
+
+
+def serialized(progress: Optional[Progress]) -> Optional[Progress]:
+    """``progress`` behind a lock: the update's thread reports loading while the model's
+    thread reports embedding, and a progress printer is not expected to be thread-safe."""
+    if progress is None:
+        return None
+    lock = threading.Lock()
+
+    def report(stage: str, done: int, total: int) -> None:
+        with lock:
+            progress(stage, done, total)
+
+    return report
+
+
+class EmbedAhead:
+    """Embeds checkpoints in a background thread, commits them in order.
+
+    ``commit(batch, final)`` writes a checkpoint (called from the thread that calls
+    :meth:`put`, :meth:`poll` and :meth:`drain`); ``committed(batch)`` is told after each
+    write. ``dimension()`` gives the index's vector length (None before its first vectors).
+    ``overlap=False`` embeds in the caller's thread, one checkpoint after the other.
+    ``clock``: seconds, monotonic, for the rate and ``phases`` (default :func:`time.monotonic`).
+    """
+
+    def __init__(self, embedder: Embedder, commit: Callable[[Batch, bool], None],
+                 committed: Callable[[Batch], None], dimension: Callable[[], Optional[int]],
+                 progress: Optional[Progress] = None, *, overlap: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.embedder, self.commit, self.committed, self.dimension = embedder, commit, committed, dimension
+        self.progress, self.clock = progress, clock
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="rag-embed") if overlap else None
+        self._in_flight: Optional[_InFlight] = None
+        #: Seconds per chunk of the last checkpoint embedded (None before the first).
+        self.seconds_per_chunk: Optional[float] = None
+        #: Seconds spent per phase (see the module's docstring).
+        self.phases: dict[str, float] = {"embed": 0.0, "commit": 0.0, "wait": 0.0}
+
+    def put(self, batch: Batch, to_embed: list[int], reused: dict[int, np.ndarray], *, final: bool) -> None:
+        """Hand over a checkpoint: ``to_embed`` rows of ``batch`` need vectors, ``reused``
+        rows have theirs. The previous checkpoint is committed first; a final one (nothing
+        left to read) is embedded and committed before this returns."""
+        self.drain()
+        texts = [batch.texts[row] for row in to_embed]
+        dimension = self.dimension() if batch.ids else None
+        inline = self._executor is None or final or not texts
+        if inline:
+            vectors: Future[np.ndarray] = Future()
+            vectors.set_result(self._embed(texts, dimension))
+        else:
+            assert self._executor is not None
+            vectors = self._executor.submit(self._embed, texts, dimension)
+        self._in_flight = _InFlight(batch, to_embed, reused, vectors, final)
+        if inline:
+            self.drain()
+
+    @property
+    def busy(self) -> bool:
+        """Whether a checkpoint is in flight (embedding, or embedded and not committed)."""
+        return self._in_flight is not None
+
+    def poll(self) -> None:
+        """Commit the checkpoint in flight if its vectors are ready (never waits)."""
+        if self._in_flight is not None and self._in_flight.vectors.done():
+            self.drain()
+
+    def drain(self) -> None:
+        """Wait for the checkpoint in flight, if any, and commit it."""
+        pending, self._in_flight = self._in_flight, None
+        if pending is None:
+            return
+        began = self.clock()
+        embedded = pending.vectors.result()  # raises the model's error: nothing of it is written
+        self.phases["wait"] += self.clock() - began
+        batch = pending.batch
+        dimension = embedded.shape[1] if len(pending.to_embed) else (self.dimension() or 0)
+        vectors = np.empty((len(batch.ids), dimension), dtype=np.float32)
+        if pending.to_embed:
+            vectors[pending.to_embed] = embedded
+        for row, vector in pending.reused.items():
+            vectors[row] = vector
+        batch.vectors = vectors
+        if batch or pending.final:
+            began = self.clock()
+            self.commit(batch, pending.final)
+            self.phases["commit"] += self.clock() - began
+            self.committed(batch)
+
+    def close(self, *, failed: bool = False) -> None:
+        """Finish: commit the checkpoint in flight and stop the thread. ``failed``: the
+        caller is raising an error of its own, which an embedding error must not hide."""
+        try:
+            self.drain()
+        except Exception:
+            if not failed:
+                raise
+        finally:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True)
+
+    def _embed(self, texts: list[str], dimension: Optional[int]) -> np.ndarray:
+        began = self.clock()
+        vectors = self.embedder.embed(texts, dimension, self.progress)
+        seconds = self.clock() - began
+        self.phases["embed"] += seconds
+        if texts:
+            self.seconds_per_chunk = seconds / len(texts)
+        return vectors
