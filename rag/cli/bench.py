@@ -18,8 +18,8 @@ def _run_bench_answers(args: argparse.Namespace) -> int:
     if args.dataset is not None or args.config:
         raise RagCliError("--answers measures answers of an index: give --index DIR, not a dataset or --config")
     if not args.answers.is_file():
-        raise RagCliError(f"no QA file at {args.answers}: expected a tab-separated file with a header row and "
-                          "columns question, key phrases, source paths")
+        raise RagCliError(f"no QA file at {args.answers}: expected a tab-separated file with columns question, "
+                          "key phrases, source paths (a header row is optional)")
     llm = None
     if args.model is not None:
         from rag.models import ChatOpenAI

@@ -1,7 +1,8 @@
 """Answer quality: a question-answer set (QA.tsv) and the three checks ``rag bench --answers``
 makes of each answer.
 
-QA.tsv is tab-separated UTF-8 with a header row and three columns: the question; key
+QA.tsv is tab-separated UTF-8 with three columns, after an optional header row (a first
+row whose first cell is ``question``, ``questions`` or ``query``, in any case): the question; key
 phrases, ``|``-separated (each verbatim in the manual: at least three words or a code
 identifier); the expected source path(s), ``|``-separated (a path matches a source that
 equals it or ends with ``/`` + it, so ``backup-dump.html`` matches
@@ -49,16 +50,27 @@ class QAItem:
         return any(source == want or source.endswith("/" + want.lstrip("/")) for want in self.sources)
 
 
+#: First cells that make a file's first row its header (compared without case or space).
+HEADER_NAMES = frozenset({"question", "questions", "query"})
+
+
+def is_header(row: Sequence[str]) -> bool:
+    """Whether ``row`` (a QA.tsv row's cells) is the header: its first cell names the
+    question column (:data:`HEADER_NAMES`). A question is a sentence, never just the word."""
+    return bool(row) and row[0].strip().lower() in HEADER_NAMES
+
+
 def load_qa(path: Union[str, os.PathLike]) -> list[QAItem]:
-    """The questions of a QA.tsv file (see the module docstring); ValidationError naming
-    the line for a row without three non-empty columns."""
+    """The questions of a QA.tsv file, with or without its header row (see the module
+    docstring); ValidationError naming the line for a row without three non-empty columns."""
     items: list[QAItem] = []
     try:
         with open(path, encoding="utf-8", newline="") as handle:
             rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
     except UnicodeDecodeError as exc:
         raise ValidationError(f"{path} is not UTF-8 text ({exc.reason})") from exc
-    for line, row in enumerate(rows[1:], start=2):
+    first = 1 if rows and is_header(rows[0]) else 0
+    for line, row in enumerate(rows[first:], start=first + 1):
         if not any(cell.strip() for cell in row):
             continue
         cells = [cell.strip() for cell in row]
@@ -69,7 +81,8 @@ def load_qa(path: Union[str, os.PathLike]) -> list[QAItem]:
         sources = tuple(s.strip() for s in cells[2].split("|") if s.strip())
         items.append(QAItem(cells[0], phrases, sources))
     if not items:
-        raise ValidationError(f"{path} holds no questions: expected a header row and one question per line")
+        raise ValidationError(f"{path} holds no questions: expected one question per line (question, key phrases, "
+                              "source paths, tab-separated), after an optional header row")
     return items
 
 

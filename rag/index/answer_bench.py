@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from rag.evaluation.answers import AnswerScore, AnswerTotals, QAItem, load_qa, score_answer, summarize_scores
+from rag.errors import UsageError
 from rag.index.config import ANSWER_K, check_k
 
 if TYPE_CHECKING:
@@ -48,9 +49,14 @@ def bench_answers(index: Index, qa: Union[str, os.PathLike, list[QAItem]], *, k:
     """Ask each question of ``qa`` (a QA.tsv path, or items) of ``index`` as ``rag ask``
     does (``k`` chunks, default 6, with their context), offline or with ``llm``, and check
     each answer. ``config`` (callbacks, tags, metadata) goes with every question, each run
-    under an id of its own (in ``run_ids``) with its question's number in ``metadata``."""
+    under an id of its own (in ``run_ids``) with its question's number in ``metadata``.
+    Raises :class:`~rag.errors.UsageError` for an index that holds no chunks."""
     check_k(k)
     items = load_qa(qa) if not isinstance(qa, list) else qa
+    if len(index) == 0:
+        # Every answer would be "no answer" and every score 0: a wrong index, not a result.
+        raise UsageError(f"the index {index.where} holds no chunks, so there is nothing to answer from: "
+                         f"add sources first (rag index SOURCE --index ...)")
     chain = index.chain(k=k, llm=llm)
     from rag.index.answer import Answer
 
