@@ -71,6 +71,7 @@ class Loop:
         self.saver = saver_of(graph, link)
         self.ns = link.ns if link is not None else ""  # its checkpoint namespace, as its tasks' prefix
         self.nested = link.forward if link is not None else None  # stream(subgraphs=True)'s sink
+        self.replay = getattr(link.parent, "replay", None) if link is not None else None  # a replay's bound (_time_travel)
         self.resume_value: Any = None  # this run's Command(resume=...) value (a subgraph's resume reads it)
         self.limit = recursion_limit(config)
         self.interrupt_before = frozenset(interrupt_before)
@@ -197,7 +198,7 @@ class Loop:
     def run(self, input: Any) -> Effects:
         saved = None
         if self.saver is not None:
-            saved = yield IO(partial(self.saver.get_tuple, self.config))
+            saved = yield IO(time_travel.load_call(self))
         if self.link is not None:  # a subgraph whose pause the parent resumes continues it
             input = resume_input(self.link, input, saved, self.builder.channels)
         resuming = input is None or isinstance(input, Command)

@@ -15,18 +15,26 @@
 ``Command(resume=...)`` with a ``checkpoint_id`` answers that checkpoint's pause; only if
 the thread has moved past it do the step's finished nodes run again (their saved results
 belong to the other branch).
+
+Subgraphs replay with their parent: during a replay, the first run of each subgraph (by its
+namespace without task ids) loads its newest checkpoint saved *before* the parent's
+checkpoint the replay started from (for an ``update_state`` checkpoint: before the one it
+was made from), so a ``checkpointer=True`` subgraph sees the state it had then, not the
+state later invocations left; its later runs in the same replay load as usual. Checkpoints
+are ordered by their ``ts`` (ids are random), as LangGraph orders its time-sortable ids.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
-from typing import Any, Generator, Optional
+from typing import Any, Callable, Generator, Optional
 
 from rag.graph.constants import INTERRUPT, RESULT, RESUME, RETURN
 from rag.graph.types import Command
 
-__all__ = ["Travel", "plan", "kept_writes", "fork"]
+__all__ = ["Travel", "Replay", "plan", "kept_writes", "fork", "load_call"]
 
 # Checkpoints update_state wrote: replaying one that is still the newest needs no fork
 # (it already is a branch of its own, as LangGraph's).
@@ -40,6 +48,14 @@ class Travel:
     rerun_finished: bool  # the step's saved node results are ignored: those nodes run again
     drop_answers: bool  # the answers given to its interrupts are ignored: they ask again
     forks: bool  # a "fork" checkpoint is saved before the run goes on
+
+
+@dataclass
+class Replay:
+    """A replay's bound for its subgraphs, shared by every level of one root run."""
+
+    before: datetime  # subgraphs' first runs load their newest checkpoint saved before this
+    visited: set[str] = field(default_factory=set)  # namespaces (no task ids) already loaded
 
 
 def addressed(config: dict[str, Any]) -> bool:
@@ -64,7 +80,14 @@ def plan(loop: Any, input: Optional[Command], saved: Any) -> Generator[Any, Any,
     traveling = not (isinstance(input, Command) and input.has_resume)
     if not (traveling or superseded):
         return None
-    forks = traveling and (saved.metadata.get("source") not in _UPDATE_SOURCES or superseded)
+    source = saved.metadata.get("source")
+    forks = traveling and (source not in _UPDATE_SOURCES or superseded)
+    if traveling:
+        bound = saved
+        if source in _UPDATE_SOURCES and saved.parent_config is not None:
+            # update_state wrote it after the subgraphs' checkpoints of the run it changed.
+            bound = (yield IO(partial(loop.saver.get_tuple, saved.parent_config))) or saved
+        loop.replay = Replay(_when(bound.checkpoint))
     return Travel(rerun_finished=True, drop_answers=traveling, forks=forks)
 
 
@@ -87,3 +110,31 @@ def fork(loop: Any, saved: Any) -> Generator[Any, Any, None]:
     checkpoint's, a Command's update and goto applied), one step past it, as its child."""
     loop.step += 1
     yield from loop._save("fork", list(saved.checkpoint.get("writers") or []))
+
+
+def load_call(loop: Any) -> Callable[[], Any]:
+    """The saver call that reads the checkpoint a run of ``loop`` starts from: the newest of
+    its thread and namespace, or, for a subgraph's first run in a replay, the newest saved
+    before the replay's bound (see the module docstring)."""
+    from rag.graph._subgraphs import stateful_ns  # rag.graph._loop imports this module
+
+    replay: Optional[Replay] = loop.replay
+    if loop.link is None or replay is None:
+        return partial(loop.saver.get_tuple, loop.config)
+    namespace = stateful_ns(loop.ns)
+    if namespace in replay.visited:
+        return partial(loop.saver.get_tuple, loop.config)
+    replay.visited.add(namespace)
+    return partial(_newest_before, loop.saver, loop.config, replay.before)
+
+
+def _newest_before(saver: Any, config: dict[str, Any], before: datetime) -> Any:
+    for saved in saver.list(config):  # newest first
+        if _when(saved.checkpoint) < before:
+            return saved
+    return None
+
+
+def _when(checkpoint: dict[str, Any]) -> datetime:
+    # Parsed, not compared as text: isoformat() leaves out a zero microsecond part.
+    return datetime.fromisoformat(checkpoint["ts"])

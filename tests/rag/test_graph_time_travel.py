@@ -174,3 +174,70 @@ def test_replaying_any_past_step_of_a_deterministic_run_reaches_the_same_end_on_
     # One fork, then one checkpoint per step left to run; the old branch unchanged.
     assert len(history) == len(old) + 1 + (steps - len(start.values["trail"]))
     assert [checkpoint_id(s) for s in history[-len(old):]] == [checkpoint_id(s) for s in old]
+
+
+class Parent(TypedDict):
+    results: Annotated[list, operator.add]
+
+
+def stateful_subgraph_parent(saver, seen):
+    """parent_node -> sub_node; sub_node is a checkpointer=True subgraph that records the
+    state it starts from and appends "s", so its trail grows with each parent invocation."""
+
+    def sub_step(state):
+        seen.append(list(state["trail"]))
+        return {"trail": ["s"]}
+
+    sub = StateGraph(Trail).add_node("sub_step", sub_step).add_edge(START, "sub_step").compile(checkpointer=True)
+    graph = StateGraph(Parent).add_node("parent_node", lambda s: {"results": ["p"]}).add_node("sub_node", sub)
+    graph.add_edge(START, "parent_node").add_edge("parent_node", "sub_node")
+    return graph.compile(checkpointer=saver)
+
+
+def test_a_stateful_subgraph_replays_from_the_state_it_had_at_the_parents_checkpoint(saver):
+    seen = []
+    app = stateful_subgraph_parent(saver, seen)
+    for _ in range(3):
+        app.invoke({"results": []}, thread())
+    assert seen == [[], ["s"], ["s", "s"]]
+    second = [s for s in app.get_state_history(thread()) if s.next == ("sub_node",)][1]  # newest first
+    seen.clear()
+    app.invoke(None, second.config)
+    assert seen == [["s"]]
+
+
+def test_after_a_replay_a_stateful_subgraph_continues_from_its_new_branch(saver):
+    seen = []
+    app = stateful_subgraph_parent(saver, seen)
+    app.invoke({"results": []}, thread())
+    app.invoke({"results": []}, thread())
+    first = [s for s in app.get_state_history(thread()) if s.next == ("sub_node",)][-1]
+    app.invoke(None, first.config)
+    seen.clear()
+    app.invoke({"results": []}, thread())
+    # The replay started it empty and saved ["s"]: that branch, not the two runs before, goes on.
+    assert seen == [["s"]]
+
+
+def test_a_subgraph_run_twice_in_one_replay_loads_the_bound_only_the_first_time(saver):
+    seen = []
+
+    def sub_step(state):
+        seen.append(list(state["trail"]))
+        return {"trail": ["s"]}
+
+    sub = StateGraph(Trail).add_node("sub_step", sub_step).add_edge(START, "sub_step").compile(checkpointer=True)
+
+    class Looping(TypedDict):
+        results: Annotated[list, operator.add]
+        turns: Annotated[list, operator.add]
+
+    graph = StateGraph(Looping).add_node("count", lambda s: {"turns": [1]}).add_node("sub_node", sub)
+    graph.add_edge(START, "count").add_edge("count", "sub_node")
+    graph.add_conditional_edges("sub_node", lambda s: "count" if len(s["turns"]) % 2 else END, ["count", END])
+    app = graph.compile(checkpointer=saver)
+    app.invoke({"results": []}, thread())  # the subgraph runs twice
+    first_sub = [s for s in app.get_state_history(thread()) if s.next == ("sub_node",)][-1]
+    seen.clear()
+    app.invoke(None, first_sub.config)
+    assert seen == [[], ["s"]]
