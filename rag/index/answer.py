@@ -33,8 +33,9 @@ _EXCERPT = 160  # characters of each source quoted in an answer's list of source
 class IndexRetriever(BaseRetriever):
     """A Runnable from a query to the index's best chunks (``index.search_request`` with
     this retriever's :class:`~rag.index.request.SearchRequest`, filled with each query).
-    Each result's ``metadata["n"]`` is its 1-based rank, which the citations ``[n]`` of an
-    answer refer to.
+    Each result's ``metadata["n"]`` is its 1-based rank, which an answerer cites as ``[n]``
+    (an index's answer chains then number the passages in the order the answer cites them:
+    :mod:`rag.index.citation_order`).
 
     Works wherever a LangChain retriever does: in chains, in ``create_retriever_tool``,
     and with ``invoke(query, k=2)`` (or ``filter=``) to override them for one call.
