@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Collection, NamedTuple, Optional
 
+from rag.errors import InvalidTypeError
+
 __all__ = ["CITATION", "cited_units", "cited_numbers", "strip_marks", "drop_invalid_citations", "QuotedUnit",
            "quoted_units", "CitationNumbering", "renumber_citations"]
 
@@ -150,7 +152,7 @@ class CitationNumbering:
         numbers = list(valid)
         bad = [n for n in numbers if isinstance(n, bool) or not isinstance(n, int)]
         if bad:
-            raise TypeError(f"valid must hold citation numbers (int), got {bad[0]!r}")
+            raise InvalidTypeError(f"valid must hold citation numbers (int), got {bad[0]!r}")
         self._valid = frozenset(numbers)
         self._renumber, self._drop_invalid = renumber, drop_invalid
         self.numbers: dict[int, int] = {}
@@ -165,7 +167,7 @@ class CitationNumbering:
     def feed(self, piece: str) -> str:
         """The answer's next ``piece``; returns the newly settled text, rewritten."""
         if not isinstance(piece, str):
-            raise TypeError(f"an answer piece must be a str, got {type(piece).__name__}: {piece!r:.60}")
+            raise InvalidTypeError(f"an answer piece must be a str, got {type(piece).__name__}: {piece!r:.60}")
         self._text += piece
         return self._rewrite(self._settled())
 
