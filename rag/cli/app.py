@@ -141,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "rag.hybrid.HybridConfig; an existing index keeps its own unless this is given)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     index.add_argument("--strict", action="store_true", help="exit 1 if any source failed (default: only if all did)")
+    index.add_argument("--device", choices=("cpu", "cuda", "auto"),
+                       help="where a local model runs: auto (default: a CUDA GPU when onnxruntime-gpu finds one, "
+                            "else the CPU), cuda (an error without one) or cpu")
+    index.add_argument("--batch-size", type=_positive_int, metavar="N",
+                       help="texts per model call for a local model (default 1 on the CPU, 64 on a GPU)")
     fan_out = index.add_mutually_exclusive_group()
     fan_out.add_argument("--workers", type=_positive_int, metavar="N",
                          help="embed in N local worker processes (each with cores/N model threads)")
@@ -279,7 +284,8 @@ def _run_index(args: argparse.Namespace) -> int:
             summary = index.update(args.sources, crawl=args.crawl, sitemap=args.sitemap, glob=args.glob,
                                    exclude=args.exclude, beir=args.beir, workers=args.workers, cluster=args.cluster,
                                    chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap, progress=bars,
-                                   on_wait=waiting, prune=args.prune)
+                                   on_wait=waiting, prune=args.prune, device=args.device,
+                                   batch_size=args.batch_size)
         finally:
             bars.close()
     print_summary(summary, index.where, as_json=args.json)

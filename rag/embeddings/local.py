@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Optional, Sequence, Union
@@ -15,6 +16,7 @@ from typing import Any, Literal, Optional, Sequence, Union
 import numpy as np
 
 from rag._optional import install_command, require
+from rag.embeddings._device import CPU_BATCH, CUDA, CUDA_BATCH, Device, check_device, choose_device
 from rag.embeddings._model_files import verified_bytes
 from rag.embeddings.base import Embeddings, _check_int, _check_texts
 from rag.errors import ValidationError
@@ -83,11 +85,22 @@ class LocalEmbeddings(Embeddings):
     one refuses the other.
 
     Texts are truncated at ``max_length`` tokens (default 256, the model's limit; 1 to 512),
-    embedded ``batch_size`` at a time (default 1: on CPU, padding costs more than batching
-    saves; larger batches are sorted by token count), mean-pooled over the attention mask
-    and L2-normalised: dot products are cosine similarities in [-1, 1].
+    embedded ``batch_size`` at a time (>= 1; default None: 1 on the CPU, where padding
+    costs more than batching saves, 64 on a GPU; texts are sorted by token count so a
+    batch pads little), mean-pooled over the attention mask and L2-normalised: dot products
+    are cosine similarities in [-1, 1].
+
+    ``device``: ``"auto"`` (default: a CUDA GPU when onnxruntime-gpu offers one and the
+    arithmetic is float, else the CPU; if onnxruntime cannot use the GPU after all, one
+    warning says so and the CPU is used), ``"cuda"`` (a ValidationError at construction
+    when onnxruntime has no CUDA provider or the arithmetic is int8; an error at load when
+    no GPU is usable) or ``"cpu"``. The device does not change the model id: vectors agree
+    to about 1e-6.
 
     ``threads``: onnxruntime intra-op threads (default: onnxruntime's choice, all cores).
+    ``allow_spinning``: let onnxruntime's idle threads busy-wait for work (default False:
+    they sleep, leaving the cores to the process's other threads, such as the update's
+    reader; measured faster on a shared or busy machine, see docs/benchmarks/inference.md).
     ``model_path``: another copy of the same ``model.onnx`` (its sha256 is still checked).
 
     Needs the ``local`` extra (``pip install "ragpath[local]"``); without it the
@@ -105,23 +118,32 @@ class LocalEmbeddings(Embeddings):
     def __init__(
         self,
         *,
-        batch_size: int = 1,
+        batch_size: Optional[int] = None,
         max_length: int = _MAX_SEQ_LENGTH,
         threads: Optional[int] = None,
         model_path: Optional[_PathLike] = None,
         arithmetic: Arithmetic = "float",
+        device: Device = "auto",
+        allow_spinning: bool = False,
     ) -> None:
-        _check_int("batch_size", batch_size)
+        _check_int("batch_size", batch_size, allow_none=True)
         if arithmetic not in _ARITHMETICS:
             raise ValidationError(f"arithmetic must be one of {', '.join(map(repr, _ARITHMETICS))}, got {arithmetic!r}")
         _check_int("max_length", max_length, high=512)
         _check_int("threads", threads, allow_none=True)
+        check_device(device)
         self._onnxruntime, self._tokenizers = _require("onnxruntime"), _require("tokenizers")
         self.model_path = Path(model_path) if model_path is not None else _default_model_path()
-        self.batch_size = batch_size
         self.max_length = max_length
         self.threads = threads
         self.arithmetic = arithmetic
+        self.device = device
+        self.allow_spinning = bool(allow_spinning)
+        # Chosen now, so that an impossible device fails before anything is read.
+        self._choice = choose_device(device, self._onnxruntime.get_available_providers(), arithmetic=arithmetic)
+        self._asked_batch_size = batch_size
+        self.batch_size = batch_size if batch_size is not None else \
+            (CUDA_BATCH if self._choice.device == "cuda" else CPU_BATCH)
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
@@ -152,12 +174,38 @@ class LocalEmbeddings(Embeddings):
                 options = self._onnxruntime.SessionOptions()
                 if self.threads is not None:
                     options.intra_op_num_threads = self.threads
+                if not self.allow_spinning:
+                    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 options.log_severity_level = 3  # errors only: the int8 graph logs harmless warnings
-                self._session = self._onnxruntime.InferenceSession(
-                    model, sess_options=options, providers=["CPUExecutionProvider"]
+                session = self._onnxruntime.InferenceSession(
+                    model, sess_options=options, providers=list(self._choice.providers)
                 )
+                self._check_device_used(session)
+                self._session = session
                 self._tokenizer = tokenizer
             return self._session, self._tokenizer
+
+    def _check_device_used(self, session: Any) -> None:
+        """onnxruntime falls back to the CPU on its own when CUDA cannot start (no GPU, no
+        driver): an error if the GPU was required, one warning under ``auto``."""
+        if self._choice.device != "cuda" or session.get_providers()[:1] == [CUDA]:
+            return
+        if self.device == "cuda":
+            raise ValidationError("device 'cuda': onnxruntime could not use a CUDA GPU on this machine (no GPU or "
+                                  "no driver); use --device cpu or auto")
+        warnings.warn("no usable CUDA GPU: embedding on the CPU", RuntimeWarning, stacklevel=4)
+        if self._asked_batch_size is None:
+            self.batch_size = CPU_BATCH
+
+    def with_runtime(self, *, device: Optional[Device] = None, batch_size: Optional[int] = None,
+                     threads: Optional[int] = None) -> "LocalEmbeddings":
+        """The same model (same id, same vectors) run with other settings: ``device``,
+        ``batch_size``, ``threads`` (None: keep this one's)."""
+        return LocalEmbeddings(  # type: ignore[abstract]  # embed_documents is derived at class creation
+            batch_size=batch_size if batch_size is not None else self._asked_batch_size,
+            max_length=self.max_length, threads=threads if threads is not None else self.threads,
+            model_path=self.model_path, arithmetic=self.arithmetic,
+            device=device if device is not None else self.device, allow_spinning=self.allow_spinning)
 
     def _model_bytes(self) -> bytes:
         if self.arithmetic == "int8":
@@ -195,4 +243,4 @@ class LocalEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         return (f"LocalEmbeddings(batch_size={self.batch_size}, max_length={self.max_length}, "
-                f"arithmetic={self.arithmetic!r})")
+                f"arithmetic={self.arithmetic!r}, device={self._choice.device!r})")

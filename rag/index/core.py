@@ -282,6 +282,7 @@ class Index:
         glob: Optional[str] = None, exclude: Sequence[str] = (), beir: bool = False, chunk_size: Optional[int] = None,
         chunk_overlap: Optional[int] = None, progress: Optional[rag.index.update.Progress] = None, on_wait: OnWait = None,
         workers: Optional[int] = None, cluster: Optional[str] = None, prune: bool = False,
+        device: Optional[str] = None, batch_size: Optional[int] = None,
     ) -> rag.index.update.UpdateSummary:
         """Bring the index up to date with ``sources`` (files, folders, http(s) URLs) and save.
 
@@ -306,7 +307,8 @@ class Index:
         many local processes (>= 1; a script doing so needs an ``if __name__ ==
         "__main__":`` guard, see :mod:`rag.index.workers`); ``cluster``: embed on the Dask
         cluster whose scheduler is at this address (``tcp://HOST:PORT``, extra
-        ``cluster``). Either way this process stays the only writer.
+        ``cluster``). Either way this process stays the only writer. ``device`` and ``batch_size``:
+        how a local model runs (:class:`~rag.embeddings.LocalEmbeddings`; None: its defaults).
 
         Every argument is checked before anything is loaded. If a commit fails, what was
         committed before it stays, this process serves nothing that was not saved, and
@@ -321,7 +323,8 @@ class Index:
         self.config.with_chunking(chunk_size, chunk_overlap)  # checked before anything is loaded
         exclude = check_excludes(exclude)
         # Workers start (or the cluster is reached) before anything is read or written.
-        embedder = make_embedder(self.embeddings, self.config.embeddings, workers=workers, cluster=cluster)
+        embedder = make_embedder(self.embeddings, self.config.embeddings, workers=workers, cluster=cluster,
+                                 device=device, batch_size=batch_size)
         try:
             with self._updating, self.backend.writing(on_wait):
                 self.backend.refresh(self._rw.writing)

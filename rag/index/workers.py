@@ -25,7 +25,7 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from rag.embeddings.base import Embeddings, embed_texts, model_id_of
 from rag.errors import ClusterConnectionError, EmbeddingMismatchError, ValidationError, WorkerLostError
 
 __all__ = ["Embedder", "InlineEmbedder", "ProcessEmbedder", "DaskEmbedder", "make_embedder", "embed_batch",
-           "embed_in_batches", "length_order", "EMBED_BATCH"]
+           "embed_in_batches", "length_order", "with_runtime", "EMBED_BATCH"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -43,25 +43,49 @@ EMBED_BATCH = 64
 #: Seconds to reach a cluster's scheduler before giving up.
 CONNECT_TIMEOUT = 5.0
 
-_models: dict[tuple[str, Optional[int]], Embeddings] = {}
+_models: dict[tuple[str, Optional[int], tuple[tuple[str, Any], ...]], Embeddings] = {}
 _models_lock = threading.Lock()
 
 
-def embed_batch(spec: str, texts: Sequence[str], threads: Optional[int] = None) -> tuple[str, np.ndarray]:
+def embed_batch(spec: str, texts: Sequence[str], threads: Optional[int] = None,
+                runtime: Optional[Mapping[str, Any]] = None) -> tuple[str, np.ndarray]:
     """Run in a worker: ``(model id, float32 vectors)`` of ``texts`` with the model ``spec``
     names, built on the first call in this process (``threads``: onnxruntime intra-op
-    threads for a local model; None: its default)."""
+    threads for a local model, None: its default; ``runtime``: the ``device`` and
+    ``batch_size`` a local model runs with, see :func:`with_runtime`)."""
     from rag.index.registry import make_embeddings
 
-    key = (spec, threads)
+    key = (spec, threads, tuple(sorted((runtime or {}).items())))
     with _models_lock:  # a Dask worker runs tasks on several threads
         model = _models.get(key)
         if model is None:
-            model = make_embeddings(spec)
-            if threads is not None and hasattr(model, "threads"):
-                model.threads = threads  # read when the model's session is created
+            model = with_runtime(make_embeddings(spec), spec, threads=threads, **(runtime or {}))
             _models[key] = model
     return model_id_of(model), embed_texts(model, list(texts))
+
+
+def with_runtime(embeddings: Embeddings, spec: str, *, device: Optional[str] = None,
+                 batch_size: Optional[int] = None, threads: Optional[int] = None) -> Embeddings:
+    """``embeddings`` set to run on ``device`` with ``batch_size`` texts per call and
+    ``threads`` threads (None: unchanged). Only a local model has such settings: asking
+    them of another (hashing, a server's) is a ValidationError naming it; ``threads`` alone
+    leaves such a model as it is."""
+    from rag.embeddings._device import check_device
+    from rag.embeddings.base import _check_int
+
+    if device is not None:
+        check_device(device)
+    _check_int("batch_size", batch_size, allow_none=True)
+    _check_int("threads", threads, allow_none=True)
+    if device is None and batch_size is None and threads is None:
+        return embeddings
+    configure = getattr(embeddings, "with_runtime", None)
+    if not callable(configure) and device is None and batch_size is None:
+        return embeddings  # threads only: a model without threads of its own runs as it is
+    if not callable(configure):
+        raise ValidationError(f"device and batch size set how a local model runs; this index embeds with {spec!r}")
+    configured: Embeddings = configure(device=device, batch_size=batch_size, threads=threads)
+    return configured
 
 
 def length_order(texts: Sequence[str]) -> list[int]:
@@ -122,8 +146,10 @@ class _Pending(Protocol):
 class _FanOut:
     """Sends every batch at once, then collects the vectors in order."""
 
-    def __init__(self, spec: str, model_id: str, threads: Optional[int]) -> None:
+    def __init__(self, spec: str, model_id: str, threads: Optional[int],
+                 runtime: Optional[Mapping[str, Any]] = None) -> None:
         self.spec, self.model_id, self.threads = spec, model_id, threads
+        self.runtime = dict(runtime or {})  # device and batch size in the workers
 
     def _submit(self, texts: list[str]) -> _Pending:
         raise NotImplementedError
@@ -163,13 +189,13 @@ class _FanOut:
 class ProcessEmbedder(_FanOut):
     """``workers`` local processes, each with ``cores / workers`` onnxruntime threads."""
 
-    def __init__(self, spec: str, model_id: str, workers: int) -> None:
-        super().__init__(spec, model_id, max(1, (os.cpu_count() or 1) // workers))
+    def __init__(self, spec: str, model_id: str, workers: int, runtime: Optional[Mapping[str, Any]] = None) -> None:
+        super().__init__(spec, model_id, max(1, (os.cpu_count() or 1) // workers), runtime)
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
 
     def _submit(self, texts: list[str]) -> Future[tuple[str, np.ndarray]]:
         try:
-            return self.pool.submit(embed_batch, self.spec, texts, self.threads)
+            return self.pool.submit(embed_batch, self.spec, texts, self.threads, self.runtime)
         except BrokenProcessPool as exc:
             raise _lost_worker() from exc
 
@@ -192,8 +218,9 @@ class DaskEmbedder(_FanOut):
     """The workers of a Dask ``distributed`` cluster (scheduler at ``address``). A task
     lost with its worker is run again on another (Dask's own rescheduling)."""
 
-    def __init__(self, spec: str, model_id: str, address: str, *, timeout: float = CONNECT_TIMEOUT) -> None:
-        super().__init__(spec, model_id, None)
+    def __init__(self, spec: str, model_id: str, address: str, *, timeout: float = CONNECT_TIMEOUT,
+                 runtime: Optional[Mapping[str, Any]] = None) -> None:
+        super().__init__(spec, model_id, None, runtime)
         from rag._optional import require_installed
 
         require_installed(["distributed"], feature="--cluster", extra="cluster", packages=["distributed"])
@@ -224,18 +251,21 @@ class DaskEmbedder(_FanOut):
 
     def _submit(self, texts: list[str]) -> _Pending:
         # pure=False: two batches with equal texts are still two tasks (each position needs its vectors).
-        return self.client.submit(embed_batch, self.spec, texts, None, pure=False, retries=2)
+        return self.client.submit(embed_batch, self.spec, texts, None, self.runtime, pure=False, retries=2)
 
     def close(self) -> None:
         self.client.close()
 
 
 def make_embedder(embeddings: Embeddings, spec: str, *, workers: Optional[int] = None,
-                  cluster: Optional[str] = None) -> Embedder:
+                  cluster: Optional[str] = None, device: Optional[str] = None,
+                  batch_size: Optional[int] = None) -> Embedder:
     """The embedder an update uses: ``workers`` local processes, the Dask cluster at
-    ``cluster`` (``tcp://HOST:PORT``), or ``embeddings`` in this process. Connects (and
-    fails) before anything is read or written; so does an index folder's server model
-    that nobody allowed (:mod:`rag.index.remote`), before a text is sent anywhere."""
+    ``cluster`` (``tcp://HOST:PORT``), or ``embeddings`` in this process; a local model
+    runs on ``device`` with ``batch_size`` texts per call (None: its defaults; see
+    :func:`with_runtime`). Connects (and fails) before anything is read or written; so
+    does an index folder's server model that nobody allowed (:mod:`rag.index.remote`),
+    before a text is sent anywhere."""
     from rag.index.remote import NotAllowedEmbeddings
 
     if isinstance(embeddings, NotAllowedEmbeddings):
@@ -246,8 +276,10 @@ def make_embedder(embeddings: Embeddings, spec: str, *, workers: Optional[int] =
         raise ValidationError(f"cluster must be a scheduler address such as tcp://127.0.0.1:8786, got {cluster!r}")
     if workers is not None and cluster is not None:
         raise ValidationError("give workers or cluster, not both")
+    configured = with_runtime(embeddings, spec, device=device, batch_size=batch_size)  # checked here, once
+    runtime = {name: value for name, value in (("device", device), ("batch_size", batch_size)) if value is not None}
     if workers is not None:
-        return ProcessEmbedder(spec, model_id_of(embeddings), workers)
+        return ProcessEmbedder(spec, model_id_of(embeddings), workers, runtime)
     if cluster is not None:
-        return DaskEmbedder(spec, model_id_of(embeddings), cluster.strip())
-    return InlineEmbedder(embeddings)
+        return DaskEmbedder(spec, model_id_of(embeddings), cluster.strip(), runtime=runtime)
+    return InlineEmbedder(configured)
