@@ -21,6 +21,7 @@ from typing import Any, Iterator, Optional
 
 from rag.graph._effects import Emit, Task
 from rag.graph._subgraphs import task_ns
+from rag.graph._time_travel import with_checkpoint_map
 from rag.graph.constants import START
 from rag.graph.types import Send
 
@@ -61,8 +62,8 @@ def checkpoint_events(loop: Any, parent: Optional[dict[str, Any]], metadata: dic
     shown = getattr(loop.graph, "_shown", None)
     values = loop.state()
     payload = {
-        "config": loop.saved_config,
-        "parent_config": parent,
+        "config": with_checkpoint_map(loop.saved_config, metadata),  # as get_state_history gives them
+        "parent_config": with_checkpoint_map(parent, metadata),
         "values": shown(values) if shown is not None else values,
         "metadata": metadata,
         "next": [task["name"] for task in tasks],

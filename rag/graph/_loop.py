@@ -133,7 +133,7 @@ class Loop:
         checkpoint = {"v": 1, "id": self.checkpoint_id, "ts": datetime.now(timezone.utc).isoformat(),
                       "channel_values": dict(self.values), "next": list(self.next),
                       "joins": {k: list(v) for k, v in self.joins.items()}, "writers": writers}
-        metadata = {"source": source, "step": self.step, "parents": {}}
+        metadata = {"source": source, "step": self.step, "parents": time_travel.parents_of(self)}
         parent = self.saved_config or {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
         return parent, checkpoint, metadata, {}
 

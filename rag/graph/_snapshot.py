@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rag.graph._loop import INTERRUPT, RESULT
+from rag.graph._time_travel import with_checkpoint_map
 from rag.graph.constants import ERROR, START, UPDATE
 from rag.graph.state import apply_updates, ordered
 from rag.graph.types import Interrupt, PregelTask, Send, StateSnapshot
@@ -51,5 +52,7 @@ def snapshot(graph: Any, saved: Any, config: Any, *, pending: bool = False) -> S
                     if finished and pull is want_pull and task.result]
     apply_updates(values, updates, graph.builder.channels)
     names = tuple(task.name for task, finished in zip(tasks, done) if not finished)
-    return StateSnapshot(graph._shown(ordered(values, graph.builder.channels)), names, saved.config,
-                         saved.metadata, checkpoint.get("ts"), saved.parent_config, tuple(tasks), interrupts)
+    # A subgraph's configs carry its parents' checkpoints (checkpoint_map): the root travels there.
+    return StateSnapshot(graph._shown(ordered(values, graph.builder.channels)), names,
+                         with_checkpoint_map(saved.config, saved.metadata), saved.metadata, checkpoint.get("ts"),
+                         with_checkpoint_map(saved.parent_config, saved.metadata), tuple(tasks), interrupts)

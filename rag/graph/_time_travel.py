@@ -22,6 +22,13 @@ checkpoint the replay started from (for an ``update_state`` checkpoint: before t
 was made from), so a ``checkpointer=True`` subgraph sees the state it had then, not the
 state later invocations left; its later runs in the same replay load as usual. Checkpoints
 are ordered by their ``ts`` (ids are random), as LangGraph orders its time-sortable ids.
+
+A subgraph's checkpoint can be traveled to as well: its metadata's ``parents`` names the
+checkpoint of each graph above it (``{namespace: checkpoint_id}``, the root's under
+``""``), and the configs of its snapshots carry them with its own as ``checkpoint_map``.
+The root graph invoked with such a config replays from its own checkpoint in the map, and
+the subgraph whose namespace the map names continues from its checkpoint there (a fork of
+its own), rather than from its input.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from typing import Any, Callable, Generator, Optional
 from rag.graph.constants import INTERRUPT, RESULT, RESUME, RETURN
 from rag.graph.types import Command
 
-__all__ = ["Travel", "Replay", "plan", "kept_writes", "fork", "load_call"]
+__all__ = ["Travel", "Replay", "plan", "kept_writes", "fork", "load_call", "root_config", "parents_of",
+           "with_checkpoint_map"]
 
 # Checkpoints update_state wrote: replaying one that is still the newest needs no fork
 # (it already is a branch of its own, as LangGraph's).
@@ -56,6 +64,7 @@ class Replay:
 
     before: datetime  # subgraphs' first runs load their newest checkpoint saved before this
     visited: set[str] = field(default_factory=set)  # namespaces (no task ids) already loaded
+    targets: dict[str, str] = field(default_factory=dict)  # a subgraph's namespace: the checkpoint it continues
 
 
 def addressed(config: dict[str, Any]) -> bool:
@@ -70,7 +79,8 @@ def plan(loop: Any, input: Optional[Command], saved: Any) -> Generator[Any, Any,
     resuming :class:`rag.graph._loop.Loop`; asks its saver for the newest checkpoint."""
     from rag.graph._effects import IO  # rag.graph._loop imports this module
 
-    if loop.link is not None or not addressed(loop.config):
+    target = getattr(loop, "travel_target", None)  # set by load_call for a subgraph the map names
+    if (loop.link is not None and target is None) or (loop.link is None and not addressed(loop.config)):
         return None
     newest_config = {**loop.config, "configurable": {
         key: value for key, value in loop.config["configurable"].items() if key != "checkpoint_id"}}
@@ -82,12 +92,14 @@ def plan(loop: Any, input: Optional[Command], saved: Any) -> Generator[Any, Any,
         return None
     source = saved.metadata.get("source")
     forks = traveling and (source not in _UPDATE_SOURCES or superseded)
-    if traveling:
+    if traveling and loop.link is None:
         bound = saved
         if source in _UPDATE_SOURCES and saved.parent_config is not None:
             # update_state wrote it after the subgraphs' checkpoints of the run it changed.
             bound = (yield IO(partial(loop.saver.get_tuple, saved.parent_config))) or saved
-        loop.replay = Replay(_when(bound.checkpoint))
+        targets = dict((loop.config.get("configurable") or {}).get("checkpoint_map") or {})
+        targets.pop("", None)
+        loop.replay = Replay(_when(bound.checkpoint), targets=targets)
     return Travel(rerun_finished=True, drop_answers=traveling, forks=forks)
 
 
@@ -125,7 +137,49 @@ def load_call(loop: Any) -> Callable[[], Any]:
     if namespace in replay.visited:
         return partial(loop.saver.get_tuple, loop.config)
     replay.visited.add(namespace)
+    target = replay.targets.get(loop.link.store_ns)
+    if target is not None:
+        # Traveled to: it continues from that checkpoint (as a paused subgraph resumes), not its input.
+        loop.travel_target = target
+        loop.link.resuming = True
+        config = {**loop.config, "configurable": {**loop.config["configurable"], "checkpoint_id": target}}
+        return partial(loop.saver.get_tuple, config)
     return partial(_newest_before, loop.saver, loop.config, replay.before)
+
+
+def root_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A root run's config: a ``checkpoint_ns`` naming a subgraph is the root's own thread
+    (``""``), at the root's checkpoint its ``checkpoint_map`` names, else at the newest."""
+    configurable = config.get("configurable") or {}
+    checkpoint_map = configurable.get("checkpoint_map") or {}
+    if not configurable.get("checkpoint_ns") and "" not in checkpoint_map:
+        return config
+    configurable = {**configurable, "checkpoint_ns": ""}
+    configurable["checkpoint_id"] = checkpoint_map.get("") or (
+        None if config["configurable"].get("checkpoint_ns") else configurable.get("checkpoint_id"))
+    if configurable["checkpoint_id"] is None:
+        del configurable["checkpoint_id"]
+    return {**config, "configurable": configurable}
+
+
+def parents_of(loop: Any) -> dict[str, str]:
+    """The checkpoint metadata ``parents`` of a run: ``{namespace: checkpoint id}`` of each
+    graph above it, as they are now (``{}`` for a root graph)."""
+    link = loop.link
+    if link is None:
+        return {}
+    return {**parents_of(link.parent), link.parent.ns: link.parent.checkpoint_id}
+
+
+def with_checkpoint_map(config: Optional[dict[str, Any]], metadata: Optional[dict[str, Any]]) -> Any:
+    """A subgraph snapshot's config with its ``checkpoint_map`` (its parents and itself), which
+    the root graph's ``invoke(None, config)`` travels to (LangGraph's)."""
+    parents = (metadata or {}).get("parents")
+    if config is None or not parents:
+        return config
+    configurable = config["configurable"]
+    checkpoint_map = {**parents, configurable.get("checkpoint_ns", ""): configurable.get("checkpoint_id")}
+    return {**config, "configurable": {**configurable, "checkpoint_map": checkpoint_map}}
 
 
 def _newest_before(saver: Any, config: dict[str, Any], before: datetime) -> Any:

@@ -51,6 +51,15 @@ def superstep_put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, c
                        updates: list[tuple[Any, Optional[str]]]) -> tuple[Any, ...]:
     """The arguments of ``saver.put`` for the checkpoint one superstep of ``updates`` makes
     from ``saved`` (the thread's checkpoint, or None for a new thread)."""
+    args = _put_args(graph, saved, config, updates)
+    if saved is not None and saved.metadata.get("parents"):
+        # A subgraph's checkpoint keeps the parents' checkpoints it was saved under (time travel).
+        args[2]["parents"] = dict(saved.metadata["parents"])
+    return args
+
+
+def _put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, config: Any,
+              updates: list[tuple[Any, Optional[str]]]) -> tuple[Any, ...]:
     builder = graph.builder
     loop = Loop(graph, dict(config), frozenset(), interrupt_before=(), interrupt_after=())
     if saved is not None:

@@ -20,6 +20,7 @@ from rag.graph._subgraphs import (Nested, arelay, child_config, graph_for_namesp
 from rag.graph._drawing import draw_graph
 from rag.graph._schemas import ROOT
 from rag.graph._snapshot import snapshot
+from rag.graph._time_travel import root_config
 from rag.graph._update import check_supersteps, superstep_put_args
 from rag.graph.constants import END
 from rag.graph.errors import CheckpointerRequiredError
@@ -116,6 +117,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
             config = child_config(link, config)
             if link.forward is not None:  # the parent streams with subgraphs=True
                 modes = modes | (link.parent.modes - {"messages"})
+        elif config and self.checkpointer not in (None, True, False):  # a subgraph's checkpoint config:
+            config = root_config(config)  # the root travels to its checkpoint_map
         handler = MessagesHandler() if "messages" in modes else None
         live = handler or (LiveSink() if modes & self.live_modes or subgraphs else None)
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)

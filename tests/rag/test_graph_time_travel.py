@@ -241,3 +241,44 @@ def test_a_subgraph_run_twice_in_one_replay_loads_the_bound_only_the_first_time(
     seen.clear()
     app.invoke(None, first_sub.config)
     assert seen == [[], ["s"]]
+
+
+def asking_executor_parent(saver, calls):
+    """executor (a checkpointer=True subgraph: step_a -> ask_1 -> ask_2, each ask pausing)."""
+
+    def record(name, question=None):
+        def run(state):
+            calls.append(name)
+            return {"trail": [f"{name}:{interrupt(question)}" if question else name]}
+        return run
+
+    executor = StateGraph(Trail).add_node("step_a", record("step_a")).add_node("ask_1", record("ask_1", "Q1"))
+    executor.add_node("ask_2", record("ask_2", "Q2"))
+    executor.add_edge(START, "step_a").add_edge("step_a", "ask_1").add_edge("ask_1", "ask_2")
+    graph = StateGraph(Trail).add_node("executor", executor.compile(checkpointer=True)).add_edge(START, "executor")
+    return graph.compile(checkpointer=saver)
+
+
+def test_a_subgraph_snapshots_config_names_the_parents_checkpoint_in_checkpoint_map(saver):
+    app = asking_executor_parent(saver, [])
+    app.invoke({"trail": []}, thread())
+    parent = app.get_state(thread(), subgraphs=True)
+    sub_config = parent.tasks[0].state.config["configurable"]
+    assert sub_config["checkpoint_map"] == {"": checkpoint_id(parent), "executor": sub_config["checkpoint_id"]}
+
+
+def test_invoking_the_root_with_a_subgraphs_past_checkpoint_continues_the_subgraph_from_there(saver):
+    calls = []
+    app = asking_executor_parent(saver, calls)
+    app.invoke({"trail": []}, thread())
+    at_first_question = app.get_state(thread(), subgraphs=True).tasks[0].state.config
+    app.invoke(Command(resume="x1"), thread())
+    app.invoke(Command(resume="x2"), thread())
+    calls.clear()
+    replayed = app.invoke(None, at_first_question)
+    assert [i.value for i in replayed["__interrupt__"]] == ["Q1"]
+    assert calls == ["ask_1"]  # step_a ran before that checkpoint
+    app.invoke(Command(resume="y1"), thread())
+    assert app.invoke(Command(resume="y2"), thread()) == {"trail": ["step_a", "ask_1:y1", "ask_2:y2"]}
+    sub_history = app.get_state_history({"configurable": {"thread_id": "t", "checkpoint_ns": "executor"}})
+    assert [s.metadata["source"] for s in sub_history].count("fork") == 1
