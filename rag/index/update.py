@@ -152,11 +152,13 @@ class Updater:
             any_document = False
             root_failed = False
             any_source = False
+            began = time.monotonic()  # a folder's boilerplate plan reads its pages first: "read" too
             items = iter_root(root, glob=self.glob, excludes=self.excludes, index_folder=self.index_folder,
                               previous=self._previous_for(root), progress=self.progress)
             if root.kind in ("page", "crawl", "sitemap"):  # loaded whole: boilerplate over all its pages
                 items = list(items)  # type: ignore[assignment]
                 self._plans[root.key] = SitePlan.of_documents(d for item in items for d in item.documents or [])
+            self.summary.phases["read"] += time.monotonic() - began
             for item in timed(items, self.summary.phases, "read"):
                 plan = self._plans.get(root.key)
                 kept = plan.take(item.source) if plan is not None else None
