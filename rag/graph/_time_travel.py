@@ -39,7 +39,7 @@ from functools import partial
 from typing import Any, Callable, Generator, Optional
 
 from rag.graph.constants import INTERRUPT, RESULT, RESUME, RETURN
-from rag.graph.types import Command
+from rag.graph.types import CURRENT_TASK, Command
 
 __all__ = ["Travel", "Replay", "plan", "kept_writes", "fork", "load_call", "root_config", "parents_of",
            "with_checkpoint_map"]
@@ -148,11 +148,13 @@ def load_call(loop: Any) -> Callable[[], Any]:
 
 
 def root_config(config: dict[str, Any]) -> dict[str, Any]:
-    """A root run's config: a ``checkpoint_ns`` naming a subgraph is the root's own thread
-    (``""``), at the root's checkpoint its ``checkpoint_map`` names, else at the newest."""
+    """A root run's config: one naming a subgraph's ``checkpoint_ns`` or carrying a
+    ``checkpoint_map`` (a subgraph snapshot's) runs the root's own thread (namespace
+    ``""``), from the root's checkpoint the map names, else from its newest (LangGraph's).
+    Left as it is inside a running node, whose config names that node's namespace."""
     configurable = config.get("configurable") or {}
     checkpoint_map = configurable.get("checkpoint_map") or {}
-    if not configurable.get("checkpoint_ns") and "" not in checkpoint_map:
+    if not (configurable.get("checkpoint_ns") or checkpoint_map) or CURRENT_TASK.get() is not None:
         return config
     configurable = {**configurable, "checkpoint_ns": ""}
     configurable["checkpoint_id"] = checkpoint_map.get("") or (

@@ -20,7 +20,7 @@ from rag.graph._subgraphs import (Nested, arelay, child_config, graph_for_namesp
 from rag.graph._drawing import draw_graph
 from rag.graph._schemas import ROOT
 from rag.graph._snapshot import snapshot
-from rag.graph._time_travel import root_config
+from rag.graph._time_travel import root_config, with_checkpoint_map
 from rag.graph._update import check_supersteps, superstep_put_args
 from rag.graph.constants import END
 from rag.graph.errors import CheckpointerRequiredError
@@ -379,7 +379,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         saver = self._need_saver("bulk_update_state")
         graph = graph_for_namespace(self, config, saver=saver, for_update=True)
         for updates in check_supersteps(supersteps):
-            config = saver.put(*superstep_put_args(graph, saver.get_tuple(config), config, updates))
+            args = superstep_put_args(graph, saver.get_tuple(config), config, updates)
+            config = with_checkpoint_map(saver.put(*args), args[2])  # a subgraph's: where the root travels
         return config
 
     async def abulk_update_state(self, config: RunnableConfig,
@@ -387,7 +388,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         saver = self._need_saver("abulk_update_state")
         graph = graph_for_namespace(self, config, saver=saver, for_update=True)
         for updates in check_supersteps(supersteps):
-            config = await saver.aput(*superstep_put_args(graph, await saver.aget_tuple(config), config, updates))
+            args = superstep_put_args(graph, await saver.aget_tuple(config), config, updates)
+            config = with_checkpoint_map(await saver.aput(*args), args[2])
         return config
 
     # -- drawing ----------------------------------------------------------------------------
