@@ -357,8 +357,9 @@ class CompiledStateGraph(Runnable[Any, dict]):
                                  limit: Optional[int] = None) -> AsyncIterator[StateSnapshot]:
         saver = self._need_saver("aget_state_history")
         plain = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
+        graph = graph_for_namespace(self, config)  # a subgraph's namespace: read with its keys
         async for saved in saver.alist(plain, filter=filter, before=before, limit=limit):
-            yield self._snapshot(saved, config)
+            yield graph._snapshot(saved, config)
 
     def update_state(self, config: RunnableConfig, values: Optional[dict[str, Any]], as_node: Optional[str] = None) -> dict[str, Any]:
         """Apply ``values`` through the reducers as if node ``as_node`` had returned them

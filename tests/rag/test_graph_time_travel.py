@@ -282,3 +282,17 @@ def test_invoking_the_root_with_a_subgraphs_past_checkpoint_continues_the_subgra
     assert app.invoke(Command(resume="y2"), thread()) == {"trail": ["step_a", "ask_1:y1", "ask_2:y2"]}
     sub_history = app.get_state_history({"configurable": {"thread_id": "t", "checkpoint_ns": "executor"}})
     assert [s.metadata["source"] for s in sub_history].count("fork") == 1
+
+
+def test_a_subgraph_namespaces_history_reads_the_same_sync_and_async(saver):
+    seen = []
+    app = stateful_subgraph_parent(saver, seen)
+    app.invoke({"results": []}, thread())
+    sub = {"configurable": {"thread_id": "t", "checkpoint_ns": "sub_node"}}
+
+    async def history():
+        return [s async for s in app.aget_state_history(sub)]
+
+    sync = [(s.values, s.next) for s in app.get_state_history(sub)]
+    assert sync == [({"trail": ["s"]}, ()), ({"trail": []}, ("sub_step",)), ({"trail": []}, ("__start__",))]
+    assert [(s.values, s.next) for s in asyncio.run(history())] == sync
