@@ -17,6 +17,9 @@ thread fails, the checkpoint in flight is still committed when its vectors arriv
 complete when it was handed over); if its embedding fails, that error is raised by the
 next call into this object and nothing of that checkpoint is written.
 
+A text met again within an update is not embedded again: the vectors of the texts embedded
+last are kept by digest, up to 32 MiB (:class:`RecentVectors`).
+
 ``phases`` accumulates where the time went, in seconds: ``embed`` (the model, in its
 thread), ``commit`` (writing checkpoints) and ``wait`` (the update's thread blocked until
 the model finished a checkpoint: the part of the embedding the reading did not hide).
@@ -24,8 +27,10 @@ the model finished a checkpoint: the part of the embedding the reading did not h
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -35,7 +40,7 @@ import numpy as np
 from rag.index.segments import Batch
 from rag.index.workers import Embedder, Progress
 
-__all__ = ["EmbedAhead", "serialized"]
+__all__ = ["EmbedAhead", "RecentVectors", "serialized", "text_digest"]
 
 
 @dataclass
@@ -61,6 +66,48 @@ def serialized(progress: Optional[Progress]) -> Optional[Progress]:
     return report
 
 
+def text_digest(text: str) -> bytes:
+    """A 16-byte digest of ``text`` (maps keyed by it hold no texts)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class RecentVectors:
+    """The vectors of the texts embedded last, by text digest, up to ``budget`` bytes of
+    vectors (default 32 MiB: 21,845 vectors of 384 floats): equal texts have equal vectors,
+    so a text met again (a manual repeats whole passages across its pages: 9 % of git's
+    chunks) is not embedded again. The oldest are forgotten first."""
+
+    def __init__(self, budget: int = 32 << 20) -> None:
+        self.budget = budget
+        self._vectors: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._bytes = 0
+
+    def embed(self, texts: list[str], embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        """``embed(texts)``'s float32 matrix, calling ``embed`` only with the distinct
+        texts not kept here."""
+        keys = [text_digest(text) for text in texts]
+        missing: dict[bytes, str] = {}
+        for key, text in zip(keys, texts):
+            if key not in self._vectors:
+                missing.setdefault(key, text)
+        fresh = embed(list(missing.values())) if missing or not texts else None
+        if not texts:
+            assert fresh is not None
+            return fresh
+        known = {key: vector for key, vector in zip(missing, fresh)} if fresh is not None else {}
+        out = np.stack([known[key] if key in known else self._vectors[key] for key in keys]).astype(np.float32)
+        for key, vector in known.items():
+            self._remember(key, vector)
+        return out
+
+    def _remember(self, key: bytes, vector: np.ndarray) -> None:
+        self._vectors[key] = vector = vector.copy()  # a row of its own, not a view keeping the batch alive
+        self._bytes += vector.nbytes
+        while self._bytes > self.budget and self._vectors:
+            _, dropped = self._vectors.popitem(last=False)
+            self._bytes -= dropped.nbytes
+
+
 class EmbedAhead:
     """Embeds checkpoints in a background thread, commits them in order.
 
@@ -79,25 +126,30 @@ class EmbedAhead:
         self.progress, self.clock = progress, clock
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="rag-embed") if overlap else None
         self._in_flight: Optional[_InFlight] = None
+        self._recent = RecentVectors()  # touched by one thread at a time (see put)
+        self._embedded = 0  # chunks embedded so far, for progress
         #: Seconds per chunk of the last checkpoint embedded (None before the first).
         self.seconds_per_chunk: Optional[float] = None
         #: Seconds spent per phase (see the module's docstring).
         self.phases: dict[str, float] = {"embed": 0.0, "commit": 0.0, "wait": 0.0}
 
-    def put(self, batch: Batch, to_embed: list[int], reused: dict[int, np.ndarray], *, final: bool) -> None:
+    def put(self, batch: Batch, to_embed: list[int], reused: dict[int, np.ndarray], *, final: bool,
+            upcoming: int = 0) -> None:
         """Hand over a checkpoint: ``to_embed`` rows of ``batch`` need vectors, ``reused``
-        rows have theirs. The previous checkpoint is committed first; a final one (nothing
-        left to read) is embedded and committed before this returns."""
+        rows have theirs; ``upcoming``: chunks already found that later checkpoints will
+        bring (the rest of a large file), counted in the progress total. The previous
+        checkpoint is committed first; a final one (nothing left to read) is embedded and
+        committed before this returns."""
         self.drain()
         texts = [batch.texts[row] for row in to_embed]
         dimension = self.dimension() if batch.ids else None
         inline = self._executor is None or final or not texts
         if inline:
             vectors: Future[np.ndarray] = Future()
-            vectors.set_result(self._embed(texts, dimension))
+            vectors.set_result(self._embed(texts, dimension, upcoming))
         else:
             assert self._executor is not None
-            vectors = self._executor.submit(self._embed, texts, dimension)
+            vectors = self._executor.submit(self._embed, texts, dimension, upcoming)
         self._in_flight = _InFlight(batch, to_embed, reused, vectors, final)
         if inline:
             self.drain()
@@ -146,9 +198,22 @@ class EmbedAhead:
             if self._executor is not None:
                 self._executor.shutdown(wait=True)
 
-    def _embed(self, texts: list[str], dimension: Optional[int]) -> np.ndarray:
+    def _embed(self, texts: list[str], dimension: Optional[int], upcoming: int) -> np.ndarray:
         began = self.clock()
-        vectors = self.embedder.embed(texts, dimension, self.progress)
+        embedded, count = self._embedded, len(texts)
+
+        def report(stage: str, done: int, total: int) -> None:
+            # Counted in chunks (the model may see fewer: texts met before are not sent)
+            # against every chunk found so far: those embedded before, this checkpoint's,
+            # and the rest of a large file being checkpointed. Files not read yet are unknown.
+            if self.progress is not None:
+                self.progress("embed", embedded + (count if done >= total else done * count // max(total, 1)),
+                              embedded + count + upcoming)
+
+        vectors = self._recent.embed(texts, lambda new: self.embedder.embed(new, dimension, report))
+        self._embedded = embedded + count
+        if texts and self.progress is not None:
+            self.progress("embed", self._embedded, self._embedded + upcoming)
         seconds = self.clock() - began
         self.phases["embed"] += seconds
         if texts:

@@ -19,7 +19,7 @@ from rag.errors import ValidationError
 from rag.index.backend import IndexBackend
 from rag.index.chunk_ids import chunk_ids, stored_id
 from rag.index.config import IndexConfig
-from rag.index.embed_ahead import EmbedAhead, serialized
+from rag.index.embed_ahead import EmbedAhead, serialized, text_digest
 from rag.index.segments import Batch
 from rag.index.summary import UpdateSummary, timed
 from rag.index.site_pages import SitePlan, plan_folder, structured_source
@@ -122,8 +122,7 @@ class Updater:
         self._to_embed: list[int] = []  # rows of the batch that still need a vector
         self._vectors: dict[int, np.ndarray] = {}  # rows whose vector was reused
         self._last_commit = time.monotonic()
-        self._embedded = 0
-        self._by_text: Optional[dict[str, str]] = None
+        self._by_text: Optional[dict[bytes, str]] = None  # digest of a chunk text -> a stored id
         self._rechunk = config.chunking != state.config.chunking
         self._ahead: Optional[EmbedAhead] = None  # the model's thread, while run() runs
         self._upcoming = 0  # chunks of the file being queued that are not queued yet (for progress)
@@ -133,7 +132,7 @@ class Updater:
 
     def run(self, roots: Sequence[Root]) -> UpdateSummary:
         self._ahead = EmbedAhead(self.embedder, self.commit, self._committed, lambda: self.state.dimension,
-                                 self._embed_progress, clock=lambda: time.monotonic())
+                                 self.progress, clock=lambda: time.monotonic())
         self.summary.phases.update(read=0.0, split=0.0)
         try:
             self._run(roots)
@@ -327,7 +326,8 @@ class Updater:
             return previous is not None and (previous.page_content, previous.metadata) == \
                 (chunks[n].page_content, chunks[n].metadata)
 
-        wanted = {n: by_text[c.page_content] for n, c in enumerate(chunks) if c.page_content in by_text and not stored(n)}
+        keys = [_text_key(c.page_content) for c in chunks]
+        wanted = {n: by_text[keys[n]] for n in range(len(chunks)) if keys[n] in by_text and not stored(n)}
         vectors = self._stored_vectors(set(wanted.values()))
         # Reused only where the stored chunk still has that text (checked by id, not position).
         reused = {n: vectors[old_id][1] for n, old_id in wanted.items()
@@ -354,7 +354,7 @@ class Updater:
         vectors = self.state.store.get_vectors_by_ids(present_ids)
         return {chunk_id: (d.page_content, vectors[row]) for row, (chunk_id, d) in enumerate(zip(present_ids, present))}
 
-    def _stored_texts(self) -> dict[str, str]:
+    def _stored_texts(self) -> dict[bytes, str]:
         """Chunk text -> id of a stored chunk with that text (any source: a renamed or
         copied file reuses its vectors), built once per update, on first need. Chunks
         committed by this update's checkpoints are not in it: they are new texts."""
@@ -362,7 +362,8 @@ class Updater:
             ids = [chunk_id for record in self.state.record.values() for chunk_id in record.chunk_ids]
             # An empty index has no texts: reading its (empty) store would make every
             # commit of this update go to memory too, instead of streaming to disk.
-            self._by_text = {d.page_content: stored_id(d) for d in self.state.store.get_by_ids(ids)} if ids else {}
+            self._by_text = {_text_key(d.page_content): stored_id(d) for d in self.state.store.get_by_ids(ids)} \
+                if ids else {}
         return self._by_text
 
     def _set_record(self, source: str, record: SourceRecord) -> None:
@@ -370,7 +371,7 @@ class Updater:
 
     def _flush(self, *, final: bool) -> None:
         assert self._ahead is not None
-        self._ahead.put(self._batch, self._to_embed, self._vectors, final=final)
+        self._ahead.put(self._batch, self._to_embed, self._vectors, final=final, upcoming=self._upcoming)
         self._batch, self._to_embed, self._vectors = Batch(), [], {}
         self._last_commit = time.monotonic()
 
@@ -378,14 +379,10 @@ class Updater:
         if self._by_text is not None and (batch.ids or batch.removed_chunks):
             # Ids rewritten or removed by this commit no longer hold the text mapped to them.
             changed = set(batch.ids) | set(batch.removed_chunks)
-            self._by_text = {text: chunk_id for text, chunk_id in self._by_text.items() if chunk_id not in changed}
+            self._by_text = {key: chunk_id for key, chunk_id in self._by_text.items() if chunk_id not in changed}
 
-    def _embed_progress(self, stage: str, done: int, total: int) -> None:
-        # The total is every chunk found so far: those embedded before, this batch's, and
-        # the rest of a large file being checkpointed (at most: some may be stored
-        # already). Chunks of files not loaded yet are unknown until they are.
-        if self.progress is not None:
-            self.progress("embed", self._embedded + done, self._embedded + total + self._upcoming)
-        if done == total:
-            self._embedded += total
 
+def _text_key(text: str) -> bytes:
+    """A chunk text's digest: the map of stored texts holds these, not the texts (a reused
+    vector is still checked against the stored text itself)."""
+    return text_digest(text)

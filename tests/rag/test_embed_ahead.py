@@ -8,6 +8,7 @@ from typing import Optional
 import numpy as np
 import pytest
 
+from rag.embeddings import HashingEmbeddings
 from rag.index.embed_ahead import EmbedAhead, serialized
 from rag.index.segments import Batch
 
@@ -121,3 +122,71 @@ def test_progress_reported_from_two_threads_is_never_interleaved():
     for thread in threads:
         thread.join()
     assert len(overlaps) == 2000 and not any(overlaps)
+
+
+def test_a_text_met_again_is_not_embedded_again_and_gets_the_same_vector():
+    from rag.index.embed_ahead import RecentVectors
+
+    asked: list[list[str]] = []
+
+    def embed(texts):
+        asked.append(list(texts))
+        return np.array([[float(len(t)), float(t.count("a"))] for t in texts], dtype=np.float32).reshape(-1, 2)
+
+    recent = RecentVectors()
+    first = recent.embed(["aa", "b", "aa"], embed)
+    second = recent.embed(["b", "ccc"], embed)
+    assert asked == [["aa", "b"], ["ccc"]]
+    assert first.tolist() == [[2.0, 2.0], [1.0, 0.0], [2.0, 2.0]]
+    assert second.tolist() == [[1.0, 0.0], [3.0, 0.0]]
+
+
+def test_vectors_beyond_the_budget_are_forgotten_oldest_first():
+    from rag.index.embed_ahead import RecentVectors
+
+    asked: list[str] = []
+
+    def embed(texts):
+        asked.extend(texts)
+        return np.ones((len(texts), 2), dtype=np.float32)
+
+    recent = RecentVectors(budget=2 * 8)  # two vectors of two float32
+    recent.embed(["a", "b", "c"], embed)
+    recent.embed(["a", "c"], embed)  # "a" was forgotten, "c" was kept
+    assert asked == ["a", "b", "c", "a"]
+
+
+class CountingHashing(HashingEmbeddings):
+    """Hashing embeddings that record every text they embed (class-wide)."""
+
+    embedded: list[str] = []
+
+    def embed_documents_array(self, texts):
+        CountingHashing.embedded.extend(texts)
+        return super().embed_documents_array(texts)
+
+
+@pytest.fixture
+def counting_spec():
+    from rag.index import registry
+
+    registry.register_embeddings(registry.EmbeddingModel("counting-test", f"{__name__}:CountingHashing"))
+    CountingHashing.embedded = []
+    yield "counting-test"
+    registry._EMBEDDINGS.pop("counting-test")
+
+
+def test_an_update_embeds_each_distinct_chunk_text_once(tmp_path, counting_spec):
+    from rag.index import Index
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shared = "A paragraph that every page repeats word for word. " * 3
+    for n in range(5):
+        (folder / f"page{n}.txt").write_text(f"Page {n} has its own opening line.\n\n" + shared * 20 + f"\n\nEnd {n}.")
+    with Index.create(tmp_path / "ix", embeddings=counting_spec) as index:
+        summary = index.update([str(folder)])
+        ids = [c for record in index.backend.record.values() for c in record.chunk_ids]
+        stored = [d.page_content for d in index.backend.store.get_by_ids(ids)]
+    assert summary.chunks == len(stored) > len(set(stored))  # pages share chunks of equal text
+    assert sorted(CountingHashing.embedded) == sorted(set(stored))
