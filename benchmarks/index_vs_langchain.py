@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sides", nargs="+", default=["langchain", "local"],
                         help="langchain and/or embedding specs of ours (local, local-int8)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--files", type=int, default=0, help="only the first N HTML pages of each folder (0: all)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
 
@@ -122,7 +123,12 @@ def main(argv: list[str] | None = None) -> int:
             source = fresh(work / corpus)
             source.mkdir()
             for folder in CORPORA[corpus]:  # a copy: both sides read the same files from the same disk
-                shutil.copytree(folder, source / folder.name, symlinks=True)
+                if args.files:  # the first N pages of the folder itself (a shorter run)
+                    (source / folder.name).mkdir()
+                    for page in sorted(folder.glob("*.html"))[: args.files]:
+                        shutil.copy2(page, source / folder.name / page.name)
+                else:
+                    shutil.copytree(folder, source / folder.name, symlinks=True)
             runs: dict[str, list[dict]] = {side: [] for side in args.sides}
             print(f"\n# {corpus}", flush=True)
             for repeat in range(args.repeats):
