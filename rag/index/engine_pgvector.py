@@ -96,7 +96,7 @@ class PGVectorEngine:
     def save_record(self, source: str, record: SourceRecord) -> None:
         self._ensure_table()
         row = record.to_json()
-        details = {key: row[key] for key in ("title", "stat", "read_at") if key in row}
+        details = {key: row[key] for key in ("title", "stat", "read_at", "plan") if key in row}
         with self.store.connection_lock, self.store.connection.transaction():
             self.store.connection.execute(
                 "INSERT INTO rag_index_sources (collection, source, root, content_hash, chunk_ids, details) VALUES "

@@ -14,9 +14,10 @@ the current set gives**, and a page is re-chunked only when they change.
   found over all of their pages at once.
 - A folder root is read one file at a time. When none of its HTML/Markdown pages changed
   on disk (stat), none was added or deleted and each was hashed this way, nothing is
-  read (the set, hence the boilerplate, is as before). Otherwise one pass reads every
-  page's block keys (no splitting, no embedding), the boilerplate is found over the new
-  set, and the pages whose hash it changes are read again even when their file did not
+  read (the set, hence the boilerplate, is as before). Otherwise one pass learns every
+  page's block keys (no splitting, no embedding): from its record for a page unchanged
+  on disk (:attr:`rag.index.state.SourceRecord.plan`), by reading the others; the
+  boilerplate is found over the new set, and the pages whose hash it changes are read again even when their file did not
   change: adding pages to a folder can turn a block into boilerplate on pages that were
   not touched, and they follow. The pages that pass reads and the update will index
   are kept for it (up to :data:`KEPT_CHARACTERS` of text), so they are parsed once; past
@@ -36,14 +37,13 @@ from rag.index.boilerplate import (
     edge_positions,
     find_boilerplate,
     page_profile,
-    removed_keys,
     repeated_keys,
     site_of,
     strip_blocks,
 )
 
 __all__ = ["SitePlan", "plan_folder", "RecordView", "STRUCTURED_SUFFIXES", "structured_source", "structured_hash",
-           "HASH_PREFIX"]
+           "HASH_PREFIX", "PageProfile"]
 
 #: Files whose loaders record blocks (HTML and Markdown): the pages boilerplate is found on.
 STRUCTURED_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".md", ".markdown"})
@@ -69,6 +69,11 @@ def structured_hash(raw_hash: str, removed: Iterable[str]) -> str:
     return HASH_PREFIX + digest.hexdigest()
 
 
+#: What a folder's pass learns of a page: its documents' raw hash and their block profiles
+#: (:func:`page_profile`); recorded per source so an unchanged page is not read again.
+PageProfile = tuple[str, list[list[Optional[str]]]]
+
+
 def _removed(profiles: Iterable[Sequence[Optional[str]]], keys: frozenset[str]) -> set[str]:
     """The keys removed from a page of these profiles (see :func:`page_profile`)."""
     return {profile[position] or "" for profile in profiles for position in edge_positions(profile, keys)}
@@ -85,6 +90,10 @@ class SitePlan:
     #: Pages read by the pass that the update will index: source -> (the file's stat
     #: when read, its documents); see :meth:`take`.
     kept: dict[str, tuple[tuple[int, int, int], list[Document]]] = field(default_factory=dict)
+    #: Pages :meth:`prepare` saw: source -> their raw hash and profiles (see :meth:`profile`).
+    profiles: dict[str, PageProfile] = field(default_factory=dict)
+    #: Whether :meth:`prepare` keeps them (a folder's plan: its records hold them).
+    learn: bool = False
 
     @classmethod
     def of_documents(cls, documents: Iterable[Document], rule: BoilerplateRule = BoilerplateRule()) -> "SitePlan":
@@ -94,13 +103,15 @@ class SitePlan:
     @classmethod
     def of_pages(cls, pages: Iterable[tuple[str, Optional[tuple[int, int, int]], Optional[list[Document]]]],
                  raw_hash: Callable[[list[Document]], str], rule: BoilerplateRule = BoilerplateRule(),
-                 kept_characters: int = KEPT_CHARACTERS) -> "SitePlan":
+                 kept_characters: int = KEPT_CHARACTERS,
+                 known: Optional[Mapping[str, "PageProfile"]] = None) -> "SitePlan":
         """The plan of a folder's pages, read one at a time (``(source, stat, documents)``
         each; documents None for a page that could not be read, left to the update to
-        report): each page's block keys and raw hash, and the documents of the first
+        report) plus the ``known`` pages not read (source -> its recorded raw hash and
+        profiles): each page's block keys and raw hash, and the documents of the first
         pages up to ``kept_characters`` of text."""
-        profiles: dict[str, list[list[Optional[str]]]] = {}
-        hashes: dict[str, str] = {}
+        profiles: dict[str, list[list[Optional[str]]]] = {source: page[1] for source, page in (known or {}).items()}
+        hashes: dict[str, str] = {source: page[0] for source, page in (known or {}).items()}
         kept: dict[str, tuple[tuple[int, int, int], list[Document]]] = {}
         budget = kept_characters
         for source, stat, documents in pages:
@@ -141,9 +152,16 @@ class SitePlan:
         """``documents`` without their site's boilerplate, and the page's content hash."""
         keys = self.boilerplate.get(site_of(source), frozenset())
         opening = self.rule.opening_characters
-        removed = set().union(*(removed_keys(document, keys, opening) for document in documents)) if keys else set()
+        profiles = [page_profile(document, opening) for document in documents]
+        if self.learn:
+            self.profiles[source] = (raw_hash, profiles)
+        removed = _removed(profiles, keys) if keys else set()
         stripped = [strip_blocks(document, keys, opening) for document in documents] if removed else documents
         return stripped, structured_hash(raw_hash, removed)
+
+    def profile(self, source: str) -> Optional[PageProfile]:
+        """What :meth:`prepare` learnt of ``source`` (for its record; once)."""
+        return self.profiles.pop(source, None)
 
 
 def plan_folder(folder: str, files: Sequence[Path], record: Mapping[str, "RecordView"], *, rechunk: bool,
@@ -166,18 +184,24 @@ def plan_folder(folder: str, files: Sequence[Path], record: Mapping[str, "Record
             recorded[source].content_hash.startswith(HASH_PREFIX) for source in pages):
         return None
 
+    # An unchanged page whose record holds its profiles is not read: only changed, new
+    # and older-recorded pages are (what they give is what a full read would).
+    known = {source: recorded[source].plan for source in skippable if recorded[source].plan is not None}
+
     def read() -> Iterable[tuple[str, Optional[tuple[int, int, int]], Optional[list[Document]]]]:
         for source, path in pages.items():
+            if source in known:
+                continue
             try:
                 info = path.stat()
                 yield source, (info.st_size, info.st_mtime_ns, info.st_ino), load(path)
             except Exception:  # noqa: BLE001 - the update reads it again and reports why
                 yield source, None, None
 
-    plan = SitePlan.of_pages(read(), raw_hash, rule, kept_characters=KEPT_CHARACTERS)
-    for source in skippable:  # pages the update will skip unless their hash changes: keep none
-        if plan.expected.get(source) == recorded[source].content_hash:
-            plan.kept.pop(source, None)
+    plan = SitePlan.of_pages(read(), raw_hash, rule, kept_characters=KEPT_CHARACTERS, known=known)
+    # Pages read whose record lacked their profiles stay kept even when unchanged: the
+    # update takes them as read and records their profiles, so they are read this once.
+    plan.learn = True
     return plan
 
 
@@ -186,6 +210,7 @@ class RecordView(Protocol):
     :class:`rag.index.state.SourceRecord`)."""
 
     content_hash: str
+    plan: Optional[PageProfile]
 
     @property
     def last_read(self) -> tuple[Any, Any]: ...

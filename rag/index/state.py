@@ -55,6 +55,10 @@ class SourceRecord:
     #: time (s) the update that read it started; lets a later update skip reading it.
     stat: Optional[tuple[int, int, int]] = None
     read_at: Optional[float] = None
+    #: For a folder's HTML/Markdown page: its documents' raw hash and their block
+    #: profiles (rag.index.boilerplate.page_profile), so finding the folder's boilerplate
+    #: needs no read of an unchanged page. None (older records): read it once to learn them.
+    plan: Optional[tuple[str, list[list[Optional[str]]]]] = None
 
     @property
     def last_read(self) -> tuple[Optional[tuple[int, int, int]], Optional[float]]:
@@ -66,13 +70,26 @@ class SourceRecord:
                                "title": self.title}
         if self.stat is not None:
             row.update(stat=list(self.stat), read_at=self.read_at)
+        if self.plan is not None:
+            row["plan"] = {"raw": self.plan[0], "profiles": [_profile_text(profile) for profile in self.plan[1]]}
         return row
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SourceRecord":
-        stat = data.get("stat")
+        stat, plan = data.get("stat"), data.get("plan")
         return cls(data["root"], data["hash"], list(data["chunks"]), data.get("title", ""),
-                   tuple(stat) if stat else None, data.get("read_at"))
+                   tuple(stat) if stat else None, data.get("read_at"),
+                   (plan["raw"], [_profile_of(text) for text in plan["profiles"]]) if plan else None)
+
+
+# A profile as one compact string: its keys are hex digests, so "h" (a heading, "") and
+# "c" (code, None) cannot be mistaken for one; a page's profiles are stored per source.
+def _profile_text(profile: list[Optional[str]]) -> str:
+    return ",".join("c" if key is None else key or "h" for key in profile)
+
+
+def _profile_of(text: str) -> list[Optional[str]]:
+    return [None if key == "c" else "" if key == "h" else key for key in text.split(",")] if text else []
 
 
 def saved_version(path: Path) -> Optional[str]:

@@ -244,23 +244,25 @@ class Updater:
             return
         documents = item.documents
         self.summary.documents += len(documents)
-        content_hash = _content_hash(documents, self.config.chunking)
+        content_hash, page = _content_hash(documents, self.config.chunking), None
         if structured_source(item.source) and root.kind != "beir":
             # Without its site's boilerplate; the hash covers what was removed.
             documents, content_hash = self._plan(root).prepare(item.source, documents, content_hash)
+            page = self._plan(root).profile(item.source)  # a folder's page: its record keeps its block keys
         if previous is not None and previous.content_hash == content_hash:
             self.summary.unchanged += 1
             # A new root or stat, or a last read too close to the file's mtime to trust
             # (see SAME_SECOND): record this read, so the next run need not read it.
             recent = item.stat is not None and (previous.read_at is None or
                                                 item.stat[1] >= (previous.read_at - SAME_SECOND) * 1e9)
-            if (previous.root, previous.stat) != (root.key, item.stat) or recent:
-                self._set_record(item.source, replace(previous, root=root.key, stat=item.stat, read_at=self.started))
+            if (previous.root, previous.stat, previous.plan) != (root.key, item.stat, page or previous.plan) or recent:
+                self._set_record(item.source, replace(previous, root=root.key, stat=item.stat, read_at=self.started,
+                                                      plan=page or previous.plan))
             return
         chunks: list[Optional[Document]] = list(self.splitter.split_documents(documents))
         ids = chunk_ids(item.source, len(chunks))
         title = str(documents[0].metadata.get("title") or "")
-        record = SourceRecord(root.key, content_hash, ids, title, item.stat, self.started if item.stat else None)
+        record = SourceRecord(root.key, content_hash, ids, title, item.stat, self.started if item.stat else None, page)
         old_ids = self.state.held_chunk_ids(item.source, previous) if previous is not None else []
         self._queue_in_slices(root, item.source, title, ids, chunks, old_ids)
         self._batch.removed_chunks.extend(sorted(set(old_ids) - set(ids)))
