@@ -144,3 +144,19 @@ def test_the_incremental_plan_after_one_edit_equals_a_full_reindex(pages, edit):
         fresh = Index.create(Path(scratch) / "ix2", embeddings="hashing")
         fresh.update([str(root)])
         assert records(updated) == records(fresh)
+
+
+def test_a_shared_postgres_index_also_reads_only_the_edited_page(folder, postgres_uri, monkeypatch):
+    pytest.importorskip("psycopg")
+    import uuid
+
+    index = Index.open_or_create(postgres_uri, collection=f"bp-{uuid.uuid4().hex[:10]}", embeddings="hashing")
+    try:
+        index.update([str(folder)])
+        write(folder, 5, page_html(5, frozenset({0}), frozenset({1}), revision=1), revision=1)
+        reads = counting_loads(monkeypatch)
+        index.update([str(folder)])
+        assert reads == ["p5.html"]
+    finally:
+        index.backend.store.delete_collection()
+        index.close()
