@@ -160,3 +160,22 @@ def test_a_shared_postgres_index_also_reads_only_the_edited_page(folder, postgre
     finally:
         index.backend.store.delete_collection()
         index.close()
+
+
+def test_an_index_whose_records_lack_profiles_reads_its_pages_once_then_only_edited_ones(folder, tmp_path,
+                                                                                         monkeypatch):
+    from rag.index.site_pages import SitePlan
+
+    index = Index.create(tmp_path / "ix", embeddings="hashing")
+    with monkeypatch.context() as older:  # as written before records kept page profiles
+        older.setattr(SitePlan, "profile", lambda self, source: None)
+        index.update([str(folder)])
+    assert all(record.plan is None for record in index.backend.record.values())
+    reads = counting_loads(monkeypatch)
+    write(folder, 5, page_html(5, frozenset({0}), frozenset({1}), revision=1), revision=1)
+    index.update([str(folder)])
+    assert len(reads) == 8 and all(record.plan is not None for record in index.backend.record.values())
+    reads.clear()
+    write(folder, 6, page_html(6, frozenset({0}), frozenset({1}), revision=1), revision=1)
+    index.update([str(folder)])
+    assert reads == ["p6.html"]
