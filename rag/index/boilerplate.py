@@ -136,6 +136,21 @@ def page_profile(document: Document, opening: int = OPENING_CHARACTERS) -> list[
             for start, end, kind in _candidates(document)]
 
 
+def profile_text(profile: Sequence[str | None]) -> str:
+    """``profile`` (see :func:`page_profile`) as one compact string, as records store it:
+    keys are hex digests, so ``"h"`` (a heading) and ``"c"`` (code) cannot be one.
+
+    >>> profile_text(["0123456789abcdef", "", None])
+    '0123456789abcdef,h,c'
+    """
+    return ",".join("c" if key is None else key or "h" for key in profile)
+
+
+def profile_from_text(text: str) -> list[str | None]:
+    """The profile :func:`profile_text` wrote as ``text``."""
+    return [None if key == "c" else "" if key == "h" else key for key in text.split(",")] if text else []
+
+
 def edge_positions(profile: Sequence[str | None], keys: frozenset[str] | set[str]) -> list[int]:
     """The positions of ``profile`` (see :func:`page_profile`) that are boilerplate: a
     key in ``keys`` in the run that opens the page or the run that closes it (headings

@@ -25,6 +25,7 @@ import numpy as np
 from rag.documents import Document
 from rag.embeddings.base import Embeddings, model_id_of
 from rag.errors import CorruptIndexError, RagError
+from rag.index.boilerplate import profile_from_text, profile_text
 from rag.index.chunk_ids import stored_id
 from rag.index.config import IndexConfig
 from rag.index.lexical import LEXICAL_FILES, LexicalSettings, SegmentedBM25, postings_files, postings_from_files
@@ -71,7 +72,7 @@ class SourceRecord:
         if self.stat is not None:
             row.update(stat=list(self.stat), read_at=self.read_at)
         if self.plan is not None:
-            row["plan"] = {"raw": self.plan[0], "profiles": [_profile_text(profile) for profile in self.plan[1]]}
+            row["plan"] = {"raw": self.plan[0], "profiles": [profile_text(profile) for profile in self.plan[1]]}
         return row
 
     @classmethod
@@ -79,17 +80,7 @@ class SourceRecord:
         stat, plan = data.get("stat"), data.get("plan")
         return cls(data["root"], data["hash"], list(data["chunks"]), data.get("title", ""),
                    tuple(stat) if stat else None, data.get("read_at"),
-                   (plan["raw"], [_profile_of(text) for text in plan["profiles"]]) if plan else None)
-
-
-# A profile as one compact string: its keys are hex digests, so "h" (a heading, "") and
-# "c" (code, None) cannot be mistaken for one; a page's profiles are stored per source.
-def _profile_text(profile: list[Optional[str]]) -> str:
-    return ",".join("c" if key is None else key or "h" for key in profile)
-
-
-def _profile_of(text: str) -> list[Optional[str]]:
-    return [None if key == "c" else "" if key == "h" else key for key in text.split(",")] if text else []
+                   (plan["raw"], [profile_from_text(text) for text in plan["profiles"]]) if plan else None)
 
 
 def saved_version(path: Path) -> Optional[str]:
