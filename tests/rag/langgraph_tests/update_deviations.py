@@ -43,9 +43,10 @@ KINDS = [
      r"TestMemorySaver|TestBaseFallback|TestInMemorySaverDelta|TestPreDeltaBlob|test_memory\.py::|test_sqlite\.py::"),
     ("STORE_CACHE", "the long-term memory store (langgraph.store) and node caching (langgraph.cache) are not offered",
      r"langgraph\.store|langgraph\.cache|node caching|memory store"),
-    ("SUBGRAPHS", "subgraphs: replay and fork into a subgraph's own checkpoints, and a parent re-run loading them, "
-     "are not built (issue 37 item 3); a subgraph compiled with its own saver under a checkpointed parent is "
-     "refused naming the node (deliberate: LangGraph silently uses the parent's)",
+    ("SUBGRAPHS", "subgraphs: a subgraph compiled with its own saver under a checkpointed parent is refused naming "
+     "the node (deliberate: LangGraph silently uses the parent's); nested interrupts' stream payloads, "
+     "durability='exit' snapshots, stream_mode='tools' and error_handler= inside subgraphs are not matched yet "
+     "(issue 37 items 3 and 5)",
      r"got bool|subgraphs=True|get_subgraphs|ParentCommand|Command\.PARENT|PARENT|subgraph|nested|parent_command|"
      r"3_levels|three_level"),
     ("UNKNOWN_KEYS", "deliberate: a graph input, Command update or node update holding a key that no channel "
@@ -76,8 +77,9 @@ KINDS = [
     ("CHECKPOINTER_REQUIRED", "interrupt() without a checkpointer: LangGraph raises only when resuming; rag.graph "
      "refuses the pause at once with CheckpointerRequiredError (a deliberate, earlier error)",
      r"CheckpointerRequiredError"),
-    ("TIME_TRAVEL", "time travel as LangGraph's: re-running from a past checkpoint keeps that step's earlier "
-     "writes and task results and re-fires its nodes (issue 37 item 5)",
+    ("TIME_TRAVEL", "time travel: LangGraph keeps every task's result in the history of steps that completed; "
+     "rag.graph keeps a step's writes only while it is paused or failed (one commit per finished step, smaller "
+     "checkpoints), so those histories show no task results (issue 37 item 5)",
      r"test_time_travel|fork_and_update|retains_previous_writes|supersteps_populate|re_runs_nodes"),
     ("RESUME", "resume as LangGraph's: one Command(resume=value) answering several paused interrupts, "
      "resume maps, task states while paused (issue 37 item 1/5)", r"resume|interrupt"),
