@@ -186,7 +186,11 @@ def plan_folder(folder: str, files: Sequence[Path], record: Mapping[str, "Record
 
     # An unchanged page whose record holds its profiles is not read: only changed, new
     # and older-recorded pages are (what they give is what a full read would).
-    known = {source: recorded[source].plan for source in skippable if recorded[source].plan is not None}
+    known: dict[str, PageProfile] = {}
+    for source in skippable:
+        profile = recorded[source].plan
+        if profile is not None:
+            known[source] = profile
 
     def read() -> Iterable[tuple[str, Optional[tuple[int, int, int]], Optional[list[Document]]]]:
         for source, path in pages.items():
