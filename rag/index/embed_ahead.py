@@ -114,17 +114,16 @@ class EmbedAhead:
     ``commit(batch, final)`` writes a checkpoint (called from the thread that calls
     :meth:`put`, :meth:`poll` and :meth:`drain`); ``committed(batch)`` is told after each
     write. ``dimension()`` gives the index's vector length (None before its first vectors).
-    ``overlap=False`` embeds in the caller's thread, one checkpoint after the other.
     ``clock``: seconds, monotonic, for the rate and ``phases`` (default :func:`time.monotonic`).
     """
 
     def __init__(self, embedder: Embedder, commit: Callable[[Batch, bool], None],
                  committed: Callable[[Batch], None], dimension: Callable[[], Optional[int]],
-                 progress: Optional[Progress] = None, *, overlap: bool = True,
+                 progress: Optional[Progress] = None, *,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.embedder, self.commit, self.committed, self.dimension = embedder, commit, committed, dimension
         self.progress, self.clock = progress, clock
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="rag-embed") if overlap else None
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="rag-embed")
         self._in_flight: Optional[_InFlight] = None
         self._recent = RecentVectors()  # touched by one thread at a time (see put)
         self._embedded = 0  # chunks embedded so far, for progress
@@ -143,12 +142,11 @@ class EmbedAhead:
         self.drain()
         texts = [batch.texts[row] for row in to_embed]
         dimension = self.dimension() if batch.ids else None
-        inline = self._executor is None or final or not texts
+        inline = final or not texts
         if inline:
             vectors: Future[np.ndarray] = Future()
             vectors.set_result(self._embed(texts, dimension, upcoming))
         else:
-            assert self._executor is not None
             vectors = self._executor.submit(self._embed, texts, dimension, upcoming)
         self._in_flight = _InFlight(batch, to_embed, reused, vectors, final)
         if inline:
@@ -195,8 +193,7 @@ class EmbedAhead:
             if not failed:
                 raise
         finally:
-            if self._executor is not None:
-                self._executor.shutdown(wait=True)
+            self._executor.shutdown(wait=True)
 
     def _embed(self, texts: list[str], dimension: Optional[int], upcoming: int) -> np.ndarray:
         began = self.clock()

@@ -328,7 +328,7 @@ class Updater:
             return previous is not None and (previous.page_content, previous.metadata) == \
                 (chunks[n].page_content, chunks[n].metadata)
 
-        keys = [_text_key(c.page_content) for c in chunks]
+        keys = [text_digest(c.page_content) for c in chunks]
         wanted = {n: by_text[keys[n]] for n in range(len(chunks)) if keys[n] in by_text and not stored(n)}
         vectors = self._stored_vectors(set(wanted.values()))
         # Reused only where the stored chunk still has that text (checked by id, not position).
@@ -357,14 +357,14 @@ class Updater:
         return {chunk_id: (d.page_content, vectors[row]) for row, (chunk_id, d) in enumerate(zip(present_ids, present))}
 
     def _stored_texts(self) -> dict[bytes, str]:
-        """Chunk text -> id of a stored chunk with that text (any source: a renamed or
+        """Digest of a chunk text -> id of a stored chunk with that text (a renamed or
         copied file reuses its vectors), built once per update, on first need. Chunks
         committed by this update's checkpoints are not in it: they are new texts."""
         if self._by_text is None:
             ids = [chunk_id for record in self.state.record.values() for chunk_id in record.chunk_ids]
             # An empty index has no texts: reading its (empty) store would make every
             # commit of this update go to memory too, instead of streaming to disk.
-            self._by_text = {_text_key(d.page_content): stored_id(d) for d in self.state.store.get_by_ids(ids)} \
+            self._by_text = {text_digest(d.page_content): stored_id(d) for d in self.state.store.get_by_ids(ids)} \
                 if ids else {}
         return self._by_text
 
@@ -383,8 +383,3 @@ class Updater:
             changed = set(batch.ids) | set(batch.removed_chunks)
             self._by_text = {key: chunk_id for key, chunk_id in self._by_text.items() if chunk_id not in changed}
 
-
-def _text_key(text: str) -> bytes:
-    """A chunk text's digest: the map of stored texts holds these, not the texts (a reused
-    vector is still checked against the stored text itself)."""
-    return text_digest(text)
