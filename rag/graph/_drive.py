@@ -18,6 +18,7 @@ from rag.graph.errors import GraphInterrupt, InvalidUpdateError
 from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.state import check_keys
 from rag.graph._combine import combine_updates, is_update_list
+from rag.graph._error_handlers import arecover, recover
 from rag.graph._subgraphs import ParentCommand
 from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope
 from rag.runnables.config import max_workers
@@ -129,7 +130,7 @@ def _scope(task: Task, checkpointed: bool) -> TaskScope:
                      runtime=(task.config.get("configurable") or {}).get(RUNTIME_KEY))
 
 
-def _record_failure(task: Task, exc: BaseException) -> None:
+def record_failure(task: Task, exc: BaseException) -> None:
     if isinstance(exc, GraphInterrupt):
         task.interrupts, task.paused = exc.interrupts, True
     else:
@@ -150,7 +151,8 @@ def _run_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, state: dic
     except ParentCommand as exc:
         _settle_parent_command(task, exc, graph)
     except Exception as exc:
-        _record_failure(task, exc)
+        if not recover(graph, task, task.arg if task.push else dict(state), exc):  # add_node(error_handler=...)
+            record_failure(task, exc)
     finally:
         CURRENT_TASK.reset(token)
 
@@ -169,18 +171,19 @@ async def _arun_task(graph: rag.graph.pregel.CompiledStateGraph, task: Task, sta
     except ParentCommand as exc:
         _settle_parent_command(task, exc, graph)
     except Exception as exc:
-        _record_failure(task, exc)
+        if not await arecover(graph, task, task.arg if task.push else dict(state), exc):
+            record_failure(task, exc)
 
 
 def _settle_parent_command(task: Task, exc: ParentCommand, graph: rag.graph.pregel.CompiledStateGraph) -> None:
     """A subgraph run by this task handed its parent a command: the task returned it."""
     if not exc.for_parent:  # returned by this graph's own node: its parent's business
-        _record_failure(task, exc)
+        record_failure(task, exc)
         return
     try:
         settle(task, dataclasses.replace(exc.command, graph=None), graph)
     except Exception as error:
-        _record_failure(task, error)
+        record_failure(task, error)
 
 
 def _fresh_run(task: Task, node: Any, value: Any) -> Any:

@@ -9,7 +9,9 @@ declares (by name; a positional-or-keyword or keyword-only parameter):
   (``Optional[BaseStore]``: None when the graph has none);
 - ``writer``: the ``stream_mode="custom"`` writer, when unannotated or annotated
   ``StreamWriter`` (a no-op when "custom" is not streamed);
-- ``previous``: the functional API's previous return value (None in a StateGraph).
+- ``previous``: the functional API's previous return value (None in a StateGraph);
+- ``error``: annotated ``NodeError``, the failure an error handler handles (None in other
+  nodes; see :mod:`rag.graph._error_handlers`).
 
 A parameter with another annotation (``store: dict``) is left alone, as in LangGraph, so a
 function keeps its own meaning for those names. The runtime travels in the config under
@@ -25,10 +27,11 @@ import weakref
 from typing import Any, Callable, Optional
 
 from rag.errors import InvalidTypeError
+from rag.graph.errors import NodeError
 from rag.graph.runtime import DEFAULT_RUNTIME, ExecutionInfo, RunControl, Runtime, _no_op_stream_writer
 from rag.graph.types import CURRENT_TASK, StreamWriter
 
-__all__ = ["RUNTIME_KEY", "injected_params", "with_injection", "call_injected", "runtime_of", "coerce_context",
+__all__ = ["RUNTIME_KEY", "NODE_ERROR_KEY", "injected_params", "with_injection", "call_injected", "runtime_of", "coerce_context",
            "run_runtime", "with_task_runtime", "count_attempt"]
 
 #: Where the run's Runtime is kept in ``config["configurable"]`` (LangGraph's CONFIG_KEY_RUNTIME).
@@ -36,7 +39,9 @@ RUNTIME_KEY = "__pregel_runtime"
 
 _KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 _EMPTY = inspect.Parameter.empty
-_NAMES = ("config", "runtime", "store", "writer", "previous")
+_NAMES = ("config", "runtime", "store", "writer", "previous", "error")
+#: Where an error handler's NodeError is kept in ``config["configurable"]`` (LangGraph's key).
+NODE_ERROR_KEY = "__pregel_node_error"
 
 # inspect.signature costs ~15 µs: remembered per function, weakly (functions made on the fly die).
 _SEEN: "weakref.WeakKeyDictionary[Any, tuple[str, ...]]" = weakref.WeakKeyDictionary()
@@ -61,11 +66,13 @@ def _accepts(parameter: inspect.Parameter) -> bool:
         return _is_store_annotation(annotation)
     if parameter.name == "writer":
         return annotation in (_EMPTY, StreamWriter, "StreamWriter")
+    if parameter.name == "error":  # a plain ``error`` parameter is the function's own business
+        return annotation is NodeError or annotation == "NodeError"
     return True  # config, runtime, previous: any annotation (as LangGraph's)
 
 
 def injected_params(func: Callable[..., Any]) -> tuple[str, ...]:
-    """The names among ``config``, ``runtime``, ``store``, ``writer``, ``previous`` that
+    """The names among ``config``, ``runtime``, ``store``, ``writer``, ``previous``, ``error`` that
     ``func`` declares in a form the graph fills in (see the module docstring)."""
     try:
         return _SEEN[func]
@@ -99,6 +106,8 @@ def _arguments(names: tuple[str, ...], config: Optional[dict[str, Any]]) -> dict
     runtime = runtime_of(config)
     values = {"config": config or {}, "runtime": runtime, "store": runtime.store,
               "writer": runtime.stream_writer, "previous": runtime.previous}
+    if "error" in names:
+        values["error"] = ((config or {}).get("configurable") or {}).get(NODE_ERROR_KEY)
     return {name: values[name] for name in names}
 
 

@@ -16,6 +16,7 @@ where LangGraph silently does nothing or fails deep inside.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rag.errors import NotFoundError, RagError, UsageError, ValidationError
@@ -32,6 +33,7 @@ __all__ = [
     "CheckpointerRequiredError",
     "GraphDrained",
     "ParentCommand",
+    "NodeError",
 ]
 
 
@@ -101,6 +103,16 @@ class GraphDrained(RagError):
     def __init__(self, reason: str = "shutdown") -> None:
         super().__init__(f"Graph drained: {reason}")
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class NodeError:
+    """What a node's error handler (``add_node(..., error_handler=handler)``) is told when
+    it declares a parameter ``error: NodeError``: the ``node`` that raised and its ``error``
+    (LangGraph 1.2's ``langgraph.errors.NodeError``; not an exception itself)."""
+
+    node: str
+    error: BaseException
 
 
 def is_invalid_resume(error: BaseException) -> bool:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
 from rag.errors import ValidationError
+from rag.graph._error_handlers import handler_name, handler_runnable
 from rag.graph._inject import call_injected, with_injection
 from rag.graph._node_options import graph_input, node_options
 from rag.graph._schemas import StateShape, merge_channels, node_input_schema, node_output_schema, shape_of, wrap_node
@@ -168,6 +169,7 @@ class StateGraph:
         self.branches: dict[str, list[Branch]] = {}
         self.retry_policies: dict[str, list[RetryPolicy]] = {}
         self.cache_policies: dict[str, CachePolicy] = {}
+        self.error_handlers: dict[str, Runnable] = {}  # node -> its error handler (rag.graph._error_handlers)
 
     def graph_input(self, value: Any) -> Any:
         """The graph's input as a dict update (see :func:`rag.graph._node_options.graph_input`)."""
@@ -179,7 +181,8 @@ class StateGraph:
                  retry_policy: Union[RetryPolicy, Sequence[RetryPolicy], None] = None,
                  cache_policy: Optional[CachePolicy] = None, input_schema: Optional[type] = None,
                  defer: bool = False, destinations: Union[dict[str, str], tuple[str, ...], None] = None,
-                 metadata: Optional[dict[str, Any]] = None, **kwargs: Any) -> "StateGraph":
+                 metadata: Optional[dict[str, Any]] = None, error_handler: Any = None,
+                 **kwargs: Any) -> "StateGraph":
         """Add ``action`` under the name ``node`` (or ``add_node(fn)``: named ``fn.__name__``).
         ``retry_policy``: a :class:`~rag.graph.retry.RetryPolicy` (or several: the first
         that retries an error applies) to run the node again when it raises;
@@ -191,7 +194,8 @@ class StateGraph:
         edge label), for drawings (also read from a ``-> Command[Literal["a", "b"]]``
         annotation); ``defer``: run the node only when nothing else is due (after fan-outs
         of uneven length); ``metadata``: kept with the node (``graph.builder.node_metadata``)
-        and shown on its drawing."""
+        and shown on its drawing; ``error_handler``: a function (or Runnable) run in the node's
+        place when it raises, see :mod:`rag.graph._error_handlers`."""
         if cache_policy is not None and not isinstance(cache_policy, CachePolicy):
             raise ValidationError(f"cache_policy must be a CachePolicy, got {cache_policy!r:.80}")
         policies = [] if retry_policy is None else (
@@ -212,19 +216,12 @@ class StateGraph:
         if isinstance(action, Runnable):
             runnable = action
         elif callable(action):
-            # An object with an async __call__: its bound method is what RunnableLambda must await.
-            is_async_object = not inspect.isroutine(action) and inspect.iscoroutinefunction(
-                getattr(action, "__call__", None))
-            reads = self._reads(action, input_schema)
-            written = node_output_schema(action)
-            if written is not None:
-                merge_channels(self.channels, shape_of(written))
-            func = with_injection(action.__call__ if is_async_object else action)
-            if not (reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels)):
-                func = wrap_node(func, reads, self.shape)
-            runnable = RunnableLambda(func, name=node)
+            runnable = self._runnable(node, action, input_schema)
         else:
             raise ValidationError(f"node {node!r} needs a function or a Runnable, got {type(action).__name__}")
+        if error_handler is not None:
+            self.error_handlers[node] = handler_runnable(
+                node, error_handler, lambda fn: self._runnable(handler_name(node), fn, input_schema))
         self.nodes[node] = runnable
         if policies:
             self.retry_policies[node] = policies
@@ -232,6 +229,21 @@ class StateGraph:
             self.cache_policies[node] = cache_policy
         self._node_options(node, action, defer, destinations, metadata)
         return self
+
+    def _runnable(self, name: str, action: Callable[..., Any], input_schema: Optional[type]) -> Runnable:
+        """A node function as a Runnable: its injected parameters filled in, the state read
+        and written as its schema says."""
+        # An object with an async __call__: its bound method is what RunnableLambda must await.
+        is_async_object = not inspect.isroutine(action) and inspect.iscoroutinefunction(
+            getattr(action, "__call__", None))
+        reads = self._reads(action, input_schema)
+        written = node_output_schema(action)
+        if written is not None:
+            merge_channels(self.channels, shape_of(written))
+        func = with_injection(action.__call__ if is_async_object else action)
+        if not (reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels)):
+            func = wrap_node(func, reads, self.shape)
+        return RunnableLambda(func, name=name)
 
     def _reads(self, action: Any, input_schema: Optional[type]) -> StateShape:
         """The shape ``action`` reads: ``input_schema``, its first parameter's schema (private
@@ -363,6 +375,7 @@ class StateGraph:
         frozen.branches = {source: list(branches) for source, branches in self.branches.items()}
         frozen.retry_policies = {name: list(policies) for name, policies in self.retry_policies.items()}
         frozen.cache_policies = dict(self.cache_policies)
+        frozen.error_handlers = dict(self.error_handlers)
         compiled = CompiledStateGraph(frozen, checkpointer, before, after, name=name or "LangGraph")
         compiled.store = store  # long-term memory: each run's Runtime (and get_store()) hands it to nodes
         compiled.cache = cache
