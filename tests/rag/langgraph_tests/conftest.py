@@ -7,8 +7,8 @@ fixtures here give the tests ours instead: ``sync_checkpointer`` / ``async_check
 are our ``InMemorySaver`` and ``SqliteSaver``; ``durability`` is ``"sync"`` only (rag.graph
 always saves a step before the next one runs); ``mocker`` is a small stand-in for
 pytest-mock's (not a test dependency); ``cache`` and the stores are ours (SQLite and in
-memory). The fixture for what rag.graph does not offer (syrupy's ``snapshot`` of
-LangGraph's own drawings) raises ``NotImplementedError`` with the reason.
+memory). ``snapshot`` is syrupy's own, reading LangGraph's ``__snapshots__/*.ambr`` (copied
+unchanged like the tests; ``--snapshot-update`` is refused, so they are never rewritten).
 
 A test that cannot pass is listed in ``langgraph_deviations.py`` with its reason and runs as
 a strict xfail: reported, never skipped, and an error if it starts passing.
@@ -38,6 +38,13 @@ for folder, entry in manifest["folders"].items():
     check_unchanged(entry["files"], HERE / folder, entry["package"])
 
 pytest_pycollect_makemodule = collector(HERE, module_name)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """LangGraph's snapshots are evidence only while they are LangGraph's: never rewrite them."""
+    if getattr(config.option, "update_snapshots", False):
+        raise pytest.UsageError("--snapshot-update would rewrite LangGraph's copied __snapshots__ files "
+                                f"under {HERE}; run without it (they must stay unchanged)")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -150,10 +157,6 @@ def durability() -> str:
     return "sync"
 
 
-def _not_offered(what: str) -> Any:
-    raise NotImplementedError(f"{what} is not offered by rag.graph")
-
-
 @pytest.fixture(params=["sqlite", "memory"])
 def cache(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
     """Our node caches: SqliteCache on a file, InMemoryCache (LangGraph's params, Redis left out)."""
@@ -187,12 +190,6 @@ def sync_store(request: pytest.FixtureRequest) -> Iterator[Any]:
 def async_store(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Our stores serve async calls themselves (SQLite's in a worker thread)."""
     yield from _store(request.param)
-
-
-@pytest.fixture
-def snapshot() -> Any:
-    _not_offered("syrupy snapshots of LangGraph's own drawings and schemas (LangGraph's __snapshots__ files are not "
-                 "copied: rag.graph draws and describes its graphs itself)")
 
 
 class _Mocker:
