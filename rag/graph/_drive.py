@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from functools import partial
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -20,7 +21,7 @@ from rag.graph.state import check_keys
 from rag.graph._combine import combine_updates, is_update_list
 from rag.graph._error_handlers import arecover, recover
 from rag.graph._subgraphs import ParentCommand
-from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope
+from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope, is_invalid_resume
 from rag.runnables.config import max_workers
 
 import rag.graph  # type hints: rag.graph.pregel imports this module
@@ -127,7 +128,8 @@ def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) 
 
 def _scope(task: Task, checkpointed: bool) -> TaskScope:
     return TaskScope(task.id, task.name, checkpointed, list(task.resume), writer=task.writer, config=task.config,
-                     runtime=(task.config.get("configurable") or {}).get(RUNTIME_KEY))
+                     runtime=(task.config.get("configurable") or {}).get(RUNTIME_KEY),
+                     spare=None if task.spare is None else partial(task.spare.take, task))
 
 
 def record_failure(task: Task, exc: BaseException) -> None:
@@ -226,9 +228,11 @@ async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTas
     async def one(task: Task) -> None:
         async with gate:
             await _arun_task(graph, task, effect.state, effect.checkpointed)
-        if task.error is not None:
+        if task.error is not None and not is_invalid_resume(task.error):
             # The step fails with this error (as LangGraph's): its siblings' work would be
-            # thrown away, so they are cancelled rather than left running.
+            # thrown away, so they are cancelled rather than left running. An answer that did
+            # not fit its interrupt's schema is no such failure: the siblings' answers hold, and
+            # cancelling one after its side effect would repeat that effect on the next resume.
             for other in running:
                 if other is not asyncio.current_task():
                     other.cancel()

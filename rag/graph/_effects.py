@@ -41,6 +41,7 @@ class Task:
     cached: bool = False  # its update came from the node cache (rag.graph._node_cache), the node did not run
     calls: Any = None  # the rag.graph._calls.CallLog of the @task calls the node made (None: none yet)
     parts: Optional[list[Any]] = None  # the updates of a node that returned a list of them, streamed as such
+    spare: Any = None  # a rag.graph._resume.SpareResume its first interrupt() may take (resumed at a breakpoint)
 
 
 @dataclass(frozen=True)

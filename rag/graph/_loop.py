@@ -22,10 +22,9 @@ from rag.errors import ValidationError
 from rag.graph import _debug_stream as debug_stream, _node_cache as node_cache, _time_travel as time_travel
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
-from rag.graph._calls import CALL_KEY, CallSlot, answering_tasks, call_writes, held_updates
+from rag.graph._calls import CALL_KEY, CallSlot, call_writes, held_updates
 from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, RETURN, START, UPDATE
 from rag.graph.errors import (
-    AmbiguousResumeError,
     CheckpointerRequiredError,
     EmptyInputError,
     GraphDrained,
@@ -34,6 +33,7 @@ from rag.graph.errors import (
     ThreadNotFoundError,
 )
 from rag.graph._edges import decisions, successors
+from rag.graph._resume import SpareResume, answers
 from rag.graph._subgraphs import resume_input, saver_of, task_ns
 from rag.graph._effects import (
     DEFAULT_RECURSION_LIMIT,
@@ -92,6 +92,7 @@ class Loop:
         self.shown: Optional[dict[str, Any]] = None  # the state a paused step returns (paused_state)
         self.restored: dict[str, Task] = {}
         self.resume_updates: list[tuple[str, Any]] = []  # (task id, update) kept with the paused checkpoint
+        self.spare: Optional[SpareResume] = None  # Command(resume=...) sent at a breakpoint (rag.graph._resume)
         node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
         if messages is not None:
             callbacks = node_config.get("callbacks") or []
@@ -171,9 +172,11 @@ class Loop:
             with_task_runtime(task.config, task_id=task_id, checkpoint_id=self.checkpoint_id,
                               thread_id=self.thread[0] if self.thread else None, run_id=self.config.get("run_id"))
             task.writer = self.writer
+            task.spare = self.spare
             task.config["configurable"] = {**(task.config.get("configurable") or {}), CALL_KEY: CallSlot(self, task),
                                            "checkpoint_ns": metadata["langgraph_checkpoint_ns"]}
             tasks.append(task)
+        self.spare = None  # only the step right after the resume may take it (as LangGraph's)
         return tasks
 
     def _restore(self, pending: list[tuple[str, str, Any]]) -> None:
@@ -189,6 +192,7 @@ class Loop:
                 task.update, task.done = value, True
             elif channel == RESULT:
                 task.update, task.goto, task.done = value.get("update"), list(value.get("goto") or []), True
+                task.cached = True  # streamed as LangGraph streams a result it did not run again
             elif channel == INTERRUPT:
                 task.interrupts, task.paused = tuple(value), True
             elif channel == RESUME:
@@ -318,24 +322,15 @@ class Loop:
     def _apply_resume(self, value: Any) -> Effects:
         self.resume_value = value
         paused = [t for t in self.restored.values() if t.interrupts and not t.done]
+        if not paused and self.next:  # a breakpoint: the next step's first interrupt() takes the value
+            self.spare = SpareResume(value)
+            return
         if not paused:
             raise EmptyInputError(
-                f"thread {self.thread[0]!r} is not paused at an interrupt(), so Command(resume=...) has nothing "  # type: ignore[index]
-                "to answer; continue a thread paused by interrupt_before/after with invoke(None, config)"
+                f"thread {self.thread[0]!r} is not paused, so Command(resume=...) has nothing to answer; "  # type: ignore[index]
+                "invoke(input, config) starts a new run (invoke(None, config) continues a paused one)"
             )
-        by_id = answering_tasks(paused)
-        paused = list({id(t): t for t in by_id.values()}.values())
-        if isinstance(value, dict) and value and all(key in by_id for key in value):
-            answers = [(by_id[key], answer) for key, answer in value.items()]
-        elif len(paused) == 1:
-            answers = [(paused[0], value)]
-        else:
-            raise AmbiguousResumeError(
-                "When there are multiple pending interrupts, you must specify the interrupt id when resuming. "
-                f"{len(paused)} nodes are paused; resume them with Command(resume={{interrupt_id: value, ...}}) "
-                f"using the ids {list(by_id)}"
-            )
-        for task, answer in answers:
+        for task, answer in answers(value, paused):  # rag.graph._resume: maps by interrupt id, ambiguity
             task.resume.append(answer)
             task.answered += 1
             yield IO(partial(self.saver.put_writes, self.saved_config, [(RESUME, task.resume)], task.id))  # type: ignore[union-attr]
@@ -371,7 +366,12 @@ class Loop:
             raise failed[0].error  # type: ignore[misc]
         self.interrupts = tuple(i for t in tasks if not t.done for i in t.interrupts)
         self.shown = self.paused_state(tasks)
-        yield Emit("updates", {INTERRUPT: self.interrupts})
+        # "updates" reports each paused task's interrupts as a chunk of its own (as LangGraph's).
+        asking = [t for t in tasks if not t.done and t.interrupts]
+        for task in asking:
+            yield Emit("updates", {INTERRUPT: tuple(task.interrupts)})
+        if not asking:
+            yield Emit("updates", {INTERRUPT: self.interrupts})
         yield Emit("values", {**self.shown, INTERRUPT: self.interrupts})
 
     def _finish_step(self, tasks: list[Task]) -> Effects:

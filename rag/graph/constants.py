@@ -6,6 +6,11 @@ INTERRUPT = "__interrupt__"  #: the key under which paused runs report their int
 
 __all__ = ["START", "END", "INTERRUPT"]
 
+# A task's kind, first in its path (PregelTask.path, the "langgraph_path" metadata): run
+# because an edge named its node, or pushed by a Send (LangGraph's values).
+PULL = "__pregel_pull"
+PUSH = "__pregel_push"
+
 # The write channels of a paused step in a checkpoint (a task's result, the value each
 # interrupt() resumes with): part of the saved format, read by the loop and the savers.
 RESULT = "__result__"

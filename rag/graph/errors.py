@@ -6,6 +6,7 @@
     InvalidUpdateError(ValidationError)            a node's update does not fit the state
     GraphInterrupt(RagError)                       interrupt() pausing a node (caught by the graph)
     AmbiguousResumeError(ValidationError, RuntimeError)  one resume value, several pending interrupts
+    UnknownInterruptError(ValidationError)         a resume map naming an interrupt that is not pending
     InvalidCheckpointerError(ValidationError, TypeError)  compile(checkpointer=...) got no saver
     GraphDrained(RagError)                         the run stopped between steps: RunControl.request_drain()
     ParentCommand(InvalidUpdateError)              Command(graph=Command.PARENT) out of a graph with no parent
@@ -34,6 +35,7 @@ __all__ = [
     "GraphDrained",
     "ParentCommand",
     "NodeError",
+    "UnknownInterruptError",
 ]
 
 
@@ -68,6 +70,21 @@ class EmptyInputError(ValidationError):
 class AmbiguousResumeError(ValidationError, RuntimeError):
     """``Command(resume=value)`` (one value, no interrupt ids) while several interrupts are
     pending. A ``ValueError`` under the toolkit's tree, and the ``RuntimeError`` LangGraph raises."""
+
+
+class UnknownInterruptError(ValidationError):
+    """``Command(resume={interrupt_id: answer})`` names an interrupt that is not pending
+    (unknown, or already answered), or the map is empty; raised before anything is saved,
+    so the pending interrupts can still be answered. As LangGraph 1.2's (there only in its
+    strict resume mode): ``reason`` is ``"not_pending"`` or ``"empty_map"`` (``"ambiguous"``
+    is :class:`AmbiguousResumeError`), ``interrupt_ids`` the ids refused, ``pending_ids``
+    the ids still waiting for an answer."""
+
+    def __init__(self, message: str, *, reason: str, interrupt_ids: Any = (), pending_ids: Any = ()) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.interrupt_ids = tuple(interrupt_ids)
+        self.pending_ids = tuple(pending_ids)
 
 
 class InvalidCheckpointerError(ValidationError, TypeError):

@@ -199,6 +199,7 @@ class TaskScope:
     writer: Optional[Callable[[Any], None]] = None  # stream_mode="custom"; None: not streamed
     config: Optional[dict[str, Any]] = None
     runtime: Any = None  # the rag.graph.runtime.Runtime get_runtime() returns (None: a default one)
+    spare: Optional[Callable[[], tuple[bool, Any]]] = None  # a resume sent at a breakpoint: (taken, value)
 
 
 CURRENT_TASK: contextvars.ContextVar[Optional[TaskScope]] = contextvars.ContextVar("rag_graph_task", default=None)
@@ -274,6 +275,11 @@ def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     scope.calls += 1
     if index < len(scope.resume):
         return _validated(adapter, scope.resume[index])
+    if scope.spare is not None:  # Command(resume=value) passed a breakpoint: the first to ask gets value
+        taken, answer = scope.spare()
+        if taken:
+            scope.resume.append(answer)
+            return _validated(adapter, answer)
     raise GraphInterrupt((Interrupt(value, interrupt_id(scope.task_id, index), schema),))
 
 

@@ -33,6 +33,7 @@ RENAMES = {
     "langgraph.graph": "rag.graph",
     "langgraph.types": "rag.graph.types",
     "langgraph.constants": "rag.graph.constants",
+    "langgraph._internal._constants": "rag.graph.constants",
     "langgraph.errors": "rag.graph.errors",
     "langgraph.config": "rag.graph.config",
     "langgraph.func": "rag.graph.func",
