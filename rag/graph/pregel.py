@@ -46,6 +46,11 @@ class CompiledStateGraph(Runnable[Any, dict]):
     (supersteps per invocation, default 25), plus the usual callbacks/tags/metadata.
     """
 
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        """LangGraph's serialised id of a compiled graph (``get_graph().to_json()`` shows it)."""
+        return ["langgraph", "graph", "state", "CompiledStateGraph"]
+
     #: Seconds one step may run (None: no limit, the default); past it the run raises
     #: ``TimeoutError`` and async nodes still running are cancelled (threads cannot be).
     step_timeout: Optional[float] = None
@@ -396,8 +401,9 @@ class CompiledStateGraph(Runnable[Any, dict]):
     # -- drawing ----------------------------------------------------------------------------
     def get_graph(self, config: Optional[RunnableConfig] = None, *, xray: Union[bool, int] = False) -> Graph:
         """The graph's diagram: ``__start__``, the nodes, ``__end__``; conditional edges
-        are marked (dotted in Mermaid). ``draw_ascii()`` and ``draw_mermaid()`` draw it."""
-        return draw_graph(self.builder)
+        are marked (dotted in Mermaid). ``draw_ascii()`` and ``draw_mermaid()`` draw it;
+        ``xray``: compiled-graph nodes drawn as their own diagrams (an int: that many levels)."""
+        return draw_graph(self, xray=xray, config=config)
 
 
 def _newest(config: Any) -> bool:

@@ -35,7 +35,8 @@ from rag.graph.pregel import CompiledStateGraph
 from rag.graph.retry import RetryPolicy
 from rag.graph.state import Channel, channels_of
 from rag.graph.types import CachePolicy, Send
-from rag.runnables import Runnable, RunnableLambda
+from rag.graph._node_runnable import NodeRunnable
+from rag.runnables import Runnable
 
 __all__ = ["StateGraph", "Branch"]
 
@@ -121,8 +122,12 @@ def _literal_ends(path: Callable[..., Any]) -> Optional[tuple[str, ...]]:
     """Targets named by a ``-> Literal["a", "b"]`` return annotation, for drawings."""
     try:
         hint = typing.get_type_hints(path).get("return")
-    except Exception:  # unresolvable annotations: targets unknown
-        return None
+    except Exception:  # a parameter's annotation names a class out of reach: the return's alone may resolve
+        try:
+            hint = typing.get_type_hints(type("_Returns", (), {"__annotations__": {
+                "r": getattr(path, "__annotations__", {}).get("return")}}), getattr(path, "__globals__", None)).get("r")
+        except Exception:  # unresolvable: targets unknown
+            return None
     if typing.get_origin(hint) is typing.Literal:
         return tuple(str(v) for v in typing.get_args(hint))
     return None
@@ -243,7 +248,7 @@ class StateGraph:
         func = with_injection(action.__call__ if is_async_object else action)
         if not (reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels)):
             func = wrap_node(func, reads, self.shape)
-        return RunnableLambda(func, name=name)
+        return NodeRunnable(func, name=name)
 
     def _reads(self, action: Any, input_schema: Optional[type]) -> StateShape:
         """The shape ``action`` reads: ``input_schema``, its first parameter's schema (private

@@ -5,18 +5,20 @@ small layered layout of our own: each node sits one layer below its deepest pred
 layers are centred, and edges are straight lines of ``*`` (``.`` for conditional edges).
 Graphs with cycles (every agent loop) draw too: an edge back up to an earlier layer runs
 along the right margin. No layout package is needed (LangChain needs ``grandalf`` and
-refuses cycles). :meth:`Graph.draw_mermaid` gives Mermaid flowchart text.
+refuses cycles). :meth:`Graph.draw_mermaid` gives Mermaid flowchart text and
+:meth:`Graph.to_json` JSON, both as langchain-core 1.7 writes them.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from rag.errors import ValidationError
+from rag.runnables._mermaid import CurveStyle, NodeStyles
 
-__all__ = ["Graph", "Node", "Edge"]
+__all__ = ["Graph", "Node", "Edge", "CurveStyle", "NodeStyles"]
 
 _BOX_HEIGHT = 3
 _EDGE_ROWS = 3  # lines of "*" between two layers
@@ -33,6 +35,9 @@ class Node:
     data: Any = None
     metadata: Optional[dict[str, Any]] = None
 
+    def copy(self, *, id: Optional[str] = None, name: Optional[str] = None) -> "Node":
+        return Node(id or self.id, name or self.name, self.data, self.metadata)
+
 
 @dataclass(frozen=True)
 class Edge:
@@ -43,6 +48,9 @@ class Edge:
     target: str
     data: Optional[str] = None
     conditional: bool = False
+
+    def copy(self, *, source: Optional[str] = None, target: Optional[str] = None) -> "Edge":
+        return Edge(source or self.source, target or self.target, self.data, self.conditional)
 
 
 @dataclass
@@ -86,35 +94,85 @@ class Graph:
         self.nodes.pop(node.id)
         self.edges = [e for e in self.edges if node.id not in (e.source, e.target)]
 
-    def extend(self, other: "Graph") -> tuple[Optional[Node], Optional[Node]]:
-        """Add ``other``'s nodes and edges; returns its first and last node."""
-        self.nodes.update(other.nodes)
-        self.edges.extend(other.edges)
-        return other.first_node(), other.last_node()
+    def extend(self, other: "Graph", *, prefix: str = "") -> tuple[Optional[Node], Optional[Node]]:
+        """Add ``other``'s nodes and edges, their ids written ``prefix:id`` (no prefix when
+        every id is a generated UUID); returns its (prefixed) first and last node. The two
+        graphs are not joined: add the edges between them."""
+        from rag.runnables._graph_json import is_uuid
 
-    def first_node(self) -> Optional[Node]:
-        """The only node without incoming edges, or None if there is not exactly one."""
-        targets = {e.target for e in self.edges}
-        found = [n for n in self.nodes.values() if n.id not in targets]
+        if all(is_uuid(node_id) for node_id in other.nodes):
+            prefix = ""
+
+        def prefixed(node_id: str) -> str:
+            return f"{prefix}:{node_id}" if prefix else node_id
+
+        self.nodes.update({prefixed(k): node.copy(id=prefixed(k)) for k, node in other.nodes.items()})
+        self.edges.extend(e.copy(source=prefixed(e.source), target=prefixed(e.target)) for e in other.edges)
+        first, last = other.first_node(), other.last_node()
+        return (first.copy(id=prefixed(first.id)) if first else None,
+                last.copy(id=prefixed(last.id)) if last else None)
+
+    def reid(self) -> "Graph":
+        """A copy whose generated (UUID) node ids are replaced by the node's name, numbered
+        ``name_1``, ``name_2``... where names repeat; other ids are kept."""
+        from rag.runnables._graph_json import is_uuid
+
+        by_name: dict[str, list[str]] = {}
+        for node in self.nodes.values():
+            by_name.setdefault(node.name, []).append(node.id)
+        label = {node_id: name if len(ids) == 1 else f"{name}_{i + 1}"
+                 for name, ids in by_name.items() for i, node_id in enumerate(ids)}
+
+        def new_id(node_id: str) -> str:
+            return label[node_id] if is_uuid(node_id) else node_id
+
+        return Graph(nodes={new_id(k): node.copy(id=new_id(k)) for k, node in self.nodes.items()},
+                     edges=[e.copy(source=new_id(e.source), target=new_id(e.target)) for e in self.edges])
+
+    def first_node(self, exclude: Sequence[str] = ()) -> Optional[Node]:
+        """The only node without incoming edges, or None if there is not exactly one;
+        nodes in ``exclude`` (ids) and their outgoing edges are left out."""
+        targets = {e.target for e in self.edges if e.source not in exclude}
+        found = [n for n in self.nodes.values() if n.id not in exclude and n.id not in targets]
         return found[0] if len(found) == 1 else None
 
-    def last_node(self) -> Optional[Node]:
-        """The only node without outgoing edges, or None if there is not exactly one."""
-        sources = {e.source for e in self.edges}
-        found = [n for n in self.nodes.values() if n.id not in sources]
+    def last_node(self, exclude: Sequence[str] = ()) -> Optional[Node]:
+        """The only node without outgoing edges, or None if there is not exactly one;
+        nodes in ``exclude`` (ids) and their incoming edges are left out."""
+        sources = {e.source for e in self.edges if e.target not in exclude}
+        found = [n for n in self.nodes.values() if n.id not in exclude and n.id not in sources]
         return found[0] if len(found) == 1 else None
 
     def trim_first_node(self) -> None:
-        """Drop the first node when one node would still be first without it."""
+        """Drop the first node when it has one outgoing edge and one node would still be
+        first without it (LangChain's rule)."""
         first = self.first_node()
-        if first is not None and len(self.nodes) > 1 and sum(e.source == first.id for e in self.edges) == 1:
+        if first is not None and self.first_node(exclude=[first.id]) is not None \
+                and len({e for e in self.edges if e.source == first.id}) == 1:
             self.remove_node(first)
 
     def trim_last_node(self) -> None:
-        """Drop the last node when one node would still be last without it."""
+        """Drop the last node when it has one incoming edge and one node would still be
+        last without it (LangChain's rule)."""
         last = self.last_node()
-        if last is not None and len(self.nodes) > 1 and sum(e.target == last.id for e in self.edges) == 1:
+        if last is not None and self.last_node(exclude=[last.id]) is not None \
+                and len({e for e in self.edges if e.target == last.id}) == 1:
             self.remove_node(last)
+
+    def __bool__(self) -> bool:
+        """Whether the graph has any node."""
+        return bool(self.nodes)
+
+    def to_json(self, *, with_schemas: bool = False) -> dict[str, list[dict[str, Any]]]:
+        """The graph as JSON-ready dicts, langchain-core's shape: ``{"nodes": [{"id",
+        "type": "runnable" | "schema" | "unknown", "data", "metadata"?}], "edges":
+        [{"source", "target", "data"?, "conditional"?}]}``; a runnable's ``data`` is
+        ``{"id": <its serialised class path>, "name"}``; generated (UUID) ids become the
+        node's position. ``with_schemas``: a pydantic class node gives its JSON schema
+        (default: its name)."""
+        from rag.runnables._graph_json import graph_json
+
+        return graph_json(self, with_schemas=with_schemas)
 
     # -- drawing -------------------------------------------------------------------------
     def back_edges(self) -> list[Edge]:
@@ -246,9 +304,24 @@ class Graph:
     def print_ascii(self) -> None:
         print(self.draw_ascii())  # noqa: T201
 
-    def draw_mermaid(self) -> str:
-        """The graph as Mermaid flowchart text (LangGraph's look: ``-->`` edges, ``-.->``
-        conditional ones, the first and last node marked); cycles are fine."""
+    def draw_mermaid(self, *, with_styles: bool = True, curve_style: CurveStyle = CurveStyle.LINEAR,
+                     node_colors: Optional[NodeStyles] = None, wrap_label_n_words: int = 9,
+                     frontmatter_config: Optional[dict[str, Any]] = None) -> str:
+        """The graph as Mermaid flowchart text, as langchain-core writes it: ``-->`` edges,
+        ``-.->`` conditional ones, labels on edges that have data; cycles are fine.
+
+        ``with_styles`` (default True): also the YAML front matter (``curve_style``, merged
+        into ``frontmatter_config``, e.g. ``{"config": {"theme": "neutral"}}``), one line
+        per node (the only entry and exit drawn as stadiums) and the ``classDef`` styles
+        ``node_colors`` gives (default :class:`NodeStyles`). Edge labels break every
+        ``wrap_label_n_words`` words (default 9, at least 1). Node ids ``a:b`` (a subgraph
+        drawn with ``get_graph(xray=True)``) are drawn inside ``subgraph a``.
+        """
         from rag.runnables._mermaid import draw_mermaid
 
-        return draw_mermaid(self)
+        graph = self.reid()
+        first, last = graph.first_node(), graph.last_node()
+        return draw_mermaid(graph.nodes, graph.edges, first_node=first.id if first else None,
+                            last_node=last.id if last else None, with_styles=with_styles,
+                            curve_style=curve_style, node_styles=node_colors,
+                            wrap_label_n_words=wrap_label_n_words, frontmatter_config=frontmatter_config)

@@ -1,0 +1,18 @@
+"""The runnable a graph node made from a function becomes (``add_node("name", fn)``)."""
+
+from __future__ import annotations
+
+from rag.runnables import RunnableLambda
+
+__all__ = ["NodeRunnable"]
+
+
+class NodeRunnable(RunnableLambda):
+    """A :class:`RunnableLambda` that is a graph node (or a diagram's ``__start__``): it
+    runs as one; ``get_graph().to_json()`` names it by LangGraph's class for the same
+    wrapper, so tools reading LangGraph's diagrams read ours alike."""
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        """LangGraph's serialised id of a function node (``RunnableCallable``)."""
+        return ["langgraph", "_internal", "_runnable", "RunnableCallable"]
