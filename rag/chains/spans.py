@@ -19,12 +19,14 @@ from typing import Any, Optional, Sequence
 
 from rag.chains.units import (
     _CONTINUATION,
+    _MIN_OPEN_WORDS,
     _WORD,
     Unit,
     UnitKind,
     _cut,
     _introduces,
     _is_contents,
+    _is_title,
     _referenced_blocks,
     _sentences,
     caption_number,
@@ -54,34 +56,74 @@ def block_spans(blocks: Any, length: int) -> Optional[list[tuple[int, int, str]]
     return sorted(spans, key=lambda span: (span[0], -span[1]))
 
 
-def _outer(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def _outer(spans: list[tuple[int, int, str]]) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
     """The blocks read as units: headings, prose, and whole blocks, leaving out what a whole
-    block or definition list holds (its items, its paragraphs)."""
+    block holds (its items, its paragraphs); and the ranges of the definition lists, whose
+    own blocks (a definition's paragraphs and examples) are read one by one."""
     kept: list[tuple[int, int, str]] = []
+    definitions: list[tuple[int, int]] = []
     holder_end = -1
     for start, end, kind in spans:
         if start < holder_end:
-            continue  # inside a table, list, code block or definition list already read whole
+            continue  # inside a table, list or code block already read whole
+        if kind == "definitions":
+            if definitions and start <= definitions[-1][1] + 2:
+                # One list cut in two (a passage joined from chunks, a blank line apart): one range.
+                definitions[-1] = (definitions[-1][0], max(end, definitions[-1][1]))
+            else:
+                definitions.append((start, end))
+            continue
         if kind == "item":
             kind = "list"  # an item outside any list is a list of one
         kept.append((start, end, kind))
-        if kind in _WHOLE or kind == "definitions":
+        if kind in _WHOLE:
             holder_end = end
-    return kept
+    return kept, definitions
 
 
-def _with_gaps(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """``spans`` with the stretches between them that hold text, as kind ``text``."""
+def _with_gaps(text: str, spans: list[tuple[int, int, str]],
+               definitions: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, str]]:
+    """``spans`` with the stretches between them that hold text, as kind ``text``, or
+    ``term`` inside a definition list (the terms are what no block of it covers)."""
     filled: list[tuple[int, int, str]] = []
     position = 0
+
+    def gap(start: int, end: int) -> None:
+        stretch = text[start:end]
+        if stretch.strip():
+            first, last = start + len(stretch) - len(stretch.lstrip()), start + len(stretch.rstrip())
+            if any(low <= first and last <= high for low, high in definitions):
+                filled.append((first, last, "term"))
+            else:
+                filled.append((start, end, "text"))
+
     for start, end, kind in spans:
-        if start > position and text[position:start].strip():
-            filled.append((position, start, "text"))
+        if start > position:
+            gap(position, start)
         filled.append((start, end, kind))
         position = max(position, end)
-    if text[position:].strip():
-        filled.append((position, len(text), "text"))
+    gap(position, len(text))
     return filled
+
+
+# A definition list's term: a few short lines that do not end like a statement
+# ("work_mem (integer)", "-a, --all", "Undo a commit and redo").
+_TERM_LINES, _TERM_WORDS = 3, 16
+
+
+def _is_term(stretch: str) -> bool:
+    lines = [line.strip() for line in stretch.split("\n") if line.strip()]
+    return 0 < len(lines) <= _TERM_LINES and all(len(line.split()) <= _TERM_WORDS and not line.endswith((".", "!", "?"))
+                                                  for line in lines)
+
+
+def _statements(block: str) -> bool:
+    """Whether a list's items (lines) are statements ("This commits all other changes in
+    the index."): every one of four words or more, most ending with a full stop; each can
+    answer on its own, unlike a list of terms, values or steps written as fragments."""
+    lines = [line.strip() for line in block.split("\n") if line.strip()]
+    closed = sum(line.endswith((".", "!")) for line in lines)
+    return bool(lines) and closed * 2 > len(lines) and all(len(_WORD.findall(line)) >= 4 for line in lines)
 
 
 def _shifted(units: list[Unit], offset: int, first: int, block: int) -> list[Unit]:
@@ -107,37 +149,70 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
     units: list[Unit] = []
     last_sentence: Optional[int] = None  # the sentence a following block would belong to
     lead: Optional[int] = None  # sentences since the last heading
-    for number, (start, end, kind) in enumerate(_with_gaps(text, _outer(spans))):
+    caption = ""  # a short fragment just before a block: its caption ("Table 8.2. Numeric Types")
+    named = {" ".join(title.split()) for title in titles if isinstance(title, str) and title.strip()}
+    label, label_end = "", -1  # the definition list's term the next blocks define ("work_mem (integer)")
+    term_start: Optional[int] = None  # where the term of the definition that has not begun yet starts
+    outer, definitions = _outer(spans)
+    for number, (start, end, kind) in enumerate(_with_gaps(text, outer, definitions)):
+        if start >= label_end:
+            label = ""  # past the definition list
+        if kind == "term" and _is_term(text[start:end]):
+            # A term is no answer: it labels its definition's sentences and blocks.
+            label, caption, last_sentence = " ".join(text[start:end].split()), "", None
+            label_end = max(high for low, high in definitions if low <= start < high)
+            term_start = start
+            continue
+        if (kind == "list" and _statements(text[start:end])
+                and not (last_sentence is not None and _introduces(units[last_sentence].text))):
+            kind = "paragraph"  # a list of statements no sentence announces reads as prose
+        if kind in _PROSE and _is_title(text[start:end], named):
+            kind = "heading"  # the page's title line ("CREATE INDEX \u2014 define a new index")
         if kind == "heading":
-            lead, last_sentence = 0, None
+            lead, last_sentence, label = 0, None, ""
         elif kind in _PROSE:
+            found = _sentences(text, start, end)
+            if not found and len(_WORD.findall(text[start:end])) <= _MIN_OPEN_WORDS:
+                # A short fragment (a caption) labels the block after it and keeps the
+                # sentence that introduces that block.
+                caption = " ".join(text[start:end].split())
+                continue
             kept = False
-            for s_start, s_end, flat in _sentences(text, start, end):
+            for s_start, s_end, flat in found:
                 kept = not (_CONTINUATION.match(flat) or flat.endswith("?"))
-                if kept:
-                    units.append(Unit("sentence", s_start, s_end, flat, number, lead=lead))
+                if kept and term_start is not None:
+                    # A definition's first sentence is quoted with its term: "git cherry-pick
+                    # master Apply the change ..." says what the command does; alone it does not.
+                    units.append(Unit("sentence", term_start, s_end, f"{label} {flat}", number, lead=lead))
                     lead = None if lead is None else lead + 1
+                elif kept:
+                    units.append(Unit("sentence", s_start, s_end, flat, number, label=label, lead=lead))
+                    lead = None if lead is None else lead + 1
+                term_start = None
             last_sentence = len(units) - 1 if kept else None
         elif kind in _WHOLE:
             block_text = text[start:end].strip("\n")
             start += len(text[start:end]) - len(text[start:end].lstrip("\n"))
             if len(_WORD.findall(block_text)) < 2:
-                last_sentence = None
+                last_sentence, caption = None, ""
                 continue
             owner = last_sentence if last_sentence is not None and _introduces(units[last_sentence].text) else None
             if kind == "list" and owner is None and _is_contents(block_text):
-                last_sentence = None
+                last_sentence, caption = None, ""
                 continue
             quoted = _cut(block_text)
             first_line = block_text.split("\n", 1)[0].strip()
-            unit = Unit(_WHOLE[kind], start, start + len(quoted), quoted, number, owner, label=first_line)
-            # Only a numbered caption ("Table 13.2. Conflicting Lock Modes") is kept as a label.
-            units.append(unit if caption_number(unit) else replace(unit, label=""))
+            named_by = caption or label
+            unit = Unit(_WHOLE[kind], start, start + len(quoted), quoted, number, owner, label=named_by or first_line)
+            # A caption or term labels its block; a first line only when it is a numbered
+            # caption ("Table 13.2. Conflicting Lock Modes" inside the block).
+            units.append(unit if named_by or caption_number(unit) else replace(unit, label=""))
             last_sentence = None
-        else:  # a definition list or uncovered text: the plain-text rules, on the slice
+        else:  # uncovered text (or a term too long to be one): the plain-text rules, on the slice
             inner = text_units(text[start:end], _local(headings, start, end), titles)
             units.extend(_shifted(inner, start, len(units), number))
             last_sentence = len(units) - 1 if inner and inner[-1].kind == "sentence" else None
+        caption, term_start = "", None
     return _referenced_blocks(units)
 
 

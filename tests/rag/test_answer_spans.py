@@ -90,3 +90,68 @@ def test_the_html_loaders_blocks_give_a_pages_list_to_the_sentence_announcing_it
     listed = next(u for u in units if u.kind == "list" and "Add columns" in u.text)
     assert units[listed.owner].text == "You can:"
     assert all(u.text != page.metadata["title"] for u in units)
+
+
+def test_a_caption_labels_the_table_after_it_and_is_not_quoted():
+    text, blocks = spans_of(("paragraph", "The lock modes conflict as follows:"), ("paragraph", "Table 13.2. Lock Modes"),
+                            ("table", "Mode | Conflicts\nSHARE | ROW EXCLUSIVE"))
+    units = span_units(text, blocks)
+    assert [(u.kind, u.owner, u.label) for u in units] == [("sentence", None, ""), ("table", 0, "Table 13.2. Lock Modes")]
+
+
+def test_the_pages_title_line_with_its_description_is_a_heading_not_a_quote():
+    text, blocks = spans_of(("paragraph", "pg_dump \u2014 extract a database into a script file"),
+                            ("paragraph", "pg_dump is a utility for backing up a database."))
+    units = span_units(text, blocks, titles=["pg_dump"])
+    assert [(u.text, u.lead) for u in units] == [("pg_dump is a utility for backing up a database.", 0)]
+
+
+def definition_list(*entries: tuple[str, str]) -> tuple[str, list[list]]:
+    """A definition list laid out as the HTML loader does: each term on its own line, its
+    definition's paragraph on the next; only the list and the paragraphs are spans."""
+    text, blocks = "", []
+    for term, definition in entries:
+        text += ("\n\n" if text else "") + term + "\n"
+        blocks.append([len(text), len(text) + len(definition), "paragraph"])
+        text += definition
+    return text, [[0, len(text), "definitions"], *blocks]
+
+
+def test_a_definitions_first_sentence_is_quoted_with_its_term_and_labels_the_rest():
+    text, blocks = definition_list(("git cherry-pick master", "Apply the change at the tip of master. It makes a commit."),
+                                   ("--abort", "Cancel the operation."))
+    units = span_units(text, blocks)
+    assert [(u.text, u.label) for u in units] == [
+        ("git cherry-pick master Apply the change at the tip of master.", ""),
+        ("It makes a commit.", "git cherry-pick master"),
+        ("--abort Cancel the operation.", "")]
+    assert " ".join(text[units[0].start:units[0].end].split()) == units[0].text  # quoted verbatim
+
+
+def test_an_example_right_after_its_term_is_labelled_by_it():
+    text = "Undo a commit and redo\n$ git reset --soft HEAD^\n$ git commit -c ORIG_HEAD"
+    code = text.index("$")
+    units = span_units(text, [[0, len(text), "definitions"], [code, len(text), "code"]])
+    assert [(u.kind, u.label) for u in units] == [("code", "Undo a commit and redo")]
+
+
+def test_a_definition_list_split_across_joined_chunks_keeps_its_terms():
+    first, first_blocks = definition_list(("--soft", "Keeps the changes staged."))
+    second, second_blocks = definition_list(("--hard", "Discards the changes."))
+    text = first + "\n\n" + second
+    shift = len(first) + 2
+    blocks = first_blocks + [[start + shift, end + shift, kind] for start, end, kind in second_blocks]
+    assert [u.text for u in span_units(text, blocks)] == ["--soft Keeps the changes staged.",
+                                                          "--hard Discards the changes."]
+
+
+def test_a_list_of_statements_no_sentence_announces_is_read_as_sentences():
+    items = "Changes in the working tree not yet staged.\nChanges between the index and the last commit."
+    text, blocks = spans_of(("code", "$ git diff\n$ git diff --cached"), ("list", items))
+    units = span_units(text, blocks)
+    assert [u.kind for u in units] == ["code", "sentence", "sentence"]
+
+
+def test_a_list_of_values_stays_one_unit():
+    text, blocks = spans_of(("list", "on\noff\nauto"))
+    assert [u.kind for u in span_units(text, blocks)] == ["list"]
