@@ -93,6 +93,7 @@ class Loop:
         self.restored: dict[str, Task] = {}
         self.resume_updates: list[tuple[str, Any]] = []  # (task id, update) kept with the paused checkpoint
         self.spare: Optional[SpareResume] = None  # Command(resume=...) sent at a breakpoint (rag.graph._resume)
+        self.pending_input: Optional[dict[str, Any]] = None  # the input an "input" checkpoint (next: START) holds
         node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
         if messages is not None:
             callbacks = node_config.get("callbacks") or []
@@ -134,6 +135,10 @@ class Loop:
         checkpoint = {"v": 1, "id": self.checkpoint_id, "ts": datetime.now(timezone.utc).isoformat(),
                       "channel_values": dict(self.values), "next": list(self.next),
                       "joins": {k: list(v) for k, v in self.joins.items()}, "writers": writers}
+        if self.next == [START] and self.pending_input is not None:
+            # The run's input, not yet applied: resuming from this checkpoint (time travel, or
+            # update_state(as_node="__input__")) takes it as the run did.
+            checkpoint["input"] = self.pending_input
         metadata = {"source": source, "step": self.step, "parents": time_travel.parents_of(self)}
         parent = self.saved_config or {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
         return parent, checkpoint, metadata, {}
@@ -269,8 +274,12 @@ class Loop:
             self.next = successors(self, [(START, [], None)])
             yield from self._save("input", [START])
             return
-        self.next = [START]
+        self.next, self.pending_input = [START], input
         yield from self._save("input", [])
+        yield from self._take_input(input)
+
+    def _take_input(self, input: dict[str, Any]) -> Effects:
+        """The START step: ``input`` applied, the entry edges followed, a "loop" checkpoint."""
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
         finished = [(START, [], None)]
@@ -302,6 +311,9 @@ class Loop:
             yield from self._apply_command(input)
         if travel is not None and travel.forks:
             yield from time_travel.fork(self, saved)
+        if self.next == [START] and not getattr(self.builder, "direct_input", False):
+            # An "input" checkpoint (a run's first, or update_state(as_node="__input__")): its input runs.
+            yield from self._take_input(saved.checkpoint.get("input") or {})
 
     def _apply_command(self, input: Command) -> Effects:
         if input.has_resume:

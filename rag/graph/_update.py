@@ -7,7 +7,10 @@ had returned ``values`` in one step — becomes one checkpoint (source ``"update
 
 - ``"__copy__"``: a copy of the checkpoint (same values and due nodes, no pending writes:
   a paused node pauses again), saved beside it under the same parent, source ``"fork"``;
-- ``END`` (``"__end__"``): the values applied and nothing left to run.
+- ``END`` (``"__end__"``): the values applied and nothing left to run;
+- ``"__input__"``: ``values`` recorded as a run's input, not yet applied (an ``"input"``
+  checkpoint, due: START), as a run's first checkpoint is: resuming from it runs the graph
+  on that input, so a run's history can be written step by step (``bulk_update_state``).
 """
 
 from __future__ import annotations
@@ -21,13 +24,14 @@ from rag.graph.constants import END, START
 from rag.graph.errors import InvalidUpdateError
 from rag.graph._schemas import to_update
 from rag.graph.state import apply_updates, initial_values
-from rag.graph.types import Send
+from rag.graph.types import Command, Send
 
 import rag.graph  # type hints: rag.graph.pregel imports this module
 
-__all__ = ["COPY", "check_supersteps", "superstep_put_args"]
+__all__ = ["COPY", "INPUT", "check_supersteps", "superstep_put_args"]
 
 COPY = "__copy__"
+INPUT = "__input__"
 
 
 def check_supersteps(supersteps: Sequence[Sequence[Any]]) -> list[list[tuple[Any, Optional[str]]]]:
@@ -39,7 +43,7 @@ def check_supersteps(supersteps: Sequence[Sequence[Any]]) -> list[list[tuple[Any
     if not any(steps):
         raise ValidationError("No updates provided: every superstep passed to bulk_update_state is empty")
     for step in steps:
-        special = [as_node for _, as_node in step if as_node in (COPY, END)]
+        special = [as_node for _, as_node in step if as_node in (COPY, END, INPUT)]
         if special and len(step) > 1:
             raise InvalidUpdateError(
                 f"as_node={special[0]!r} must be the only update of its superstep, got {len(step)} updates"
@@ -70,7 +74,10 @@ def _put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, config: An
         writers = [START]
     if len(updates) == 1 and updates[0][1] == COPY:
         return _copy(loop, saved, updates[0][0], writers)
+    if any(as_node == INPUT for _, as_node in updates):
+        return _as_input(loop, saved, updates)
     named: list[tuple[Any, str]] = []
+    routes: dict[str, list[Any]] = {}  # as_node -> the goto of a Command it "returned"
     for values, as_node in updates:
         if as_node is None:
             if len(writers) != 1 or len(updates) != 1:
@@ -81,6 +88,9 @@ def _put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, config: An
             as_node = writers[0]
         if as_node not in (START, END) and as_node not in builder.nodes:
             raise ValidationError(f"as_node={as_node!r} is not a node; nodes are {list(builder.nodes)}")
+        if isinstance(values, Command):  # as if the node returned it: its update, and its goto followed
+            routes.setdefault(as_node, []).extend(values.goto_list())
+            values = values.update
         shape = getattr(builder, "shape", None)
         if values is not None and shape is not None and not shape.plain:  # a root value, a model instance
             values = to_update(shape, values)
@@ -96,7 +106,7 @@ def _put_args(graph: rag.graph.pregel.CompiledStateGraph, saved: Any, config: An
     # Nodes that were due stay due (as LangGraph's, whose update consumes only the updating
     # nodes' triggers): a join target paused before keeps its turn.
     due = [entry for entry in loop.next if isinstance(entry, str) and entry not in (*sources, START)]
-    following = successors(loop, [(as_node, [], None) for as_node in dict.fromkeys(sources)])
+    following = successors(loop, [(as_node, routes.get(as_node, []), None) for as_node in dict.fromkeys(sources)])
     sends = [entry for entry in following if isinstance(entry, Send)]
     loop.next = [*sends, *sorted({*(e for e in following if not isinstance(e, Send)), *due})]
     return loop.put_args("update", list(dict.fromkeys(sources)))
@@ -113,3 +123,20 @@ def _copy(loop: Loop, saved: Any, values: Any, writers: list[str]) -> tuple[Any,
     loop.saved_config = saved.parent_config
     loop.step += 1
     return loop.put_args("fork", writers)
+
+
+def _as_input(loop: Loop, saved: Any, updates: list[tuple[Any, Optional[str]]]) -> tuple[Any, ...]:
+    values = updates[0][0]
+    builder = loop.builder
+    values = builder.graph_input(values) if hasattr(builder, "graph_input") else values
+    if not isinstance(values, dict):
+        raise ValidationError(f"update_state(as_node='__input__') needs the graph's input, a dict of state keys "
+                              f"{list(builder.channels)}, got {type(values).__name__} {values!r:.80}")
+    unknown = [key for key in values if key not in builder.channels]
+    if unknown:
+        raise InvalidUpdateError(f"update_state(as_node='__input__') got keys {unknown} that are not in the state; "
+                                 f"keys are {list(builder.channels)}")
+    # A run's input checkpoint: step -1 on a new thread, else one past the last (as LangGraph's).
+    loop.step = loop.step + 1 if saved is not None else -1
+    loop.next, loop.joins, loop.pending_input = [START], {}, values
+    return loop.put_args("input", [])
