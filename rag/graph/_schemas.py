@@ -271,12 +271,20 @@ def json_schema(shape: StateShape, title: str) -> dict[str, Any]:
         return schema.model_json_schema()
     if shape.kind == "root":
         base = typing.get_args(schema)[0] if typing.get_origin(schema) is typing.Annotated else schema
-        return titled(hint_schema(base), title)
+        return _pydantic_layout(titled(hint_schema(base), title))
     if shape.kind == "class":
         plain = {k: typing.get_args(v)[0] if typing.get_origin(v) is typing.Annotated else v
                  for k, v in shape.hints.items()}
         required = [k for k in plain if not hasattr(schema, k)]
-        return titled(object_schema({k: hint_schema(v) for k, v in plain.items()}, required=required), title)
+        return _pydantic_layout(titled(object_schema({k: hint_schema(v) for k, v in plain.items()},
+                                                     required=required), title))
+    return _pydantic_layout(_typed_schema(shape, title))
+
+
+def _typed_schema(shape: StateShape, title: str) -> dict[str, Any]:
+    from rag.runnables.schema import hint_schema, titled
+
+    schema = shape.schema
     found = hint_schema(schema)
     if shape.kind == "dataclass":  # LangGraph's rule: a field is optional when it has a default or may be None
         found["required"] = [f.name for f in dataclasses.fields(schema) if f.init and (f.default is Ellipsis or (
@@ -285,6 +293,33 @@ def json_schema(shape: StateShape, title: str) -> dict[str, Any]:
         if not found["required"]:
             del found["required"]
     return found if shape.kind == "dict" else titled(found, title)
+
+
+def _pydantic_layout(schema: Any) -> Any:
+    """``schema`` laid out as pydantic writes it (LangGraph's schemas are pydantic's, and
+    tools compare them as text): keys sorted at every level but a model's properties, kept
+    in declaration order and each titled from its name (``tool_input`` -> ``Tool Input``);
+    ``required`` in declaration order; ``additionalProperties: {}`` written ``true``."""
+    if isinstance(schema, list):
+        return [_pydantic_layout(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    properties = schema.get("properties")
+    for key in sorted(schema):
+        value = schema[key]
+        if key == "properties" and isinstance(value, dict):
+            value = {name: _pydantic_layout(sub if "$ref" in sub or "title" in sub
+                                            else {**sub, "title": name.title().replace("_", " ")})
+                     for name, sub in value.items()}
+        elif key == "required" and isinstance(properties, dict) and isinstance(value, list):
+            value = [name for name in properties if name in value] + [name for name in value if name not in properties]
+        elif key == "additionalProperties" and value == {}:
+            value = True
+        else:
+            value = _pydantic_layout(value)
+        out[key] = value
+    return out
 
 
 def _may_be_none(hint: Any) -> bool:

@@ -149,7 +149,8 @@ def _class_schema(hint: type) -> Optional[dict[str, Any]]:
                         (AIMessage, AI_MESSAGE_SCHEMA), (BaseMessage, MESSAGE_SCHEMA)):
         if issubclass(hint, cls):
             return schema
-    if typing.is_typeddict(hint):
+    # typing_extensions' TypedDict (what LangGraph's users import) is not one to typing.is_typeddict
+    if typing.is_typeddict(hint) or (issubclass(hint, dict) and hasattr(hint, "__required_keys__")):
         hints = typing.get_type_hints(hint)
         return {"title": hint.__name__, **object_schema({k: hint_schema(v) for k, v in hints.items()},
                                                         required=sorted(hint.__required_keys__))}
