@@ -8,7 +8,9 @@ SQLite file (with SQLite's default ``synchronous=FULL``, an fsync per commit, an
 Reports microseconds per node step (median of ``--repeats`` alternating runs) and the
 ratio LangGraph / ours (above 1: we are faster). LangGraph runs with its default
 ``durability="async"`` (checkpoints written in a background thread while the next step
-runs) and with ``durability="sync"`` (saved before the next step, as we always do).
+runs) and with ``durability="sync"`` (saved before the next step, our default); both
+libraries also run with ``durability="exit"`` (one checkpoint when the run ends), with the
+ratio of the two.
 
 Then the SQLite file size after ``--size-steps`` steps (default 1,000) on one thread with
 every checkpoint kept (equal retention), and ours with ``keep_last=10`` separately.
@@ -126,23 +128,31 @@ def main() -> None:
     print(f"µs per node step, {args.steps} steps per run, median of {args.repeats} alternating runs "
           "(best in brackets)")
     print(f"{'checkpointer':<17}{'ours':>16}{'LangGraph async':>18}{'LangGraph sync':>18}"
-          f"{'ratio async':>13}{'ratio sync':>12}")
+          f"{'ratio async':>13}{'ratio sync':>12}{'ours exit':>16}{'LangGraph exit':>18}{'ratio exit':>12}")
     for label, ours_make, lg_make in cases:
         for make in (ours_make, lg_make):  # warm-up: imports, first-call caches
             per_step(make, args.steps)
-        samples: dict[str, list[float]] = {"ours": [], "async": [], "sync": []}
-        for _ in range(args.repeats):  # alternate, so load changes hit all three alike
+        samples: dict[str, list[float]] = {"ours": [], "async": [], "sync": [], "ours exit": [], "exit": []}
+        for _ in range(args.repeats):  # alternate, so load changes hit all of them alike
+            # LangGraph 1.2.22 fails on durability="sync" without a checkpointer; without
+            # one, durability means nothing (LangGraph warns), so those columns repeat.
+            checkpointed = label != "no checkpointer"
+            if checkpointed:  # first: the commit counts below are the sync runs'
+                samples["ours exit"].append(per_step(ours_make, args.steps, durability="exit"))
+                samples["exit"].append(per_step(lg_make, args.steps, durability="exit"))
             samples["ours"].append(per_step(ours_make, args.steps))
             samples["async"].append(per_step(lg_make, args.steps))
-            # LangGraph 1.2.22 fails on durability="sync" without a checkpointer.
-            if label != "no checkpointer":
+            if checkpointed:
                 samples["sync"].append(per_step(lg_make, args.steps, durability="sync"))
             else:
                 samples["sync"].append(samples["async"][-1])
+                samples["ours exit"].append(samples["ours"][-1])
+                samples["exit"].append(samples["async"][-1])
         med = {k: statistics.median(v) for k, v in samples.items()}
         cell = {k: f"{med[k]:.1f} [{min(samples[k]):.1f}]" for k in med}
         print(f"{label:<17}{cell['ours']:>16}{cell['async']:>18}{cell['sync']:>18}"
-              f"{med['async'] / med['ours']:>12.2f}x{med['sync'] / med['ours']:>11.2f}x")
+              f"{med['async'] / med['ours']:>12.2f}x{med['sync'] / med['ours']:>11.2f}x"
+              f"{cell['ours exit']:>16}{cell['exit']:>18}{med['exit'] / med['ours exit']:>11.2f}x")
         if label.startswith("SQLite"):  # the last runs' commits (the LangGraph run was durability="sync")
             print(f"{'':<17}commits per step: ours {commits['ours'] / args.steps:.2f}, "
                   f"LangGraph {commits['langgraph'] / args.steps:.2f}")

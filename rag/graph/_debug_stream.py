@@ -47,9 +47,11 @@ def _emit(loop: Any, mode: str, kind: str, step: int, payload: dict[str, Any]) -
         yield Emit("debug", {"step": step, "timestamp": _now(), "type": kind, "payload": payload})
 
 
-def checkpoint_events(loop: Any, parent: Optional[dict[str, Any]], metadata: dict[str, Any]) -> Iterator[Emit]:
-    """The events of the checkpoint ``loop`` just saved (``parent``: the one before it,
-    or None; ``metadata``: what was saved with it)."""
+def checkpoint_events(loop: Any, parent: Optional[dict[str, Any]], metadata: dict[str, Any],
+                      config: Optional[dict[str, Any]] = None) -> Iterator[Emit]:
+    """The events of the checkpoint ``loop`` just made (``parent``: the one before it,
+    or None; ``metadata``: what was saved with it; ``config``: its config, default the
+    loop's last saved one: ``durability="exit"`` makes checkpoints it saves later)."""
     thread_id = loop.thread[0] if loop.thread else None
     tasks = []
     for index, entry in enumerate(loop.next):
@@ -62,7 +64,7 @@ def checkpoint_events(loop: Any, parent: Optional[dict[str, Any]], metadata: dic
     shown = getattr(loop.graph, "_shown", None)
     values = loop.state()
     payload = {
-        "config": with_checkpoint_map(loop.saved_config, metadata),  # as get_state_history gives them
+        "config": with_checkpoint_map(config or loop.saved_config, metadata),  # as get_state_history gives them
         "parent_config": with_checkpoint_map(parent, metadata),
         "values": shown(values) if shown is not None else values,
         "metadata": metadata,

@@ -19,7 +19,8 @@ from functools import partial
 from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
-from rag.graph import _debug_stream as debug_stream, _node_cache as node_cache, _time_travel as time_travel
+from rag.graph import _debug_stream as debug_stream, _durability as durability, _node_cache as node_cache
+from rag.graph import _time_travel as time_travel
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph._calls import CALL_KEY, CallSlot, call_writes, held_updates
@@ -93,6 +94,7 @@ class Loop:
         self.restored: dict[str, Task] = {}
         self.resume_updates: list[tuple[str, Any]] = []  # (task id, update) kept with the paused checkpoint
         self.spare: Optional[SpareResume] = None  # Command(resume=...) sent at a breakpoint (rag.graph._resume)
+        self.durability, self.unsaved = durability.durability_of(config), None  # rag.graph._durability
         self.pending_input: Optional[dict[str, Any]] = None  # the input an "input" checkpoint (next: START) holds
         node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
         if messages is not None:
@@ -144,13 +146,7 @@ class Loop:
         return parent, checkpoint, metadata, {}
 
     def _save(self, source: str, writers: list[str]) -> Effects:
-        if self.saver is None:
-            self.checkpoint_id = str(self.step)  # task ids only need to differ between steps
-            return
-        parent, _, metadata, _ = args = self.put_args(source, writers)
-        self.saved_config = yield IO(partial(self.saver.put, *args))
-        if debug_stream.wanted(self.modes):
-            yield from debug_stream.checkpoint_events(self, parent if thread_of(parent)[2] else None, metadata)
+        yield from durability.save(self, source, writers)  # saved now, or when the run stops ("exit")
 
     def _load(self, saved: Any) -> None:
         checkpoint = saved.checkpoint
@@ -205,6 +201,9 @@ class Loop:
 
     # -- the run --------------------------------------------------------------------------
     def run(self, input: Any) -> Effects:
+        return durability.run(self, self._run(input))  # with "exit"'s save when it stops
+
+    def _run(self, input: Any) -> Effects:
         saved = None
         if self.saver is not None:
             saved = yield IO(time_travel.load_call(self))
@@ -355,6 +354,7 @@ class Loop:
             if task.ran and task.done:
                 yield Emit("updates", node_cache.update_chunk(task))
         if self.saver is not None:
+            yield from durability.flush(self)  # the writes below refer to the checkpoint it holds back
             for task in tasks:
                 for call_id, writes in call_writes(task.calls):  # its @task calls: replayed when it runs again
                     yield IO(partial(self.saver.put_writes, self.saved_config, writes, call_id))

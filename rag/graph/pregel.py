@@ -18,6 +18,7 @@ from rag.graph._loop import INTERRUPT, Loop
 from rag.graph._subgraphs import (Nested, arelay, child_config, graph_for_namespace, link_of, nested_sink, out_chunk,
                                   relay, saver_of, subgraphs_of, task_states)
 from rag.graph._drawing import draw_graph
+from rag.graph._durability import run_options
 from rag.graph._schemas import ROOT
 from rag.graph._snapshot import snapshot
 from rag.graph._time_travel import root_config, with_checkpoint_map
@@ -93,16 +94,9 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return merge_configs(self.config, config) if self.config else config
 
     @staticmethod
-    def _check_options(options: dict[str, Any]) -> None:
-        """LangGraph's run options: harmless ones are accepted, the rest refused by name
-        (ignoring ``subgraphs=True`` would silently change the chunks' shape)."""
-        for key, value in options.items():
-            if key in ("debug", "subgraphs"):
-                continue
-            if key == "durability" and value in (None, "sync", "async", "exit"):
-                continue  # checkpoints are always saved before the next step ("sync")
-            raise ValidationError(f"{key}={value!r} is not supported by this graph; supported options: "
-                                  "stream_mode, interrupt_before, interrupt_after, durability, debug, subgraphs")
+    def _check_options(options: dict[str, Any], config: Optional[RunnableConfig]) -> Optional[RunnableConfig]:
+        """LangGraph's run options checked; ``config`` with ``durability`` (rag.graph._durability)."""
+        return run_options(options, config)  # type: ignore[return-value]
 
     @staticmethod
     def _modes(stream_mode: StreamMode) -> tuple[frozenset[str], bool]:
@@ -147,7 +141,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         ``runtime.context`` (a dict becomes the graph's dataclass or pydantic
         ``context_schema``); ``control``: a :class:`~rag.graph.runtime.RunControl` through
         which the caller (or a node) can ask the run to stop after the step under way."""
-        self._check_options(kwargs)
+        config = self._check_options(kwargs, config)
         modes, single = self._modes(stream_mode)
         subgraphs = bool(kwargs.get("subgraphs"))
 
@@ -165,7 +159,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
                       stream_mode: StreamMode = "updates", interrupt_before: Any = None,
                       interrupt_after: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
         """Async :meth:`stream`; async nodes run on the event loop, sync ones in threads."""
-        self._check_options(kwargs)
+        config = self._check_options(kwargs, config)
         modes, single = self._modes(stream_mode)
         subgraphs = bool(kwargs.get("subgraphs"))
 
@@ -227,7 +221,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         if stream_mode != "values":
             return list(self.stream(input, config, context=context, control=control, stream_mode=stream_mode,  # type: ignore[return-value]
                                     interrupt_before=interrupt_before, interrupt_after=interrupt_after, **kwargs))
-        self._check_options(kwargs)
+        config = self._check_options(kwargs, config)
 
         def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
             loop, live = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
@@ -245,7 +239,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
             return [chunk async for chunk in self.astream(  # type: ignore[return-value]
                 input, config, context=context, control=control, stream_mode=stream_mode,
                 interrupt_before=interrupt_before, interrupt_after=interrupt_after, **kwargs)]
-        self._check_options(kwargs)
+        config = self._check_options(kwargs, config)
 
         async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
             loop, live = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)

@@ -152,9 +152,10 @@ def async_checkpointer(request: pytest.FixtureRequest) -> Iterator[Any]:
     yield from _saver(request.param)
 
 
-@pytest.fixture
-def durability() -> str:
-    return "sync"
+@pytest.fixture(params=["sync", "async", "exit"])
+def durability(request: pytest.FixtureRequest) -> str:
+    """LangGraph's three durability modes, as its conftest gives them (rag.graph._durability)."""
+    return request.param
 
 
 @pytest.fixture(params=["sqlite", "memory"])
