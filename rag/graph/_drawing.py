@@ -3,6 +3,10 @@ the nodes in the order they were added, ``__end__``; the edges a dry run of the 
 (:mod:`rag.graph._draw_steps`), sorted; an edge to ``__end__`` from each node reached that
 leads nowhere. With ``xray``, a node that is a compiled graph is replaced by that graph's
 own diagram, its node ids prefixed ``node:`` (Mermaid draws them as a subgraph).
+
+One difference: where an unlabelled edge and a labelled one join the same two nodes (a
+``Command`` destination beside a path map), LangGraph 1.2 raises ``TypeError`` sorting them;
+here the unlabelled one is drawn.
 """
 
 from __future__ import annotations

@@ -84,8 +84,10 @@ def _metadata_lines(metadata: dict[str, Any]) -> list[str]:
 
 
 # -- YAML front matter (a small emitter: PyYAML is not a dependency) ----------------------
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/]*\Z")
-_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/]*( [A-Za-z0-9_.\-/]+)*\Z")
+# Words YAML 1.1 reads as booleans or null (PyYAML quotes them): they stay strings only quoted.
+_YAML_WORDS = {variant for word in ("yes", "no", "true", "false", "on", "off", "null")
+               for variant in (word, word.title(), word.upper())}
 
 
 def _yaml_scalar(value: Any) -> str:
@@ -96,7 +98,7 @@ def _yaml_scalar(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     text = str(value)
-    if _PLAIN.match(text) and text.lower() not in _YAML_WORDS:
+    if _PLAIN.match(text) and text not in _YAML_WORDS:
         return text
     return "'" + text.replace("'", "''") + "'"
 
@@ -131,6 +133,8 @@ def draw_mermaid(nodes: dict[str, Node], edges: list[Edge], *, first_node: Optio
         raise ValidationError(f"curve_style must be a CurveStyle, got {curve_style!r}")
     if isinstance(wrap_label_n_words, bool) or not isinstance(wrap_label_n_words, int) or wrap_label_n_words < 1:
         raise ValidationError(f"wrap_label_n_words must be a positive int, got {wrap_label_n_words!r}")
+    if frontmatter_config is not None and not isinstance(frontmatter_config, dict):
+        raise ValidationError(f"frontmatter_config must be a dict, got {type(frontmatter_config).__name__}")
     out: list[str] = []
     if with_styles:
         given = frontmatter_config or {}
