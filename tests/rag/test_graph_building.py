@@ -303,7 +303,7 @@ def test_run_options_that_would_change_the_output_are_refused_by_name():
 def test_input_schema_is_the_state_schemas_with_its_required_keys():
     schema = counter().compile().input_schema  # as LangGraph's: the TypedDict's name and required keys
     assert schema["title"] == "State" and set(schema["required"]) == {"n", "log"}
-    assert schema["properties"]["n"] == {"type": "integer"} and schema["properties"]["log"]["type"] == "array"
+    assert schema["properties"]["n"] == {"title": "N", "type": "integer"} and schema["properties"]["log"]["type"] == "array"
 
 
 def test_with_config_gives_a_graph_whose_calls_use_those_defaults():
