@@ -1,6 +1,6 @@
-"""Carrying out the loop's effects: sync (threads) and async (asyncio); the
-``stream_mode="messages"`` handler that turns model tokens into stream chunks, and the
-live sink through which chunks made while nodes run ("messages", "custom") reach the stream."""
+"""Carrying out the loop's effects: sync (threads) and async (asyncio), passing on the
+chunks made while nodes run ("messages", "custom", each task's chunks as it ends) through
+the live sink (:mod:`rag.graph._stream_messages`) to the stream."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.state import check_keys
 from rag.graph._combine import combine_updates, is_update_list
 from rag.graph._error_handlers import arecover, recover
+from rag.graph._stream_messages import LiveSink, MessagesHandler, pushed_writes
 from rag.graph._subgraphs import ParentCommand
 from rag.graph.types import CURRENT_TASK, Command, Send, TaskScope, is_invalid_resume
 from rag.runnables.config import max_workers
@@ -29,67 +30,6 @@ import rag.graph  # type hints: rag.graph.pregel imports this module
 __all__ = ["drive", "adrive", "MessagesHandler", "LiveSink"]
 
 _DONE: Any = object()
-
-
-class LiveSink:
-    """Where chunks made while nodes run go; the driver points ``sink`` at its queue."""
-
-    def __init__(self) -> None:
-        self.sink: Callable[[Any], None] = lambda item: None
-
-
-class MessagesHandler(LiveSink):
-    """A callback handler: chat model tokens inside nodes become ``(chunk, metadata)``
-    chunks; a model called without streaming gives its whole message at the end.
-    ``streams_model_tokens`` makes :meth:`BaseChatModel.invoke` stream while it listens."""
-
-    streams_model_tokens = True  # rag._callbacks.wants_model_tokens: models stream inside invoke
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._runs: dict[Any, dict[str, Any]] = {}
-        self._streamed: set[Any] = set()
-        self._seen: set[str] = set()
-        self._lock = threading.Lock()
-
-    def first_sight(self, message: Any) -> bool:
-        """True the first time a message id is seen (so node outputs are not sent twice)."""
-        with self._lock:
-            if message.id is not None and message.id in self._seen:
-                return False
-            if message.id is not None:
-                self._seen.add(message.id)
-            return True
-
-    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, metadata: Optional[dict] = None,
-                            tags: Optional[list] = None, **kwargs: Any) -> None:
-        if metadata and "langgraph_node" in metadata and "nostream" not in (tags or []):
-            self._runs[run_id] = metadata
-
-    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: Any = None, **kwargs: Any) -> None:
-        metadata = self._runs.get(run_id)
-        if metadata is None or chunk is None:
-            return
-        self._streamed.add(run_id)
-        if chunk.id is not None:
-            with self._lock:
-                self._seen.add(chunk.id)
-        self.sink(Emit("messages", (chunk, metadata)))
-
-    def on_llm_end(self, response: Any, *, run_id: Any = None, **kwargs: Any) -> None:
-        metadata = self._runs.pop(run_id, None)
-        if metadata is None or run_id in self._streamed:
-            self._streamed.discard(run_id)
-            return
-        for candidates in getattr(response, "generations", None) or []:
-            for generation in candidates:
-                message = getattr(generation, "message", None)
-                if message is not None and self.first_sight(message):
-                    self.sink(Emit("messages", (message, metadata)))
-
-    def on_llm_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
-        self._runs.pop(run_id, None)
-        self._streamed.discard(run_id)
 
 
 # -- running one task -----------------------------------------------------------------------
@@ -112,6 +52,9 @@ def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) 
         task.goto = goto
     else:
         update = output
+    pushed = pushed_writes(task.config)  # push_message(...) calls: written before the node's return value
+    if pushed is not None and (update is None or isinstance(update, dict)):
+        update = combine_updates(task.name, [pushed, update or {}], graph.builder.channels).update
     if update is not None and not isinstance(update, dict):
         raise InvalidUpdateError(
             f"node {task.name!r} returned {type(update).__name__} {update!r:.80}; a node returns a dict of "
@@ -205,15 +148,22 @@ async def _afresh_run(task: Task, node: Any, value: Any) -> Any:
     return await node.ainvoke(dict(value) if isinstance(value, dict) else value, task.config)
 
 
-def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:
+def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks, out: Callable[[Any], None]) -> None:
+    """Run the step's tasks; each finished task's chunks go to ``out`` as it ends."""
     tasks = effect.tasks
     timeout = getattr(graph, "step_timeout", None)
     if len(tasks) == 1 and timeout is None:
         _run_task(graph, tasks[0], effect.state, effect.checkpointed)
+        _report(effect, tasks[0], out)
         return
     workers = max_workers(tasks[0].config, len(tasks))
     pool = ThreadPoolExecutor(max_workers=workers)
-    futures = [pool.submit(_run_task, graph, task, effect.state, effect.checkpointed) for task in tasks]
+
+    def run(task: Task) -> None:
+        _run_task(graph, task, effect.state, effect.checkpointed)
+        _report(effect, task, out)
+
+    futures = [pool.submit(run, task) for task in tasks]
     _, late = wait(futures, timeout=timeout)
     # A thread cannot be stopped: past step_timeout the step fails without waiting for it.
     pool.shutdown(wait=not late, cancel_futures=True)
@@ -221,13 +171,20 @@ def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> 
         raise step_timed_out(timeout, [task for task, future in zip(tasks, futures) if future in late])
 
 
-async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks) -> None:
+def _report(effect: RunTasks, task: Task, out: Callable[[Any], None]) -> None:
+    if effect.finished is not None:
+        for chunk in effect.finished(task):
+            out(chunk)
+
+
+async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks, out: Callable[[Any], None]) -> None:
     gate = asyncio.Semaphore(max_workers(effect.tasks[0].config, len(effect.tasks)))
     running: list[asyncio.Task] = []
 
     async def one(task: Task) -> None:
         async with gate:
             await _arun_task(graph, task, effect.state, effect.checkpointed)
+        _report(effect, task, out)
         if task.error is not None and not is_invalid_resume(task.error):
             # The step fails with this error (as LangGraph's): its siblings' work would be
             # thrown away, so they are cancelled rather than left running. An answer that did
@@ -275,15 +232,19 @@ def drive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[Any, An
             reply = effect.call()
         elif type(effect) is Decide:
             reply = effect.branch.decide(effect.state, effect.config)
-        elif live is None:
-            _run_tasks(graph, effect)
+        elif live is None and len(effect.tasks) == 1:  # nothing else runs meanwhile: no queue needed
+            finished: list[Any] = []
+            _run_tasks(graph, effect, finished.append)
+            yield from finished
         else:
+            # Parallel nodes' updates (and live chunks) are streamed as they come, through a queue.
             inbox: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-            live.sink = inbox.put
+            if live is not None:
+                live.sink = inbox.put
 
             def work(effect: RunTasks = effect) -> None:
                 try:
-                    _run_tasks(graph, effect)
+                    _run_tasks(graph, effect, inbox.put)
                 finally:
                     inbox.put(_DONE)
 
@@ -313,16 +274,21 @@ async def adrive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[
             reply = await asyncio.to_thread(effect.call) if in_thread else effect.call()
         elif type(effect) is Decide:
             reply = await effect.branch.adecide(effect.state, effect.config)
-        elif live is None:
-            await _arun_tasks(graph, effect)
+        elif live is None and len(effect.tasks) == 1:
+            finished: list[Any] = []
+            await _arun_tasks(graph, effect, finished.append)
+            for item in finished:
+                yield item
         else:
             inbox: "asyncio.Queue[Any]" = asyncio.Queue()
             loop = asyncio.get_running_loop()
-            live.sink = lambda item: loop.call_soon_threadsafe(inbox.put_nowait, item)
+            sink = lambda item: loop.call_soon_threadsafe(inbox.put_nowait, item)  # noqa: E731
+            if live is not None:
+                live.sink = sink
 
             async def work(effect: RunTasks = effect) -> None:
                 try:
-                    await _arun_tasks(graph, effect)
+                    await _arun_tasks(graph, effect, sink)
                 finally:  # through the same queue of callbacks as the tokens: it arrives after them
                     loop.call_soon_threadsafe(inbox.put_nowait, _DONE)
 

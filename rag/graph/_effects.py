@@ -73,6 +73,9 @@ class RunTasks:
     tasks: list[Task]
     state: dict[str, Any]
     checkpointed: bool
+    #: A finished task's stream chunks (rag.graph._stream_tasks.finished): the driver calls it
+    #: as each task ends and passes the chunks on at once. None: nothing to stream.
+    finished: Optional[Callable[[Task], list[Any]]] = None
 
 
 Effects = Generator[Any, Any, None]

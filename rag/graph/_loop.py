@@ -20,7 +20,8 @@ from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
 from rag.graph import _debug_stream as debug_stream, _durability as durability, _node_cache as node_cache
-from rag.graph import _time_travel as time_travel
+from rag.graph import _stream_tasks as stream_tasks, _time_travel as time_travel
+from rag.graph._stream_messages import PUSHED, handler_in
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph._calls import CALL_KEY, CallSlot, call_writes, held_updates
@@ -44,7 +45,6 @@ from rag.graph._effects import (
     Emit,
     RunTasks,
     Task,
-    messages_in,
     recursion_limit,
 )
 from rag.graph.state import apply_updates, initial_values, ordered
@@ -77,7 +77,8 @@ class Loop:
         self.limit = recursion_limit(config)
         self.interrupt_before = frozenset(interrupt_before)
         self.interrupt_after = frozenset(interrupt_after)
-        self.messages = messages  # the "messages" stream handler, or None
+        # The "messages" stream handler: this run's, or (in a subgraph) the root run's it inherits.
+        self.messages = messages if messages is not None else handler_in(config)
         self.writer = (lambda chunk: live.sink(Emit("custom", chunk))) if "custom" in modes else None
         # A @task call's {name: result} reaches "updates" as it finishes (when chunks flow live).
         self.call_updates = (lambda chunk: live.sink(Emit("updates", chunk))) \
@@ -175,7 +176,7 @@ class Loop:
             task.writer = self.writer
             task.spare = self.spare
             task.config["configurable"] = {**(task.config.get("configurable") or {}), CALL_KEY: CallSlot(self, task),
-                                           "checkpoint_ns": metadata["langgraph_checkpoint_ns"]}
+                                           "checkpoint_ns": metadata["langgraph_checkpoint_ns"], PUSHED: []}
             tasks.append(task)
         self.spare = None  # only the step right after the resume may take it (as LangGraph's)
         return tasks
@@ -236,12 +237,13 @@ class Loop:
             if pending and getattr(self.graph, "cache", None) is not None:  # a cache hit: the node does not run
                 keyed = yield from node_cache.lookup(self, pending, self.state())
                 pending = [t for t in pending if not t.done]
+            yield from stream_tasks.known(self, tasks)  # resumed or cached results, before the rest runs
             if pending:
                 if debug_stream.wanted(self.modes):
                     yield from debug_stream.task_events(self, pending, self.state())
-                yield RunTasks(pending, self.state(), self.saver is not None)
-                if debug_stream.wanted(self.modes):
-                    yield from debug_stream.result_events(self, pending)
+                stream_tasks.started(self, pending, self.state())
+                # Each task's chunks are streamed as it finishes (rag.graph._stream_tasks).
+                yield RunTasks(pending, self.state(), self.saver is not None, partial(stream_tasks.finished, self))
             if keyed:
                 yield from node_cache.save(self, keyed)
             if any(t.error is not None or (not t.done and t.paused) for t in tasks):
@@ -277,14 +279,18 @@ class Loop:
         yield from self._save("input", [])
         yield from self._take_input(input)
 
-    def _take_input(self, input: dict[str, Any]) -> Effects:
+    def _take_input(self, input: dict[str, Any], *, record: bool = True) -> Effects:
         """The START step: ``input`` applied, the entry edges followed, a "loop" checkpoint."""
+        if record and self.saver is not None:  # the input is __start__'s result, kept with the "input" checkpoint
+            task_id = f"{self.checkpoint_id}:0:{START}"
+            yield from durability.put_writes(self, time_travel.result_write(input), task_id)
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
         finished = [(START, [], None)]
         self.next = successors(self, finished, (yield from decisions(self, finished)))
         yield from self._save("loop", [START])
-        yield Emit("values", self.state())
+        if input:  # an empty input writes no key: no "values" chunk (as LangGraph's)
+            yield Emit("values", self.state())
 
     def _start_resume(self, input: Optional[Command], saved: Any) -> Effects:
         what = "invoke(None, config)" if input is None else "Command(...)"
@@ -312,7 +318,11 @@ class Loop:
             yield from time_travel.fork(self, saved)
         if self.next == [START] and not getattr(self.builder, "direct_input", False):
             # An "input" checkpoint (a run's first, or update_state(as_node="__input__")): its input runs.
-            yield from self._take_input(saved.checkpoint.get("input") or {})
+            # Its __start__ result, when restored (a copy given StateUpdate(values, "__start__")), replaces the input.
+            start = self.restored.pop(f"{self.checkpoint_id}:0:{START}", None)
+            given = start is not None and start.done
+            yield from self._take_input((start.update if given else saved.checkpoint.get("input")) or {},
+                                        record=not given)
 
     def _apply_command(self, input: Command) -> Effects:
         if input.has_resume:
@@ -349,10 +359,8 @@ class Loop:
     def _stop_step(self, tasks: list[Task]) -> Effects:
         """A node paused or failed: save what finished, report the pauses or raise."""
         for task in tasks:
-            for chunk in held_updates(task.calls):
+            for chunk in held_updates(task.calls):  # a paused task's finished @task calls
                 yield Emit("updates", chunk)
-            if task.ran and task.done:
-                yield Emit("updates", node_cache.update_chunk(task))
         if self.saver is not None:
             yield from durability.flush(self)  # the writes below refer to the checkpoint it holds back
             for task in tasks:
@@ -403,15 +411,9 @@ class Loop:
         self.step += 1
         finished = [(t.name, t.goto, views.get(id(t))) for t in tasks]
         self.next = successors(self, finished, (yield from decisions(self, finished)))
-        # Saved before anything of the step is streamed: a consumer that stops at any chunk
-        # leaves the thread at the step it saw.
+        # The step's updates were streamed as its nodes finished (rag.graph._stream_tasks). Its
+        # state is saved before its "values" chunk: a consumer that stops there leaves the
+        # thread at the step it saw. The results first, with the step's checkpoint.
+        yield from time_travel.step_results(self, tasks)
         yield from self._save("loop", [t.name for t in tasks])
-        for task in tasks:
-            if self.messages is not None:
-                for message in messages_in(task.update):
-                    if self.messages.first_sight(message):
-                        yield Emit("messages", (message, task.config["metadata"]))
-            for chunk in held_updates(task.calls):  # its @task calls' results, before its own update
-                yield Emit("updates", chunk)
-            yield Emit("updates", node_cache.update_chunk(task))
         yield Emit("values", self.state())

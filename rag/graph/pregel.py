@@ -15,14 +15,14 @@ from typing import Any, AsyncIterator, Iterator, Optional, Sequence, Union
 from rag.errors import ValidationError
 from rag.graph._drive import LiveSink, MessagesHandler, adrive, drive
 from rag.graph._loop import INTERRUPT, Loop
-from rag.graph._subgraphs import (Nested, arelay, child_config, graph_for_namespace, link_of, nested_sink, out_chunk,
+from rag.graph._subgraphs import (NS_SEP, Nested, arelay, child_config, graph_for_namespace, link_of, nested_sink, out_chunk,
                                   relay, saver_of, subgraphs_of, task_states)
 from rag.graph._drawing import draw_graph
 from rag.graph._durability import run_options
 from rag.graph._schemas import ROOT
 from rag.graph._snapshot import snapshot
 from rag.graph._time_travel import root_config, with_checkpoint_map
-from rag.graph._update import check_supersteps, superstep_put_args
+from rag.graph._update import asave_superstep, check_supersteps, save_superstep
 from rag.graph.constants import END
 from rag.graph.errors import CheckpointerRequiredError
 from rag.graph.types import Interrupt, StateSnapshot, StateUpdate
@@ -118,7 +118,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 modes = modes | (link.parent.modes - {"messages"})
         elif config and self.checkpointer not in (None, True, False):  # a subgraph's checkpoint config:
             config = root_config(config)  # the root travels to its checkpoint_map
-        handler = MessagesHandler() if "messages" in modes else None
+        handler = MessagesHandler(subgraphs, tuple(link.ns.split(NS_SEP)) if link is not None else ()) \
+            if "messages" in modes else None
         live = handler or (LiveSink() if modes & self.live_modes or subgraphs else None)
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
         after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
@@ -378,9 +379,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         applied together), one checkpoint each; returns the last one's config."""
         saver = self._need_saver("bulk_update_state")
         graph = graph_for_namespace(self, config, saver=saver, for_update=True)
-        for updates in check_supersteps(supersteps):
-            args = superstep_put_args(graph, saver.get_tuple(config), config, updates)
-            config = with_checkpoint_map(saver.put(*args), args[2])  # a subgraph's: where the root travels
+        for updates in check_supersteps(supersteps):  # each a checkpoint, its updates as task results
+            config = save_superstep(saver, graph, saver.get_tuple(config), config, updates)
         return config
 
     async def abulk_update_state(self, config: RunnableConfig,
@@ -388,8 +388,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         saver = self._need_saver("abulk_update_state")
         graph = graph_for_namespace(self, config, saver=saver, for_update=True)
         for updates in check_supersteps(supersteps):
-            args = superstep_put_args(graph, await saver.aget_tuple(config), config, updates)
-            config = with_checkpoint_map(await saver.aput(*args), args[2])
+            config = await asave_superstep(saver, graph, await saver.aget_tuple(config), config, updates)
         return config
 
     # -- drawing ----------------------------------------------------------------------------
