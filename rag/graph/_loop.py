@@ -279,11 +279,8 @@ class Loop:
         yield from self._save("input", [])
         yield from self._take_input(input)
 
-    def _take_input(self, input: dict[str, Any], *, record: bool = True) -> Effects:
+    def _take_input(self, input: dict[str, Any]) -> Effects:
         """The START step: ``input`` applied, the entry edges followed, a "loop" checkpoint."""
-        if record and self.saver is not None:  # the input is __start__'s result, kept with the "input" checkpoint
-            task_id = f"{self.checkpoint_id}:0:{START}"
-            yield from durability.put_writes(self, time_travel.result_write(input), task_id)
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
         finished = [(START, [], None)]
@@ -318,11 +315,7 @@ class Loop:
             yield from time_travel.fork(self, saved)
         if self.next == [START] and not getattr(self.builder, "direct_input", False):
             # An "input" checkpoint (a run's first, or update_state(as_node="__input__")): its input runs.
-            # Its __start__ result, when restored (a copy given StateUpdate(values, "__start__")), replaces the input.
-            start = self.restored.pop(f"{self.checkpoint_id}:0:{START}", None)
-            given = start is not None and start.done
-            yield from self._take_input((start.update if given else saved.checkpoint.get("input")) or {},
-                                        record=not given)
+            yield from self._take_input(saved.checkpoint.get("input") or {})
 
     def _apply_command(self, input: Command) -> Effects:
         if input.has_resume:
@@ -413,7 +406,6 @@ class Loop:
         self.next = successors(self, finished, (yield from decisions(self, finished)))
         # The step's updates were streamed as its nodes finished (rag.graph._stream_tasks). Its
         # state is saved before its "values" chunk: a consumer that stops there leaves the
-        # thread at the step it saw. The results first, with the step's checkpoint.
-        yield from time_travel.step_results(self, tasks)
+        # thread at the step it saw.
         yield from self._save("loop", [t.name for t in tasks])
         yield Emit("values", self.state())
