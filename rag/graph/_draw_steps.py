@@ -132,7 +132,7 @@ def _writers(builder: Any) -> dict[str, list[_Writer]]:
 
 def _channels(builder: Any) -> tuple[dict[str, _Channel], dict[str, list[str]]]:
     """The trigger channels and each node's triggers."""
-    deferred = getattr(builder, "deferred", set())
+    deferred: set[str] = getattr(builder, "deferred", set())
     channels = {START: _Channel("value")}
     triggers: dict[str, list[str]] = {START: [START]}
     for name in builder.nodes:
@@ -181,16 +181,16 @@ class _Run:
                 if self.channels[channel].available():
                     updated.add(channel)
         if bump_step:
-            for name, channel in self.channels.items():
-                if channel.available() and name not in updated and channel.update([]):
+            for name, state in self.channels.items():
+                if state.available() and name not in updated and state.update([]):
                     self.versions[name] = version
-                    if channel.available():
+                    if state.available():
                         updated.add(name)
             if not updated:  # the graph would stop here: deferred nodes' channels open
-                for name, channel in self.channels.items():
-                    if channel.finish():
+                for name, state in self.channels.items():
+                    if state.finish():
                         self.versions[name] = version
-                        if channel.available():
+                        if state.available():
                             updated.add(name)
         return updated
 

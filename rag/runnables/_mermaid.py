@@ -118,7 +118,7 @@ def yaml_block(value: dict[str, Any], indent: int = 0) -> str:
         elif isinstance(item, (list, tuple)) and item:
             out.append(f"{pad}{_yaml_scalar(key)}:\n" + "".join(f"{pad}- {_yaml_scalar(v)}\n" for v in item))
         else:
-            empty = {dict: "{}", list: "[]", tuple: "[]"}.get(type(item))
+            empty = "{}" if isinstance(item, dict) else "[]" if isinstance(item, (list, tuple)) else None
             out.append(f"{pad}{_yaml_scalar(key)}: {empty or _yaml_scalar(item)}\n")
     return "".join(out)
 

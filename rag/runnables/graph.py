@@ -192,15 +192,15 @@ class Graph:
             state[root] = 1
             while stack:
                 node_id, edges = stack[-1]
-                edge = next(edges, None)
-                if edge is None:
+                step = next(edges, None)
+                if step is None:
                     state[node_id] = 2
                     stack.pop()
-                elif state.get(edge.target) == 1:
-                    back.append(edge)
-                elif edge.target not in state:
-                    state[edge.target] = 1
-                    stack.append((edge.target, iter(outgoing[edge.target])))
+                elif state.get(step.target) == 1:
+                    back.append(step)
+                elif step.target not in state:
+                    state[step.target] = 1
+                    stack.append((step.target, iter(outgoing[step.target])))
         return back
 
     def _layers(self) -> list[list[Node]]:
