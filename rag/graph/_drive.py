@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Callable, Generator, Iterator, Optional
 
 from rag.graph._inject import RUNTIME_KEY, count_attempt
 from rag.graph._loop import IO, Decide, Emit, RunTasks, Task
-from rag.graph.constants import END
+from rag.graph.constants import CONFIG_KEY_NODE_FINISHED, END
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
 from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.state import check_keys
@@ -67,6 +67,9 @@ def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) 
         check_keys(task.name, update, graph.builder.channels)
     task.update = update
     task.done = True
+    finished = (task.config.get("configurable") or {}).get(CONFIG_KEY_NODE_FINISHED)
+    if finished is not None:
+        finished(task.name)
 
 
 def _scope(task: Task, checkpointed: bool) -> TaskScope:

@@ -383,8 +383,9 @@ class Loop:
         asking = [t for t in tasks if not t.done and t.interrupts]
         for task in asking:
             yield Emit("updates", {INTERRUPT: tuple(task.interrupts)})
-        if not asking:
+        if not asking:  # a breakpoint inside a subgraph: no interrupt to show in "values" (as LangGraph's)
             yield Emit("updates", {INTERRUPT: self.interrupts})
+            return
         yield Emit("values", {**self.shown, INTERRUPT: self.interrupts})
 
     def _finish_step(self, tasks: list[Task]) -> Effects:

@@ -23,3 +23,6 @@ ERROR = "__error__"
 # A task call's return value (the functional API's @task, rag.graph.func), kept with a paused
 # step so that running the step again replays the call instead of running it.
 RETURN = "__return__"
+# A callable in a run's configurable, called with each node's name as it finishes without
+# error or pause, in subgraphs too (LangGraph's CONFIG_KEY_NODE_FINISHED, which its tests use).
+CONFIG_KEY_NODE_FINISHED = "__pregel_node_finished"
