@@ -94,6 +94,9 @@ def save(loop: Any, source: str, writers: list[str]) -> Generator[Any, Any, None
         loop.checkpoint_id = str(loop.step)  # task ids only need to differ between steps
         return
     parent, _, metadata, _ = args = loop.put_args(source, writers)
+    # The finished step's task results, saved with this checkpoint (rag.graph._time_travel);
+    # under "exit" the steps' checkpoints are not kept, nor their results.
+    step_writes, loop.step_writes = loop.step_writes, []
     if loop.durability == "exit":
         # Only the last one is saved (each holds the whole state); the writes made against
         # the one it replaces go with it, as LangGraph keeps a step's writes in memory.
@@ -101,7 +104,8 @@ def save(loop: Any, source: str, writers: list[str]) -> Generator[Any, Any, None
         thread_id, ns, _ = loop.thread
         config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": loop.checkpoint_id}}
     else:
-        loop.saved_config = config = yield IO(partial(loop.saver.put, *args))
+        call = partial(loop.saver.put_step, *args[:3], step_writes) if step_writes else partial(loop.saver.put, *args)
+        loop.saved_config = config = yield IO(call)
     if debug_stream.wanted(loop.modes):
         yield from debug_stream.checkpoint_events(loop, parent if thread_of(parent)[2] else None, metadata, config)
 

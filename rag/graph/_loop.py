@@ -36,7 +36,7 @@ from rag.graph.errors import (
 )
 from rag.graph._edges import decisions, successors
 from rag.graph._resume import SpareResume, answers
-from rag.graph._subgraphs import resume_input, saver_of, task_ns
+from rag.graph._subgraphs import pause_chunks, resume_input, saver_of, task_ns
 from rag.graph._effects import (
     DEFAULT_RECURSION_LIMIT,
     IO,
@@ -97,6 +97,7 @@ class Loop:
         self.spare: Optional[SpareResume] = None  # Command(resume=...) sent at a breakpoint (rag.graph._resume)
         self.durability, self.unsaved = durability.durability_of(config), None  # rag.graph._durability
         self.pending_input: Optional[dict[str, Any]] = None  # the input an "input" checkpoint (next: START) holds
+        self.step_writes: list[tuple[str, Any]] = []  # a finished step's task results, saved with its checkpoint
         node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
         if messages is not None:
             callbacks = node_config.get("callbacks") or []
@@ -279,8 +280,10 @@ class Loop:
         yield from self._save("input", [])
         yield from self._take_input(input)
 
-    def _take_input(self, input: dict[str, Any]) -> Effects:
+    def _take_input(self, input: dict[str, Any], *, record: bool = True) -> Effects:
         """The START step: ``input`` applied, the entry edges followed, a "loop" checkpoint."""
+        if record and self.saver is not None:  # __start__'s result, saved with the step's checkpoint (put_step)
+            self.step_writes = [(f"{self.checkpoint_id}:0:{START}", time_travel.result_write(input))]
         apply_updates(self.values, [(START, input)], self.builder.channels)
         self.step += 1
         finished = [(START, [], None)]
@@ -315,7 +318,11 @@ class Loop:
             yield from time_travel.fork(self, saved)
         if self.next == [START] and not getattr(self.builder, "direct_input", False):
             # An "input" checkpoint (a run's first, or update_state(as_node="__input__")): its input runs.
-            yield from self._take_input(saved.checkpoint.get("input") or {})
+            # Its __start__ result, when restored (a copy given StateUpdate(values, "__start__")), replaces the input.
+            start = self.restored.pop(f"{self.checkpoint_id}:0:{START}", None)
+            given = start is not None and start.done
+            yield from self._take_input((start.update if given else saved.checkpoint.get("input")) or {},
+                                        record=not given)
 
     def _apply_command(self, input: Command) -> Effects:
         if input.has_resume:
@@ -379,14 +386,7 @@ class Loop:
             raise failed[0].error  # type: ignore[misc]
         self.interrupts = tuple(i for t in tasks if not t.done for i in t.interrupts)
         self.shown = self.paused_state(tasks)
-        # "updates" reports each paused task's interrupts as a chunk of its own (as LangGraph's).
-        asking = [t for t in tasks if not t.done and t.interrupts]
-        for task in asking:
-            yield Emit("updates", {INTERRUPT: tuple(task.interrupts)})
-        if not asking:  # a breakpoint inside a subgraph: no interrupt to show in "values" (as LangGraph's)
-            yield Emit("updates", {INTERRUPT: self.interrupts})
-            return
-        yield Emit("values", {**self.shown, INTERRUPT: self.interrupts})
+        yield from pause_chunks(self, tasks)  # what the stream shows of the pause (rag.graph._subgraphs)
 
     def _finish_step(self, tasks: list[Task]) -> Effects:
         channels = self.builder.channels
@@ -407,6 +407,7 @@ class Loop:
         self.next = successors(self, finished, (yield from decisions(self, finished)))
         # The step's updates were streamed as its nodes finished (rag.graph._stream_tasks). Its
         # state is saved before its "values" chunk: a consumer that stops there leaves the
-        # thread at the step it saw.
+        # thread at the step it saw. The results first, with the step's checkpoint.
+        time_travel.step_results(self, tasks)
         yield from self._save("loop", [t.name for t in tasks])
         yield Emit("values", self.state())

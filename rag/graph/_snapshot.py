@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rag.graph._loop import INTERRUPT, RESULT
+from rag.graph._schemas import ROOT
 from rag.graph._time_travel import with_checkpoint_map
 from rag.graph.constants import ERROR, START, UPDATE
 from rag.graph.state import apply_updates, ordered
@@ -36,7 +37,7 @@ def snapshot(graph: Any, saved: Any, config: Any, *, pending: bool = False) -> S
         tasks.append(PregelTask(task_id, name, ("__pregel_pull", name),
                                 error=writes.get(ERROR) if result is None else None,
                                 interrupts=tuple(writes.get(INTERRUPT, ()) if result is None or not pending else ()),
-                                result=result.get("update") if result else None))
+                                result=_shown_result(graph, result)))
     interrupts: tuple[Interrupt, ...] = tuple(i for t in tasks for i in t.interrupts)
     values = dict(checkpoint["channel_values"])
     # As LangGraph's: Command(resume=..., update=...) updates kept with a paused
@@ -48,11 +49,21 @@ def snapshot(graph: Any, saved: Any, config: Any, *, pending: bool = False) -> S
     pulls = [not isinstance(entry, Send) for entry in entries]
     updates = [(START, update) for _, update in resume_updates]
     for want_pull in (True, False):  # nodes run by edges first, then Sends (the loop's order)
-        updates += [(task.name, task.result) for task, finished, pull in zip(tasks, done, pulls)
-                    if finished and pull is want_pull and task.result]
+        updates += [(task.name, update) for task, finished, pull in zip(tasks, done, pulls)
+                    if finished and pull is want_pull and (update := by_task[task.id][RESULT].get("update"))]
     apply_updates(values, updates, graph.builder.channels)
     names = tuple(task.name for task, finished in zip(tasks, done) if not finished)
     # A subgraph's configs carry its parents' checkpoints (checkpoint_map): the root travels there.
     return StateSnapshot(graph._shown(ordered(values, graph.builder.channels)), names,
                          with_checkpoint_map(saved.config, saved.metadata), saved.metadata, checkpoint.get("ts"),
                          with_checkpoint_map(saved.parent_config, saved.metadata), tuple(tasks), interrupts)
+
+
+def _shown_result(graph: Any, result: Any) -> Any:
+    """A task's saved result as LangGraph shows it: the update the node returned (a root
+    state's value itself, not wrapped under its key)."""
+    update = result.get("update") if result else None
+    shape = getattr(graph.builder, "shape", None)
+    if shape is not None and shape.kind == "root" and isinstance(update, dict) and set(update) == {ROOT}:
+        return update[ROOT]
+    return update

@@ -29,6 +29,13 @@ checkpoint of each graph above it (``{namespace: checkpoint_id}``, the root's un
 The root graph invoked with such a config replays from its own checkpoint in the map, and
 the subgraph whose namespace the map names continues from its checkpoint there (a fork of
 its own), rather than from its input.
+
+Every step's results stay with the checkpoint the step ran from (as LangGraph's pending
+writes): each node's update (and the run's input, as ``__start__``'s) is saved there with
+the step's next checkpoint (``saver.put_step``: one transaction, so a step costs one commit
+as before), so ``get_state_history`` shows ``tasks[i].result`` for finished steps too,
+and ``update_state`` / ``bulk_update_state`` record the update as the result of the node it
+names. A replay ignores them (``rerun_finished``): the nodes run again.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from rag.graph.constants import INTERRUPT, RESULT, RESUME, RETURN
 from rag.graph.types import CURRENT_TASK, Command
 
 __all__ = ["Travel", "Replay", "plan", "kept_writes", "fork", "load_call", "root_config", "parents_of",
-           "with_checkpoint_map"]
+           "with_checkpoint_map", "step_results", "result_write"]
 
 # Checkpoints update_state wrote: replaying one that is still the newest needs no fork
 # (it already is a branch of its own, as LangGraph's).
@@ -115,6 +122,19 @@ def kept_writes(travel: Optional[Travel], pending: list[tuple[str, str, Any]]) -
     if travel.forks:  # the fork's tasks have new ids: its interrupts are asked afresh
         dropped.add(INTERRUPT)
     return [write for write in pending if write[1] not in dropped]
+
+
+def result_write(update: Any, goto: Any = ()) -> list[tuple[str, Any]]:
+    """The pending write recording a task's result (as a paused step saves it)."""
+    return [(RESULT, {"update": update, "goto": list(goto)})]
+
+
+def step_results(loop: Any, tasks: list[Any]) -> None:
+    """Keep the results of the step's tasks that ran in this invocation for the checkpoint
+    the step ran from; the step's next checkpoint is saved with them, in one ``put_step``
+    (rag.graph._durability). Tasks restored from its pending writes are there already."""
+    if loop.saver is not None:
+        loop.step_writes = [(task.id, result_write(task.update, task.goto)) for task in tasks if task.ran and task.done]
 
 
 def fork(loop: Any, saved: Any) -> Generator[Any, Any, None]:

@@ -23,12 +23,13 @@ from rag.graph._loop import Loop
 from rag.graph.constants import END, START
 from rag.graph.errors import InvalidUpdateError
 from rag.graph._schemas import to_update
+from rag.graph._time_travel import result_write, with_checkpoint_map
 from rag.graph.state import apply_updates, initial_values
 from rag.graph.types import Command, Send
 
 import rag.graph  # type hints: rag.graph.pregel imports this module
 
-__all__ = ["COPY", "INPUT", "check_supersteps", "superstep_put_args"]
+__all__ = ["COPY", "INPUT", "check_supersteps", "superstep_put_args", "save_superstep", "asave_superstep"]
 
 COPY = "__copy__"
 INPUT = "__input__"
@@ -117,12 +118,87 @@ def _copy(loop: Loop, saved: Any, values: Any, writers: list[str]) -> tuple[Any,
         raise InvalidUpdateError("Cannot copy a non-existent checkpoint: update_state(as_node='__copy__') needs "
                                  "the config of a saved checkpoint")
     if values is not None:
-        raise ValidationError("update_state(as_node='__copy__') copies a checkpoint as it is; pass values=None, "
-                              "then update the copy")
+        _given_updates(values)  # applied to the copy once it is saved (save_superstep)
     # The copy is a sibling: same parent as the original, one step on (LangGraph's metadata).
     loop.saved_config = saved.parent_config
     loop.step += 1
+    loop.pending_input = saved.checkpoint.get("input")  # a copy of a run's "input" checkpoint keeps its input
     return loop.put_args("fork", writers)
+
+
+def _task_updates(values: Any) -> bool:
+    return isinstance(values, (list, tuple)) and bool(values) and all(
+        isinstance(item, tuple) and len(item) in (2, 3) and isinstance(item[1], str) for item in values)
+
+
+def _result_writes(builder: Any, checkpoint: dict[str, Any],
+                   updates: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """``(task id, writes)`` recording each update as the result of a task ``checkpoint``
+    has due for its ``as_node`` (each task once, in order, as LangGraph matches them);
+    an update naming no due task records nothing."""
+    used: set[int] = set()
+    entries = checkpoint.get("next") or []
+    found = []
+    for update in updates:
+        values, as_node = update[0], update[1]  # a StateUpdate's task_id (LangGraph's) names no task here
+        index = next((i for i, entry in enumerate(entries) if i not in used and
+                      (entry.node if isinstance(entry, Send) else entry) == as_node), None)
+        if index is None:
+            continue
+        used.add(index)
+        goto: list[Any] = []
+        if isinstance(values, Command):
+            values, goto = values.update, values.goto_list()
+        shape = getattr(builder, "shape", None)
+        if values is not None and shape is not None and not shape.plain and as_node != START:
+            values = to_update(shape, values)
+        found.append((f"{checkpoint['id']}:{index}:{as_node}", result_write(values, goto)))
+    return found
+
+
+def _plan(graph: Any, saved: Any, config: Any, updates: list[tuple[Any, Optional[str]]]) -> tuple[Any, Any, list]:
+    """``(put arguments, the updates to apply to the copy after it is saved (a __copy__
+    given StateUpdates, as LangGraph's), (task id, writes) to save with ``saved``)``: the
+    updates recorded as the results of ``saved``'s due tasks, so ``get_state_history``
+    shows them as LangGraph's."""
+    if len(updates) == 1 and updates[0][1] == COPY and updates[0][0] is not None:
+        then = [(update[0], update[1]) for update in _given_updates(updates[0][0])]
+        return superstep_put_args(graph, saved, config, [(None, COPY)]), then, []
+    args = superstep_put_args(graph, saved, config, updates)
+    named = [(values, as_node) for values, as_node in updates if as_node not in (None, END, INPUT, COPY)]
+    return args, [], [] if saved is None else _result_writes(graph.builder, saved.checkpoint, named)
+
+
+def _given_updates(values: Any) -> list[Any]:
+    if not _task_updates(values):
+        raise ValidationError(
+            "update_state(as_node='__copy__') copies a checkpoint; values must be None or a list of "
+            f"StateUpdate(values, as_node) to apply to the copy, got {type(values).__name__} {values!r:.80}")
+    return list(values)
+
+
+def save_superstep(saver: Any, graph: Any, saved: Any, config: Any, updates: list[tuple[Any, Optional[str]]]) -> Any:
+    """Save one superstep of ``updates`` made from ``saved``; returns the new checkpoint's
+    config (with a subgraph's ``checkpoint_map``: where the root travels)."""
+    args, then, writes = _plan(graph, saved, config, updates)
+    new = saver.put(*args)
+    for task_id, task_writes in writes:
+        saver.put_writes(saved.config, task_writes, task_id)
+    if then:
+        return save_superstep(saver, graph, saver.get_tuple(new), new, then)
+    return with_checkpoint_map(new, args[2])
+
+
+async def asave_superstep(saver: Any, graph: Any, saved: Any, config: Any,
+                          updates: list[tuple[Any, Optional[str]]]) -> Any:
+    """Async :func:`save_superstep`."""
+    args, then, writes = _plan(graph, saved, config, updates)
+    new = await saver.aput(*args)
+    for task_id, task_writes in writes:
+        await saver.aput_writes(saved.config, task_writes, task_id)
+    if then:
+        return await asave_superstep(saver, graph, await saver.aget_tuple(new), new, then)
+    return with_checkpoint_map(new, args[2])
 
 
 def _as_input(loop: Loop, saved: Any, updates: list[tuple[Any, Optional[str]]]) -> tuple[Any, ...]:

@@ -135,8 +135,10 @@ def test_a_checkpoint_whose_id_differs_from_its_row_is_damage(db: Path) -> None:
 ])
 def test_a_damaged_pending_write_is_one_error_naming_its_task(db: Path, channel: str, value: bytes) -> None:
     execute(db, "UPDATE writes SET value=? WHERE thread_id='paused' AND channel=?", value, channel)
+    # Beside a write of the paused checkpoint (earlier ones hold their steps' results, which a resume does not read).
     execute(db, "INSERT OR IGNORE INTO writes SELECT thread_id, checkpoint_ns, checkpoint_id, task_id || 'x', ?, ? "
-                "FROM writes WHERE thread_id='paused' LIMIT 1", channel, value)
+                "FROM writes WHERE thread_id='paused' AND checkpoint_id=(SELECT checkpoint_id FROM checkpoints "
+                "WHERE thread_id='paused' ORDER BY seq DESC LIMIT 1) LIMIT 1", channel, value)
     with pytest.raises(CorruptCheckpointError, match=r"task '.*'"):
         with SqliteSaver.from_conn_string(str(db)) as saver:
             build(saver).invoke(Command(resume="yes"), thread("paused"))

@@ -235,12 +235,14 @@ def test_a_paused_steps_writes_stay_with_its_checkpoint_after_the_resume(tmp_pat
         app.invoke({"n": 0}, thread("w"))
         paused_id = app.get_state(thread("w")).config["configurable"]["checkpoint_id"]
         app.invoke(Command(resume="yes"), thread("w"))
-        kept = saver.conn.execute("SELECT DISTINCT checkpoint_id, channel FROM writes ORDER BY channel").fetchall()
+        kept = saver.conn.execute("SELECT DISTINCT channel FROM writes WHERE checkpoint_id=? ORDER BY channel",
+                                  (paused_id,)).fetchall()
         paused = next(s for s in app.get_state_history(thread("w"))
                       if s.config["configurable"]["checkpoint_id"] == paused_id)
-    # As LangGraph's: the history of the paused step shows what its nodes returned and asked.
-    assert kept == [(paused_id, "__interrupt__"), (paused_id, "__result__"), (paused_id, "__resume__")]
-    assert {t.name: t.result for t in paused.tasks} == {"fast": {"n": 1}, "ask": None}
+    # As LangGraph's: the history of the paused step shows what its nodes returned (the one
+    # that paused too, once resumed) and asked.
+    assert kept == [("__interrupt__",), ("__result__",), ("__resume__",)]
+    assert {t.name: t.result for t in paused.tasks} == {"fast": {"n": 1}, "ask": {"log": ["yes"]}}
     assert [i.value for t in paused.tasks for i in t.interrupts] == ["go?"]
 
 

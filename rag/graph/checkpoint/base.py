@@ -99,6 +99,19 @@ class BaseCheckpointSaver(ABC):
         """Save ``(channel, value)`` writes of task ``task_id`` against the checkpoint ``config``
         names; a later write of the same task to the same channel replaces the earlier one."""
 
+    def put_step(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
+                 writes: Sequence[tuple[str, Sequence[tuple[str, Any]]]]) -> dict[str, Any]:
+        """What a finished step leaves: the ``writes`` of its tasks (``(task_id, [(channel,
+        value), ...])`` each) against the checkpoint ``config`` names, which the step ran
+        from, and ``checkpoint``, its child; returns the child's config. Derived from
+        :meth:`put` and :meth:`put_writes` (the checkpoint first: a value that cannot be
+        saved is reported naming its state key, and nothing of the step is saved); a saver
+        that can do both in one transaction overrides it (SqliteSaver: one commit a step)."""
+        saved = self.put(config, checkpoint, metadata)
+        for task_id, task_writes in writes:
+            self.put_writes(config, task_writes, task_id)
+        return saved
+
     def delete_thread(self, thread_id: str) -> None:
         """Forget every checkpoint and write of ``thread_id``."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete threads")
@@ -125,6 +138,10 @@ class BaseCheckpointSaver(ABC):
     async def aput(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
                    new_versions: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         return await self._call(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_step(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
+                        writes: Sequence[tuple[str, Sequence[tuple[str, Any]]]]) -> dict[str, Any]:
+        return await self._call(self.put_step, config, checkpoint, metadata, writes)
 
     async def aput_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
                           task_path: str = "") -> None:

@@ -90,9 +90,19 @@ class InMemorySaver(BaseCheckpointSaver):
 
     def put(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
             new_versions: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+        return self.put_step(config, checkpoint, metadata, ())
+
+    def put_step(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
+                 writes: Sequence[tuple[str, Sequence[tuple[str, Any]]]]) -> dict[str, Any]:
+        """The step's task writes and its new checkpoint under one lock (a reader sees both
+        or neither); writes of a checkpoint ``keep_last`` drops go with it."""
         thread_id, ns, parent_id = thread_of(config)
-        row = (serde.dumps(checkpoint), serde.dumps(metadata), parent_id)
+        row = (serde.dumps(checkpoint), serde.dumps(metadata), parent_id)  # first: its error names the state key
+        encoded = [((task_id, channel), serde.dumps(value)) for task_id, task_writes in writes
+                   for channel, value in task_writes]
         with self._lock:
+            if encoded:
+                self._writes.setdefault((thread_id, ns, parent_id or ""), {}).update(encoded)
             rows = self._threads.setdefault((thread_id, ns), {})
             rows[checkpoint["id"]] = row
             if self.keep_last is not None:
