@@ -36,7 +36,7 @@ from rag.graph.errors import (
 )
 from rag.graph._edges import decisions, successors
 from rag.graph._resume import SpareResume, answers
-from rag.graph._subgraphs import resume_input, saver_of, task_ns
+from rag.graph._subgraphs import pause_chunks, resume_input, saver_of, task_ns
 from rag.graph._effects import (
     DEFAULT_RECURSION_LIMIT,
     IO,
@@ -386,14 +386,7 @@ class Loop:
             raise failed[0].error  # type: ignore[misc]
         self.interrupts = tuple(i for t in tasks if not t.done for i in t.interrupts)
         self.shown = self.paused_state(tasks)
-        # "updates" reports each paused task's interrupts as a chunk of its own (as LangGraph's).
-        asking = [t for t in tasks if not t.done and t.interrupts]
-        for task in asking:
-            yield Emit("updates", {INTERRUPT: tuple(task.interrupts)})
-        if not asking:  # a breakpoint inside a subgraph: no interrupt to show in "values" (as LangGraph's)
-            yield Emit("updates", {INTERRUPT: self.interrupts})
-            return
-        yield Emit("values", {**self.shown, INTERRUPT: self.interrupts})
+        yield from pause_chunks(self, tasks)  # what the stream shows of the pause (rag.graph._subgraphs)
 
     def _finish_step(self, tasks: list[Task]) -> Effects:
         channels = self.builder.channels

@@ -31,12 +31,14 @@ from typing import Any, Callable, Iterator, Optional
 
 from rag.errors import ValidationError
 from rag.graph._calls import CALL_KEY, CallSlot
+from rag.graph._effects import Emit
 from rag.graph.errors import GraphInterrupt, ParentCommand
 from rag.graph.constants import INTERRUPT
 from rag.graph.types import CURRENT_TASK, Command, PregelTask
 
 __all__ = ["NS_SEP", "NS_END", "Link", "Nested", "ParentCommand", "link_of", "task_ns", "stateful_ns",
-           "child_config", "saver_of", "resume_input", "relay", "arelay", "nested_sink", "out_chunk", "task_states", "subgraphs_of"]
+           "child_config", "saver_of", "resume_input", "relay", "arelay", "nested_sink", "out_chunk", "task_states", "subgraphs_of",
+           "pause_chunks"]
 
 _ROOT = "__root__"  # rag.graph._schemas.ROOT: the one channel of a non-dict state
 
@@ -232,6 +234,22 @@ def _plain_snapshot(saved: Any) -> Any:
                          checkpoint.get("ts"), saved.parent_config, (), ())
 
 
+def pause_chunks(loop: Any, tasks: list[Any]) -> Iterator[Emit]:
+    """The chunks of a step that paused (as LangGraph's): for each node that asked,
+    ``"updates"`` ``{"__interrupt__": its interrupts}`` and ``"values"``: the state the step
+    started from with them. Then, from the root graph only (a subgraph's pause is the root's
+    to report): the state with the updates of the nodes that did finish, if any, and for a
+    pause that asked nothing (a breakpoint inside a subgraph) ``{"__interrupt__": ()}``."""
+    asking = [task for task in tasks if not task.done and task.interrupts]
+    for task in asking:
+        yield Emit("updates", {INTERRUPT: tuple(task.interrupts)})
+        yield Emit("values", {**loop.state(), INTERRUPT: tuple(task.interrupts)})
+    if loop.link is None and any(task.done and task.update for task in tasks):
+        yield Emit("values", loop.shown)
+    if not asking:  # (a subgraph's marks it paused, see _passing; only the root's is streamed)
+        yield Emit("updates", {INTERRUPT: loop.interrupts})
+
+
 def _ns_tuple(loop: Any) -> tuple[str, ...]:
     return tuple(loop.ns.split(NS_SEP)) if loop.ns else ()
 
@@ -240,6 +258,8 @@ def _passing(loop: Any, emit: Any) -> Any:
     if type(emit) is not Nested and loop.link is not None:
         if emit.mode == "updates" and INTERRUPT in emit.chunk:
             loop.link.paused = True  # an interrupt() or a breakpoint stopped it
+            if not emit.chunk[INTERRUPT]:  # a breakpoint: only the root's stream shows it (as LangGraph's)
+                return emit
         if loop.nested is not None:
             loop.nested(_ns_tuple(loop), emit)
     return emit

@@ -3,7 +3,8 @@ hook through the levels, as LangGraph 1.2's."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+import operator
+from typing import Annotated, TypedDict
 
 import pytest
 
@@ -67,3 +68,28 @@ def test_the_node_finished_hook_hears_every_level_in_the_order_nodes_finish(runn
     assert heard == ["parent_1", "grandchild_1"]  # the breakpoint stops the grandchild; nothing above finished
     run(None)
     assert heard == ["parent_1", "grandchild_1", "grandchild_2", "child_1", "child", "parent_2"]
+
+
+class Text(TypedDict):
+    my_key: Annotated[str, operator.add]
+
+
+def _parallel():
+    """``inner`` (a breakpoint before its second node) beside ``outer_1``, both joined by ``outer_2``."""
+    inner = (StateGraph(Text).add_node("inner_1", lambda s: {"my_key": "got here"})
+             .add_node("inner_2", lambda s: {"my_key": " and there"})
+             .add_edge(START, "inner_1").add_edge("inner_1", "inner_2").compile(interrupt_before=["inner_2"]))
+    graph = (StateGraph(Text).add_node("inner", inner).add_node("outer_1", lambda s: {"my_key": " and parallel"})
+             .add_node("outer_2", lambda s: {"my_key": " and back"})
+             .add_edge(START, "inner").add_edge(START, "outer_1").add_edge(["inner", "outer_1"], "outer_2"))
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def test_a_pause_shows_in_values_the_updates_of_the_nodes_that_finished_in_its_step():
+    chunks = [*_parallel().stream({"my_key": ""}, _thread(), stream_mode="values")]
+    assert chunks == [{"my_key": ""}, {"my_key": " and parallel"}]
+
+
+def test_with_subgraphs_a_breakpoint_inside_a_subgraph_is_streamed_once_by_the_root():
+    chunks = [*_parallel().stream({"my_key": ""}, _thread(), subgraphs=True)]
+    assert [(len(ns), chunk) for ns, chunk in chunks if "__interrupt__" in chunk] == [(0, {"__interrupt__": ()})]
