@@ -17,6 +17,7 @@ import numpy as np
 from rag.chains import features as signals
 from rag.chains.features import FEATURES, question_form
 from rag.chains.spans import span_units
+from rag.chains.commands import is_command_term
 from rag.chains.units import _WORD, Unit, caption_number, is_synopsis, mentions, purpose_subject, text_units, unit_sections
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
@@ -59,6 +60,15 @@ def document_units(document: Document) -> list[Unit]:
     titles = [str(metadata[key]) for key in ("title", "section") if metadata.get(key)]
     units = span_units(document.page_content, metadata.get("blocks"), metadata.get("headings"), titles)
     return units if units is not None else text_units(document.page_content, metadata.get("headings"), titles)
+
+
+def _fit_kind(unit: Unit) -> str:
+    """The kind of block ``unit`` answers as: a definition quoted with its term, when that
+    term is a command line ("git push origin :experimental Find a ref ... and delete it."),
+    is an example, as code is."""
+    if unit.kind == "sentence" and unit.label and unit.text.startswith(unit.label) and is_command_term(unit.label):
+        return "code"
+    return unit.kind
 
 
 def _page(source: Any) -> Any:
@@ -125,7 +135,8 @@ def build_candidates(question: str, documents: Sequence[Document], embeddings: A
     from rag.bm25.analysis import Analyzer
 
     # A definition is scored with the term it defines ("work_mem (integer): Sets ...").
-    texts = [(f"{unit.label}: {unit.text}" if unit.label else unit.text)[:_EMBED_CHARS] for unit in units]
+    texts = [(f"{unit.label}: {unit.text}" if unit.label and not unit.text.startswith(unit.label) else unit.text
+              )[:_EMBED_CHARS] for unit in units]
     titles = list(dict.fromkeys(title for title in sections if title))
     vectors = embed_texts(embeddings, [question, *texts, *titles])
     analyzer = Analyzer()
@@ -151,8 +162,8 @@ def build_candidates(question: str, documents: Sequence[Document], embeddings: A
                                      for unit, own in zip(units, unit_terms)],
                               [name is not None and bool(own) and set(own) <= asked_set
                                for name, own in zip(named, subject_terms)]),
-        signals.block_fit(form, [unit.kind for unit in units], [unit.kind == "code" and is_synopsis(unit.text)
-                                                                for unit in units]),
+        signals.block_fit(form, [_fit_kind(unit) for unit in units],
+                          [unit.kind == "code" and is_synopsis(unit.text) for unit in units]),
         signals.brevity(words),
         signals.source_rank(citations, len(documents)),
     ])

@@ -1,13 +1,15 @@
-"""Two kinds of text a command's manual page has: its purpose line ("git-fetch - Download
-objects and refs from another repository") and its synopsis (the command's grammar,
-``ALTER TABLE [ IF EXISTS ] name``), which is not an example one could run."""
+"""Three kinds of text a command's manual page has: its purpose line ("git-fetch - Download
+objects and refs from another repository"), its synopsis (the command's grammar,
+``ALTER TABLE [ IF EXISTS ] name``), which is not an example one could run, and its
+examples written as a definition list, each term a command line ("git push origin
+:experimental") defined by what it does."""
 
 from __future__ import annotations
 
 import re
 from typing import Optional
 
-__all__ = ["is_purpose_line", "purpose_subject", "is_synopsis"]
+__all__ = ["is_purpose_line", "purpose_subject", "is_synopsis", "is_command_term"]
 
 # A manual page's purpose line: its subject (one to three words), a dash, what it does
 # ("git-revert - Revert some existing commits", a man page's NAME section).
@@ -44,3 +46,19 @@ def is_synopsis(block: str) -> bool:
     or more use bracket or brace notation."""
     lines = [line for line in block.split("\n") if line.strip()]
     return bool(lines) and sum(bool(_GRAMMAR.search(line)) for line in lines) * 3 >= len(lines)
+
+
+# Words of English prose; a term holding one is a phrase ("Undo a commit and redo"), not a command.
+_PROSE_WORD = re.compile(r"\b(?:the|a|an|is|are|be|to|of|for|with|by|in|on|and|or|your|you|this|that|it|how|when)\b",
+                         re.IGNORECASE)
+_TERM_WORD = re.compile(r"\S+")
+
+
+def is_command_term(term: str) -> bool:
+    """Whether a definition list's term reads as a command line one could run (``git
+    cherry-pick master``, ``pg_dump dbname > dumpfile``): two to twelve words, no word of
+    English prose, a lower-case first letter (a command, not a title) and no closing
+    punctuation."""
+    words = _TERM_WORD.findall(term)
+    return (2 <= len(words) <= 12 and term[:1].islower() and not _PROSE_WORD.search(term)
+            and not term.rstrip().endswith((".", "!", "?", ":")))

@@ -183,7 +183,7 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
                 if kept and term_start is not None:
                     # A definition's first sentence is quoted with its term: "git cherry-pick
                     # master Apply the change ..." says what the command does; alone it does not.
-                    units.append(Unit("sentence", term_start, s_end, f"{label} {flat}", number, lead=lead))
+                    units.append(Unit("sentence", term_start, s_end, f"{label} {flat}", number, label=label, lead=lead))
                     lead = None if lead is None else lead + 1
                 elif kept:
                     units.append(Unit("sentence", s_start, s_end, flat, number, label=label, lead=lead))

@@ -235,23 +235,30 @@ class Answer:
 
 
 def passages(retriever: IndexRetriever, *, get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None,
-             window: int = 1, openings: int = 2, contents: int = 1) -> Runnable[str, list[Document]]:
+             window: int = 1, openings: int = 2, contents: int = 1, named: int = 1) -> Runnable[str, list[Document]]:
     """A Runnable from a query to the numbered passages an answer reads: ``retriever``'s
-    chunks, widened with ``get_by_ids`` as :func:`rag.index.passages.with_context` says
-    (``window`` around each, the ``openings`` best documents' opening chunks, the section
-    the ``contents`` best contents lists name for the query; nothing added without
-    ``get_by_ids`` or when all three are 0), merged by
-    :func:`rag.index.passages.merge_sources`."""
+    chunks, then the best chunk of each of the ``named`` pages (int >= 0, default 1) the
+    query names by their file name (:mod:`rag.index.named_pages`: ``git push`` names
+    ``git-push.html``) when none of the chunks comes from it, widened with ``get_by_ids``
+    as :func:`rag.index.passages.with_context` says (``window`` around each, the
+    ``openings`` best documents' opening chunks, the section the ``contents`` best
+    contents lists name for the query; nothing added without ``get_by_ids`` or when all
+    are 0), merged by :func:`rag.index.passages.merge_sources`."""
     steps: Runnable[str, list[Document]] = retriever
-    if get_by_ids is not None and (window or openings or contents):
+    if get_by_ids is not None and (window or openings or contents or named):
+        from rag.index.named_pages import with_named_pages
         from stores.filters import compile_filter
 
         keep = compile_filter(retriever.filter) if retriever.filter is not None else None
-        # The question goes along with the chunks: a contents list is followed by its words.
+
+        def widen(found: dict[str, Any]) -> list[Document]:
+            # The question goes along with the chunks: a contents list is followed by its words.
+            chunks = with_named_pages(found["question"], found["chunks"], retriever, named, keep)
+            return with_context(chunks, get_by_ids, window=window, openings=openings, keep=keep,
+                                question=found["question"], contents=contents)
+
         steps = RunnableParallel(question=RunnablePassthrough(), chunks=retriever) | RunnableLambda(
-            lambda found: with_context(found["chunks"], get_by_ids, window=window, openings=openings, keep=keep,
-                                       question=found["question"], contents=contents),
-            name="with_context")
+            widen, name="with_context")
     return steps | RunnableLambda(merge_sources, name="merge_sources")
 
 

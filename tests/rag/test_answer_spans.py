@@ -122,9 +122,9 @@ def test_a_definitions_first_sentence_is_quoted_with_its_term_and_labels_the_res
                                    ("--abort", "Cancel the operation."))
     units = span_units(text, blocks)
     assert [(u.text, u.label) for u in units] == [
-        ("git cherry-pick master Apply the change at the tip of master.", ""),
+        ("git cherry-pick master Apply the change at the tip of master.", "git cherry-pick master"),
         ("It makes a commit.", "git cherry-pick master"),
-        ("--abort Cancel the operation.", "")]
+        ("--abort Cancel the operation.", "--abort")]
     assert " ".join(text[units[0].start:units[0].end].split()) == units[0].text  # quoted verbatim
 
 
@@ -155,3 +155,16 @@ def test_a_list_of_statements_no_sentence_announces_is_read_as_sentences():
 def test_a_list_of_values_stays_one_unit():
     text, blocks = spans_of(("list", "on\noff\nauto"))
     assert [u.kind for u in span_units(text, blocks)] == ["list"]
+
+
+def test_for_how_do_i_a_definition_headed_by_a_command_line_counts_as_an_example():
+    from rag.chains.candidates import build_candidates
+    from rag.chains.features import FEATURES
+    from rag.embeddings import HashingEmbeddings
+
+    text, blocks = definition_list(("git push origin :topic", "Find the ref topic in origin and delete it."),
+                                   ("Deleting by hand", "Find the ref topic in origin and delete it with care."))
+    candidates = build_candidates("How do I delete a remote branch?", [Document(text, metadata={"blocks": blocks})],
+                                  HashingEmbeddings())
+    fit = candidates.features[:, FEATURES.index("block_fit")]
+    assert fit.tolist() == [1.0, 0.0]

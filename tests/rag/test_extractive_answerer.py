@@ -228,7 +228,10 @@ def test_a_purpose_line_defines_only_the_subject_it_names():
 
 
 def test_a_sentence_of_a_few_words_weighs_less_than_one_that_says_something():
+    from rag.chains.weights import default_weights
+
+    assert default_weights().brevity < 0  # the shipped weights penalise it; how much is fitted
     page = Document("Mirrors sync. Mirrors sync every night from the main archive.")
-    answer = ExtractiveAnswerer(max_sentences=1, min_relevance=0.0).invoke(
+    answer = ExtractiveAnswerer(max_sentences=1, min_relevance=0.0, weights=default_weights().replace(brevity=-0.3)).invoke(
         {"input": "How often do mirrors sync?", "context": [page]})
     assert answer == "Mirrors sync every night from the main archive. [1]"
