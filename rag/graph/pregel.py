@@ -359,7 +359,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         plain = {"configurable": {k: v for k, v in (config.get("configurable") or {}).items() if k != "checkpoint_id"}}
         graph = graph_for_namespace(self, config)  # a subgraph's namespace: read with its keys
         async for saved in saver.alist(plain, filter=filter, before=before, limit=limit):
-            yield graph._snapshot(saved, config)
+            snapshot = graph._snapshot(saved, config)  # its subgraph tasks' state configs as get_state_history's
+            yield replace(snapshot, tasks=task_states(graph, saver, saved.config, snapshot.tasks, False))
 
     def update_state(self, config: RunnableConfig, values: Optional[dict[str, Any]], as_node: Optional[str] = None) -> dict[str, Any]:
         """Apply ``values`` through the reducers as if node ``as_node`` had returned them

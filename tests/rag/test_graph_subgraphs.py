@@ -222,3 +222,17 @@ def test_a_past_checkpoint_read_by_id_lists_every_interrupt_its_step_raised(save
     newest = graph.get_state(_thread())
     assert [pause.value for pause in newest.interrupts] == ["B"]
     assert sorted(pause.value for pause in graph.get_state(newest.config).interrupts) == ["A", "B"]
+
+
+def test_async_history_gives_a_subgraph_tasks_state_config_as_the_sync_history_does(saver):
+    inner = StateGraph(Log).add_node("in", lambda s: {"log": ["in"]}).add_edge(START, "in").compile()
+    parent = StateGraph(Log).add_node("sub", inner).add_edge(START, "sub").compile(checkpointer=saver)
+    parent.invoke({"log": []}, _thread())
+
+    async def history():
+        return [h async for h in parent.aget_state_history(_thread())]
+
+    sync_states = [[t.state for t in h.tasks] for h in parent.get_state_history(_thread())]
+    assert [[t.state for t in h.tasks] for h in asyncio.run(history())] == sync_states
+    assert any(state is not None and state["configurable"]["checkpoint_ns"].startswith("sub:")
+               for states in sync_states for state in states)
