@@ -264,15 +264,16 @@ def passages(retriever: IndexRetriever, *, get_by_ids: Optional[Callable[[list[s
 
 def answer_chain(retriever: IndexRetriever, embeddings: Embeddings, llm: Optional[Runnable] = None, *,
                  get_by_ids: Optional[Callable[[list[str]], list[Document]]] = None, window: int = 1,
-                 openings: int = 2, contents: int = 1) -> Runnable[dict[str, Any], dict[str, Any]]:
+                 openings: int = 2, contents: int = 1, named: int = 1) -> Runnable[dict[str, Any], dict[str, Any]]:
     """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``.
 
     With ``get_by_ids`` (the index's), each retrieved chunk is widened by the ``window``
     chunks around it in its document, the ``openings`` best-ranked documents by their
     opening chunks, and the ``contents`` best chunks holding a page's table of contents by
     the section whose entry matches the question (see
-    :func:`rag.index.passages.with_context`; ``window=0, openings=0, contents=0`` answers
-    from the retrieved chunks alone). The chunks are then merged into sources
+    :func:`rag.index.passages.with_context`), and by the best chunk of each of the
+    ``named`` pages the question names by file name (:mod:`rag.index.named_pages`);
+    ``window=0, openings=0, contents=0, named=0`` answers from the retrieved chunks alone. The chunks are then merged into sources
     (overlapping or adjacent chunks of one document become one, see
     :func:`rag.index.passages.merge_sources`), numbered ``[n]``. Without ``llm`` the answer
     is extracted offline (:class:`~rag.chains.ExtractiveAnswerer`: sentences, code blocks,
@@ -283,7 +284,7 @@ def answer_chain(retriever: IndexRetriever, embeddings: Embeddings, llm: Optiona
     answer cites; streamed, the context follows the answer.
     """
     sources = RunnablePick("input") | passages(retriever, get_by_ids=get_by_ids, window=window, openings=openings,
-                                                contents=contents)
+                                                contents=contents, named=named)
     if llm is None:
         return create_retrieval_chain(sources, ExtractiveAnswerer(embeddings=embeddings)) | in_citation_order()
     prompt = ChatPromptTemplate.from_messages([("system", SYSTEM_PROMPT), ("human", "{input}")])

@@ -240,13 +240,14 @@ class Index:
 
     def chain(self, *, k: int = ANSWER_K, llm: Optional[rag.runnables.Runnable] = None,
               search_type: Union[SearchType, str] = "hybrid", filter: Any = None,
-              window: int = 1, openings: int = 2, contents: int = 1
+              window: int = 1, openings: int = 2, contents: int = 1, named: int = 1
               ) -> rag.runnables.Runnable[dict[str, Any], dict[str, Any]]:
         """The retrieval chain ``{"input": question} -> {"input", "context", "answer"}``:
         the best ``k`` chunks (default 6), each widened by the ``window`` chunks around it
         in its document (default 1), the ``openings`` best documents by their opening
-        chunks (default 2) and the section the ``contents`` best contents lists name for
-        the question (default 1), merged into numbered passages and answered offline
+        chunks (default 2), the section the ``contents`` best contents lists name for
+        the question (default 1) and the ``named`` pages the question names by file name
+        (default 1), merged into numbered passages and answered offline
         (extractive, cited ``[n]``) or by ``llm``, a chat model Runnable such as
         ``ChatOpenAI(model=...)``. Stream it with ``.stream`` for the answer as it is
         produced. See :func:`rag.index.answer.answer_chain`."""
@@ -254,18 +255,18 @@ class Index:
 
         retriever = IndexRetriever(self, request=SearchRequest("", k=k, search_type=search_type, filter=filter))
         return answer_chain(retriever, self.embeddings, llm, get_by_ids=self.get_by_ids, window=window,
-                            openings=openings, contents=contents)
+                            openings=openings, contents=contents, named=named)
 
     def ask(self, question: str, *, k: int = ANSWER_K, llm: Optional[rag.runnables.Runnable] = None,
             config: Optional[rag.runnables.RunnableConfig] = None,
-            window: int = 1, openings: int = 2, contents: int = 1) -> rag.index.answer.Answer:
+            window: int = 1, openings: int = 2, contents: int = 1, named: int = 1) -> rag.index.answer.Answer:
         """Answer ``question`` from the best ``k`` chunks and their context, with its
         numbered sources (see :meth:`chain`; ``config``: a run config, e.g.
         ``{"callbacks": [...]}``)."""
         from rag.index.answer import Answer
 
-        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings, contents=contents).invoke(
-            {"input": question}, config))
+        return Answer.from_result(self.chain(k=k, llm=llm, window=window, openings=openings, contents=contents,
+                                             named=named).invoke({"input": question}, config))
 
     def chat(self, session: str = "default", *, llm: Optional[rag.runnables.Runnable] = None,
              k: int = ANSWER_K) -> rag.index.chat.ChatSession:

@@ -79,7 +79,11 @@ def with_named_pages(question: str, chunks: list[Document], retriever: "IndexRet
     best chunk for ``question`` of each page the question names (:func:`named_pages`, at
     most ``limit``) that none of them comes from, numbered after them. ``keep``: a
     predicate over metadata (the search's filter) the added chunks must satisfy."""
-    if limit <= 0:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        from rag.errors import ValidationError
+
+        raise ValidationError(f"named must be an int >= 0, got {limit!r}")
+    if limit == 0:
         return chunks
     have = {chunk.metadata.get("source") for chunk in chunks}
     added: list[Document] = []

@@ -128,7 +128,7 @@ def manual_index(tmp_path_factory):
 def test_an_answer_quotes_the_example_from_the_chunk_after_the_retrieved_one(manual_index):
     question = "How do I make an archive of the warehouse ledger?"
     widened = manual_index.ask(question, k=1)
-    alone = manual_index.ask(question, k=1, window=0, openings=0, contents=0)
+    alone = manual_index.ask(question, k=1, window=0, openings=0, contents=0, named=0)
     assert "zz-archiver --ledger=warehouse > ledger.tar" in widened.answer
     assert "zz-archiver" not in alone.answer
     assert len(widened.sources[0].chunk_ids) > len(alone.sources[0].chunk_ids) == 1

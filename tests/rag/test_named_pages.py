@@ -82,3 +82,11 @@ def test_a_named_page_outside_the_searchs_filter_is_not_added(manual_index):
     found = passages(retriever, get_by_ids=manual_index.get_by_ids, window=0, openings=0, contents=0).invoke(
         "How do I delete a remote branch with tool push?")
     assert found and all(document.metadata["source"] in allowed for document in found)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "1"])
+def test_a_bad_named_count_is_refused_naming_it(manual_index, bad):
+    from rag.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="named must be an int >= 0"):
+        manual_index.ask("How do I delete a remote branch with tool push?", named=bad)

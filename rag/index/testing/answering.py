@@ -56,7 +56,7 @@ class AnswerTests:
         assert answer.invalid_citations == []
 
     def test_k_bounds_the_passages_an_answer_draws_from(self, indexed):
-        answer = indexed.ask("Where do goldfish swim?", k=1, window=0, openings=0, contents=0)
+        answer = indexed.ask("Where do goldfish swim?", k=1, window=0, openings=0, contents=0, named=0)
         assert [Path(source.source).name for source in answer.sources] == ["fish.md"]
 
     def test_a_chat_model_answers_from_the_retrieved_passages(self, indexed):
