@@ -8,6 +8,7 @@ A key annotated ``Annotated[T, reducer]`` combines each update with the current 
 from __future__ import annotations
 
 import collections.abc
+import inspect
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
@@ -92,9 +93,27 @@ def caller_locals() -> dict[str, Any]:
 
 
 def channel_for(key: str, annotation: Any) -> Channel:
-    """The channel of one key annotated ``annotation`` (a reducer from ``Annotated``)."""
+    """The channel of one key annotated ``annotation`` (a reducer from ``Annotated``); a
+    reducer that cannot be called as ``reducer(current, update)`` is refused naming the key."""
     reducer = _reducer_of(annotation)
+    if reducer is not None:
+        _check_reducer(key, reducer)
     return Channel(key, reducer, _default_of(annotation) if reducer else None)
+
+
+def _check_reducer(key: str, reducer: Callable[..., Any]) -> None:
+    try:
+        signature = inspect.signature(reducer)
+    except (TypeError, ValueError):  # a builtin without a signature (operator.add): trusted
+        return
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        name = getattr(reducer, "__name__", type(reducer).__name__)
+        raise ValidationError(
+            f"Invalid reducer signature for state key {key!r}: {name}{signature} cannot be called as "
+            "reducer(current, update); a reducer takes the current value and the update and returns the new value"
+        ) from None
 
 
 def channels_of(schema: Any) -> dict[str, Channel]:
@@ -148,7 +167,7 @@ def apply_updates(values: dict[str, Any], updates: list[tuple[str, Mapping[str, 
             if reducer is None:
                 if key in written_by:
                     raise InvalidUpdateError(
-                        f"nodes {written_by[key]!r} and {node!r} both wrote key {key!r} in one step; "
+                        f"At key {key!r}: nodes {written_by[key]!r} and {node!r} both wrote key {key!r} in one step; "
                         f"give it a reducer (Annotated[..., operator.add]) to combine the values"
                     )
                 written_by[key] = node

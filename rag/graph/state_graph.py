@@ -330,7 +330,9 @@ class StateGraph:
     def validate(self, interrupt: Sequence[str] = ()) -> None:
         """Raise naming the edge and the node for anything ``compile()`` cannot run."""
         for source, target in self.edges:
-            self._check_node(source, f"edge {source!r} -> {target!r}", allow=(START,))
+            if source != START and source not in self.nodes:  # LangGraph's wording, then ours
+                raise ValidationError(f"Found edge starting at unknown node {source!r}: edge {source!r} -> {target!r}; "
+                                      f"nodes are {list(self.nodes)}")
             self._check_node(target, f"edge {source!r} -> {target!r}", allow=(END,))
         for sources, target in self.joins:
             for source in sources:
