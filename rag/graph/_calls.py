@@ -18,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import dataclasses
 import inspect
 import threading
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -200,7 +202,7 @@ class Caller:
         with self.log.lock:
             record = self.log.records.get(call_id)
             if record is not None and record.done:  # finished in an earlier run (or attempt): replayed
-                return _settled(loop, record.update)
+                return _settled(loop, as_returned(run.target, record.update))
             if record is None:
                 from rag.graph._loop import Task  # the loop's record of a task; imported late (it imports us)
 
@@ -215,7 +217,7 @@ class Caller:
             entry = self.log.cache.get([key]).get(key)
             if entry is not None:
                 self._settle(record, entry["return"], cached=True)
-                return _settled(loop, entry["return"])
+                return _settled(loop, as_returned(run.target, entry["return"]))
             keep = (key, cache_policy.ttl)
         base = dict(_callbacks.current_config() or self.config)
         scope = CURRENT_TASK.get()
@@ -329,6 +331,28 @@ class Caller:
         prefix = self.caller_id + "|"
         with self.log.lock:
             return tuple(i for r in self.log.made if r.id.startswith(prefix) and not r.done for i in r.interrupts)
+
+
+def as_returned(func: Any, value: Any) -> Any:
+    """A saved return value as ``func`` returned it: JSON checkpoints keep a pydantic model
+    or a dataclass as a dict, which becomes an instance again when ``func``'s return
+    annotation names that class (anything else is given back as saved)."""
+    if not isinstance(value, dict):
+        return value
+    try:
+        hint = typing.get_type_hints(func).get("return")
+    except Exception:  # unresolvable annotations: as saved
+        return value
+    if not isinstance(hint, type):
+        return value
+    try:
+        if hasattr(hint, "model_validate"):
+            return hint.model_validate(value)
+        if dataclasses.is_dataclass(hint):
+            return hint(**value)
+    except Exception:  # saved by another version of the class: as saved
+        return value
+    return value
 
 
 def _settled(loop: Optional[asyncio.AbstractEventLoop], value: Any) -> Any:
