@@ -49,6 +49,7 @@ RENAMES = {
     "langgraph.store.sqlite.aio": "rag.graph.store.sqlite_aio",
     "langgraph.store.sqlite": "rag.graph.store",
     "langchain_core.embeddings": "rag.embeddings",
+    "langchain_core.messages.base": "rag.messages",
     "langchain_core.messages": "rag.messages",
     "langchain_core.runnables": "rag.runnables",
     "langgraph.prebuilt.tool_node": "rag.agents.tool_node",
