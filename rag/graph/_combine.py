@@ -11,13 +11,22 @@ from typing import Any, Mapping, Optional
 from rag.graph.errors import InvalidUpdateError
 from rag.graph.types import Command
 
-__all__ = ["is_update_list", "combine_updates"]
+__all__ = ["is_update_list", "combine_updates", "pairs_as_updates"]
 
 
 def is_update_list(output: Any) -> bool:
     """Whether ``output`` is a non-empty list of state-update dicts and Commands."""
     return isinstance(output, list) and bool(output) and all(isinstance(item, (dict, Command)) for item in output) \
         and any(isinstance(item, Command) for item in output)
+
+
+def pairs_as_updates(update: Any) -> Optional[list[dict[str, Any]]]:
+    """A ``Command(update=[(key, value), ...])`` (LangGraph's writes in order, a key
+    possibly more than once) as one single-key update per write; None for anything else."""
+    if isinstance(update, (list, tuple)) and update and all(
+            isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in update):
+        return [{key: value} for key, value in update]
+    return None
 
 
 def combine_updates(node: str, output: list[Any], channels: Optional[Mapping[str, Any]] = None) -> Command:

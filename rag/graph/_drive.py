@@ -18,7 +18,7 @@ from rag.graph.constants import CONFIG_KEY_NODE_FINISHED, END
 from rag.graph.errors import GraphInterrupt, InvalidUpdateError
 from rag.graph.retry import arun_with_retry, run_with_retry
 from rag.graph.state import check_keys
-from rag.graph._combine import combine_updates, is_update_list
+from rag.graph._combine import combine_updates, is_update_list, pairs_as_updates
 from rag.graph._error_handlers import arecover, recover
 from rag.graph._stream_messages import LiveSink, MessagesHandler, pushed_writes
 from rag.graph._subgraphs import ParentCommand
@@ -38,6 +38,9 @@ def settle(task: Task, output: Any, graph: rag.graph.pregel.CompiledStateGraph) 
     if is_update_list(output):  # a ToolNode's results when a tool returned a Command
         task.parts = [item.update if isinstance(item, Command) else item for item in output]
         output = combine_updates(task.name, output, graph.builder.channels)
+    if isinstance(output, Command) and (writes := pairs_as_updates(output.update)) is not None:
+        task.parts = writes  # streamed as the list of writes, applied in order through the reducers
+        output = dataclasses.replace(output, update=combine_updates(task.name, writes, graph.builder.channels).update)
     if isinstance(output, Command) and output.graph == Command.PARENT:
         raise ParentCommand(output)  # for the graph running this one as a subgraph (rag.graph._subgraphs)
     if isinstance(output, Command):

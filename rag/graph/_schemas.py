@@ -111,9 +111,11 @@ class StateShape:
         """A node's (or the graph input's) value as a dict update; a dict is kept as it is."""
         if self.kind == "root":
             return {ROOT: value}
-        if isinstance(value, dict) or value is None:
+        if isinstance(value, (dict, list, tuple)) or value is None:  # a list: of updates or (key, value) writes
             return value
-        if isinstance(value, self.schema) or _is_pydantic(type(value)) or dataclasses.is_dataclass(value):
+        # isinstance() of a TypedDict raises: only a class schema has instances.
+        if (self.kind != "dict" and isinstance(value, self.schema)) or _is_pydantic(type(value)) \
+                or dataclasses.is_dataclass(value):
             return instance_update(value, self.keys)
         return value  # not an update: settle() names the node and the value
 

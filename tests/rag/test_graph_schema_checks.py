@@ -10,6 +10,7 @@ import pytest
 
 from rag.graph import START, StateGraph
 from rag.graph.errors import InvalidUpdateError
+from rag.graph.types import Command
 
 
 def test_a_reducer_that_cannot_take_current_and_update_is_refused_naming_the_key():
@@ -49,3 +50,27 @@ def test_two_writes_to_a_key_without_reducer_say_at_which_key():
     app = graph.add_edge(START, "a").add_edge(START, "b").compile()
     with pytest.raises(InvalidUpdateError, match=r"At key 'hello': nodes 'a' and 'b' both wrote key 'hello'"):
         app.invoke({"hello": ""})
+
+
+def test_a_command_update_given_as_key_value_writes_applies_them_in_order_through_the_reducer():
+    class State(TypedDict):
+        foo: Annotated[str, lambda a, b: ", ".join(x for x in (a, b) if x)]
+
+    graph = StateGraph(State).add_node("one", lambda s: Command(update=[("foo", "one.0"), ("foo", "one.1")]))
+    app = graph.add_edge(START, "one").compile()
+    assert app.invoke({"foo": "input"}) == {"foo": "input, one.0, one.1"}
+    assert list(app.stream({"foo": "input"}, stream_mode="updates")) == [{"one": [{"foo": "one.0"}, {"foo": "one.1"}]}]
+
+
+def test_a_node_reading_a_private_typeddict_may_return_writes():
+    class State(TypedDict):
+        foo: str
+
+    class Private(TypedDict):
+        secret: str
+
+    def reads_private(state: Private) -> Command:  # its own input schema: its return is converted
+        return Command(update=[("foo", state.get("secret", "none"))])
+
+    app = StateGraph(State).add_node("a", reads_private).add_edge(START, "a").compile()
+    assert app.invoke({"foo": ""}) == {"foo": "none"}
