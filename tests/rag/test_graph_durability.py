@@ -169,6 +169,30 @@ def test_exit_saves_where_the_consumer_stopped_reading_the_stream(saver):
     assert len(history) == 1 and history[0].values == seen[-1]
 
 
+def test_exit_saves_the_last_step_when_the_run_hits_the_recursion_limit(saver):
+    from rag.graph.errors import GraphRecursionError
+
+    app = _counting(saver, 100)
+    with pytest.raises(GraphRecursionError):
+        app.invoke({"n": 0, "log": []}, {**_thread(), "recursion_limit": 4}, durability="exit")
+    history = list(app.get_state_history(_thread()))
+    assert len(history) == 1
+    assert history[0].metadata["step"] == 4 and history[0].values["n"] == 2
+
+
+def test_exit_saves_where_an_async_consumer_stopped_reading(saver):
+    app = _counting(saver, 5)
+
+    async def read_three():
+        chunks = app.astream({"n": 0, "log": []}, _thread(), stream_mode="values", durability="exit")
+        seen = [await chunks.__anext__() for _ in range(3)]
+        await chunks.aclose()
+        return seen
+
+    seen = asyncio.run(read_three())
+    assert [h.values for h in app.get_state_history(_thread())] == [seen[-1]]
+
+
 def test_a_subgraph_runs_with_its_parents_exit_and_saves_only_its_pause(saver):
     def ask(state):
         return {"log": [f"inner:{interrupt('inner?')}"]}
