@@ -241,7 +241,7 @@ def drive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[Any, An
         elif live is None and len(effect.tasks) == 1:  # nothing else runs meanwhile: no queue needed
             finished: list[Any] = []
             _run_tasks(graph, effect, finished.append)
-            yield from finished
+            reply = finished  # streamed by the loop once the step is saved (as LangGraph's)
         else:
             # Parallel nodes' updates (and live chunks) are streamed as they come, through a queue.
             inbox: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
@@ -283,8 +283,7 @@ async def adrive(graph: rag.graph.pregel.CompiledStateGraph, effects: Generator[
         elif live is None and len(effect.tasks) == 1:
             finished: list[Any] = []
             await _arun_tasks(graph, effect, finished.append)
-            for item in finished:
-                yield item
+            reply = finished
         else:
             inbox: "asyncio.Queue[Any]" = asyncio.Queue()
             loop = asyncio.get_running_loop()

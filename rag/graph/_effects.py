@@ -74,7 +74,8 @@ class RunTasks:
     state: dict[str, Any]
     checkpointed: bool
     #: A finished task's stream chunks (rag.graph._stream_tasks.finished): the driver calls it
-    #: as each task ends and passes the chunks on at once. None: nothing to stream.
+    #: as each task ends and streams the chunks at once, or (one task, nothing streamed live)
+    #: sends them back for the loop to stream once the step is saved. None: nothing to stream.
     finished: Optional[Callable[[Task], list[Any]]] = None
 
 

@@ -79,6 +79,7 @@ class Loop:
         self.interrupt_after = frozenset(interrupt_after)
         # The "messages" stream handler: this run's, or (in a subgraph) the root run's it inherits.
         self.messages = messages if messages is not None else handler_in(config)
+        self.held: list[Emit] = []  # the step's task chunks streamed once it is saved (see run)
         self.writer = (lambda chunk: live.sink(Emit("custom", chunk))) if "custom" in modes else None
         # A @task call's {name: result} reaches "updates" as it finishes (when chunks flow live).
         self.call_updates = (lambda chunk: live.sink(Emit("updates", chunk))) \
@@ -243,8 +244,10 @@ class Loop:
                 if debug_stream.wanted(self.modes):
                     yield from debug_stream.task_events(self, pending, self.state())
                 stream_tasks.started(self, pending, self.state())
-                # Each task's chunks are streamed as it finishes (rag.graph._stream_tasks).
-                yield RunTasks(pending, self.state(), self.saver is not None, partial(stream_tasks.finished, self))
+                # Each task's chunks are streamed as it finishes (rag.graph._stream_tasks); a driver
+                # that ran the step alone (no live stream) hands them back for after its checkpoint.
+                self.held = (yield RunTasks(pending, self.state(), self.saver is not None,
+                                            partial(stream_tasks.finished, self))) or []
             if keyed:
                 yield from node_cache.save(self, keyed)
             if any(t.error is not None or (not t.done and t.paused) for t in tasks):
@@ -288,9 +291,11 @@ class Loop:
         self.step += 1
         finished = [(START, [], None)]
         self.next = successors(self, finished, (yield from decisions(self, finished)))
-        yield from self._save("loop", [START])
+        events: list[Emit] = []
+        yield from stream_tasks.keeping_emits(self._save("loop", [START]), events)
         if input:  # an empty input writes no key: no "values" chunk (as LangGraph's)
             yield Emit("values", self.state())
+        yield from events
 
     def _start_resume(self, input: Optional[Command], saved: Any) -> Effects:
         what = "invoke(None, config)" if input is None else "Command(...)"
@@ -358,6 +363,8 @@ class Loop:
 
     def _stop_step(self, tasks: list[Task]) -> Effects:
         """A node paused or failed: save what finished, report the pauses or raise."""
+        held, self.held = self.held, []
+        yield from held
         for task in tasks:
             for chunk in held_updates(task.calls):  # a paused task's finished @task calls
                 yield Emit("updates", chunk)
@@ -409,5 +416,9 @@ class Loop:
         # state is saved before its "values" chunk: a consumer that stops there leaves the
         # thread at the step it saw. The results first, with the step's checkpoint.
         time_travel.step_results(self, tasks)
-        yield from self._save("loop", [t.name for t in tasks])
+        events: list[Emit] = []  # its "checkpoints"/"debug" events: after its "values", as LangGraph's
+        yield from stream_tasks.keeping_emits(self._save("loop", [t.name for t in tasks]), events)
+        held, self.held = self.held, []
+        yield from held
         yield Emit("values", self.state())
+        yield from events

@@ -21,6 +21,7 @@ from rag.graph._drawing import draw_graph
 from rag.graph._durability import run_options
 from rag.graph._schemas import ROOT
 from rag.graph._snapshot import snapshot
+from rag.graph._stream_tools import ToolsHandler, with_handler
 from rag.graph._time_travel import root_config, with_checkpoint_map
 from rag.graph._update import check_supersteps, superstep_put_args
 from rag.graph.constants import END
@@ -34,7 +35,7 @@ import rag.graph  # type hints: rag.graph.state_graph imports this module
 
 __all__ = ["CompiledStateGraph", "STREAM_MODES"]
 
-STREAM_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug")
+STREAM_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug", "tools")
 StreamMode = Union[str, Sequence[str]]
 
 
@@ -115,12 +116,14 @@ class CompiledStateGraph(Runnable[Any, dict]):
         if link is not None:
             config = child_config(link, config)
             if link.forward is not None:  # the parent streams with subgraphs=True
-                modes = modes | (link.parent.modes - {"messages"})
+                modes = modes | (link.parent.modes - {"messages", "tools"})  # the root's handlers serve it
         elif config and self.checkpointer not in (None, True, False):  # a subgraph's checkpoint config:
             config = root_config(config)  # the root travels to its checkpoint_map
-        handler = MessagesHandler(subgraphs, tuple(link.ns.split(NS_SEP)) if link is not None else ()) \
-            if "messages" in modes else None
-        live = handler or (LiveSink() if modes & self.live_modes or subgraphs else None)
+        parent_ns = tuple(link.ns.split(NS_SEP)) if link is not None else ()
+        handler = MessagesHandler(subgraphs, parent_ns) if "messages" in modes else None
+        live = handler or (LiveSink() if modes & self.live_modes or subgraphs or "tools" in modes else None)
+        if "tools" in modes:  # the nodes' tools reach it through their callbacks (rag.graph._stream_tools)
+            config = with_handler(config, ToolsHandler(live, subgraphs, parent_ns))
         before = self.interrupt_before_nodes if interrupt_before is None else self.builder._interrupt_names(interrupt_before)
         after = self.interrupt_after_nodes if interrupt_after is None else self.builder._interrupt_names(interrupt_after)
         loop = Loop(self, dict(config or {}), modes, interrupt_before=before, interrupt_after=after,

@@ -248,7 +248,9 @@ class StateGraph:
         func = with_injection(action.__call__ if is_async_object else action)
         if not (reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels)):
             func = wrap_node(func, reads, self.shape)
-        return NodeRunnable(func, name=name)
+        node = NodeRunnable(func, name=name)
+        node.given = action
+        return node
 
     def _reads(self, action: Any, input_schema: Optional[type]) -> StateShape:
         """The shape ``action`` reads: ``input_schema``, its first parameter's schema (private

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generic, NamedTuple, Optional, Sequence, TypeVar, Union
 
 from rag.graph.cache.base import check_ttl
@@ -184,6 +184,10 @@ class StateSnapshot:
     parent_config: Optional[dict[str, Any]]
     tasks: tuple[PregelTask, ...] = ()
     interrupts: tuple[Interrupt, ...] = ()
+
+    def _replace(self, **changes: Any) -> "StateSnapshot":
+        """A copy with ``changes`` (LangGraph's StateSnapshot is a NamedTuple: code copies it so)."""
+        return replace(self, **changes)
 
 
 # -- interrupt(): the running task's scope ---------------------------------------------------

@@ -229,8 +229,9 @@ class Tool(Runnable[Any, Any]):
     def _start_fields(self, call: _Call) -> dict[str, Any]:
         shown = {k: v for k, v in call.args.items() if k not in self.injected}  # not a whole state in every trace
         input_str = json.dumps(shown, ensure_ascii=False, default=str)
+        # tool_call_id: as LangChain's on_tool_start gets it (None when called without a ToolCall).
         return {"payload": input_str, "inputs": shown, "tags": self.tags, "metadata": self.metadata,
-                "serialized": {"name": self.name, "description": self.description}}
+                "serialized": {"name": self.name, "description": self.description}, "tool_call_id": call.tool_call_id}
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         call = self._parse(input)

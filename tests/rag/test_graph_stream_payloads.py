@@ -81,7 +81,7 @@ def test_async_parallel_nodes_updates_are_streamed_as_each_finishes():
     assert asyncio.run(consume()) == ["b", "a"]
 
 
-def test_a_nodes_update_is_streamed_before_its_step_is_checkpointed():
+def test_a_lone_nodes_update_is_streamed_once_its_step_is_saved():
     class S(TypedDict):
         n: int
 
@@ -91,7 +91,7 @@ def test_a_nodes_update_is_streamed_before_its_step_is_checkpointed():
     saved_when_streamed = []
     for mode, chunk in app.stream({"n": 1}, config, stream_mode=["updates", "values"]):
         saved_when_streamed.append((mode, app.get_state(config).values["n"]))
-    assert saved_when_streamed == [("values", 1), ("updates", 1), ("values", 2)]
+    assert saved_when_streamed == [("values", 1), ("updates", 2), ("values", 2)]  # as LangGraph 1.2
 
 
 def test_an_empty_input_streams_no_first_values_chunk():
@@ -237,3 +237,69 @@ def test_a_block_openai_has_no_counterpart_for_is_refused_naming_its_place():
 def test_add_messages_given_one_list_only_is_refused():
     with pytest.raises(ValidationError, match="both lists.*only left"):
         add_messages([HumanMessage("hi")])
+
+
+# -- stream_mode="tools" ----------------------------------------------------------------------
+def tool_graph(calls):
+    from rag.agents import ToolNode
+    from rag.tools import tool
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @tool
+    def fail(x: int) -> int:
+        """Always fails."""
+        raise ValueError(f"cannot take {x}")
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("call", lambda s: {"messages": AIMessage("", tool_calls=calls, id="ai")})
+    graph.add_node("tools", ToolNode([add, fail]))
+    return graph.add_edge(START, "call").add_edge("call", "tools")
+
+
+def test_tools_mode_streams_a_tool_calls_start_and_result():
+    app = tool_graph([{"name": "add", "args": {"a": 1, "b": 2}, "id": "c1"}]).compile()
+    started, finished = list(app.stream({"messages": []}, stream_mode="tools"))
+    assert started == {"event": "tool-started", "tool_call_id": "c1", "tool_name": "add", "input": {"a": 1, "b": 2}}
+    assert finished["event"] == "tool-finished" and finished["tool_call_id"] == "c1"
+    assert finished["output"].content == "3"
+
+
+def test_tools_mode_streams_a_failing_tools_error_message():
+    app = tool_graph([{"name": "fail", "args": {"x": 7}, "id": "c9"}]).compile()
+    chunks = list(app.stream({"messages": []}, stream_mode="tools"))  # ToolNode answers with the error
+    assert chunks[-1] == {"event": "tool-error", "tool_call_id": "c9", "message": "cannot take 7"}
+
+
+def test_tools_mode_streams_a_subgraphs_tools_only_with_subgraphs_true():
+    child = tool_graph([{"name": "add", "args": {"a": 2, "b": 2}, "id": "c2"}]).compile()
+    parent = StateGraph(MessagesState).add_node("outer", child).add_edge(START, "outer").compile()
+    assert list(parent.stream({"messages": []}, stream_mode="tools")) == []
+    nested = list(parent.stream({"messages": []}, stream_mode="tools", subgraphs=True))
+    assert [chunk["event"] for _, chunk in nested] == ["tool-started", "tool-finished"]
+    assert all(len(ns) == 1 and ns[0].startswith("outer:") for ns, _ in nested)
+
+
+# -- LangGraph's object shapes code reads --------------------------------------------------------
+def test_a_function_nodes_runnable_func_is_the_function_given():
+    def step(state):
+        return {"docs": ["x"]}
+
+    builder = StateGraph(Docs).add_node("step", step)
+    assert builder.nodes["step"].runnable.func is step
+
+
+def test_a_state_snapshot_copies_with_replace_as_a_named_tuple_does():
+    class S(TypedDict):
+        n: int
+
+    app = StateGraph(S).add_node("inc", lambda s: {"n": s["n"] + 1}).add_edge(START, "inc") \
+        .compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "r"}}
+    app.invoke({"n": 1}, config)
+    snapshot = app.get_state(config)
+    copy = snapshot._replace(values={"n": 0})
+    assert copy.values == {"n": 0} and copy.config == snapshot.config and snapshot.values == {"n": 2}
