@@ -22,10 +22,12 @@ from rag.chains.units import _WORD, Unit, caption_number, is_synopsis, mentions,
 from rag.documents import Document
 from rag.embeddings.base import embed_texts
 
-__all__ = ["Candidate", "Candidates", "build_candidates"]
+__all__ = ["Candidate", "Candidates", "build_candidates", "document_units", "READ_CHARS"]
 
 # Characters of a unit given to the embedder (a 25-line table need not be embedded whole).
 _EMBED_CHARS = 600
+#: Characters of each passage the answerer reads (a longer one is read up to here).
+READ_CHARS = 200_000
 # A block counts as this many words for brevity: it says enough on its own.
 _BLOCK_WORDS = 4
 
@@ -54,12 +56,21 @@ class Candidates:
 
 
 def document_units(document: Document) -> list[Unit]:
-    """The units of one passage: from its ``blocks`` metadata when present and well formed,
-    else from its text."""
+    """The units of one passage, read from its first :data:`READ_CHARS` characters: from
+    its ``blocks`` metadata when present and well formed, else from its text."""
     metadata = document.metadata
     titles = [str(metadata[key]) for key in ("title", "section") if metadata.get(key)]
-    units = span_units(document.page_content, metadata.get("blocks"), metadata.get("headings"), titles)
-    return units if units is not None else text_units(document.page_content, metadata.get("headings"), titles)
+    text, blocks = document.page_content, metadata.get("blocks")
+    if len(text) > READ_CHARS:
+        # A passage from an index is a few thousand characters; a whole book handed to
+        # the answerer is read up to here, so it answers in seconds instead of hours.
+        text = text[:READ_CHARS]
+        if isinstance(blocks, (list, tuple)):
+            blocks = [[block[0], min(block[1], READ_CHARS), *block[2:]] for block in blocks
+                      if isinstance(block, (list, tuple)) and len(block) >= 3 and isinstance(block[0], int)
+                      and isinstance(block[1], int) and block[0] < READ_CHARS]
+    units = span_units(text, blocks, metadata.get("headings"), titles)
+    return units if units is not None else text_units(text, metadata.get("headings"), titles)
 
 
 def _fit_kind(unit: Unit) -> str:
@@ -138,7 +149,10 @@ def build_candidates(question: str, documents: Sequence[Document], embeddings: A
     texts = [(f"{unit.label}: {unit.text}" if unit.label and not unit.text.startswith(unit.label) else unit.text
               )[:_EMBED_CHARS] for unit in units]
     titles = list(dict.fromkeys(title for title in sections if title))
-    vectors = embed_texts(embeddings, [question, *texts, *titles])
+    # Each distinct text is embedded once (overlapping passages repeat sentences).
+    distinct = list(dict.fromkeys([question, *texts, *titles]))
+    row = {text: number for number, text in enumerate(distinct)}
+    vectors = np.asarray(embed_texts(embeddings, distinct))[[row[text] for text in [question, *texts, *titles]]]
     analyzer = Analyzer()
     terms = analyzer.analyze_many([question, *texts, *titles])
     asked, unit_terms, title_terms = terms[0], terms[1:len(texts) + 1], terms[len(texts) + 1:]
