@@ -303,3 +303,15 @@ def test_a_state_snapshot_copies_with_replace_as_a_named_tuple_does():
     snapshot = app.get_state(config)
     copy = snapshot._replace(values={"n": 0})
     assert copy.values == {"n": 0} and copy.config == snapshot.config and snapshot.values == {"n": 2}
+
+
+def test_a_sent_tasks_messages_carry_its_push_path():
+    from rag.graph.types import Send
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("fan", lambda s: {})
+    graph.add_node("say", lambda arg: {"messages": AIMessage(arg, id=arg)})
+    graph.add_edge(START, "fan").add_conditional_edges("fan", lambda s: [Send("say", "x"), Send("say", "y")])
+    paths = {m.id: meta["langgraph_path"] for m, meta in graph.compile().stream({"messages": []},
+                                                                                stream_mode="messages")}
+    assert paths == {"x": ("__pregel_push", 0, False), "y": ("__pregel_push", 1, False)}
