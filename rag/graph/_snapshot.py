@@ -54,7 +54,7 @@ def snapshot(graph: Any, saved: Any, config: Any, *, pending: bool = False) -> S
     apply_updates(values, updates, graph.builder.channels)
     names = tuple(task.name for task, finished in zip(tasks, done) if not finished)
     # A subgraph's configs carry its parents' checkpoints (checkpoint_map): the root travels there.
-    return StateSnapshot(graph._shown(ordered(values, graph.builder.channels)), names,
+    return StateSnapshot(graph._visible(ordered(values, graph.builder.channels)), names,
                          with_checkpoint_map(saved.config, saved.metadata), saved.metadata, checkpoint.get("ts"),
                          with_checkpoint_map(saved.parent_config, saved.metadata), tuple(tasks), interrupts)
 

@@ -188,7 +188,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         """A stream chunk as the caller sees it: "values" through :meth:`_shown`, and a root
         state's "updates" as the values the nodes returned (not ``{"__root__": value}``)."""
         if emit.mode == "values":
-            return self._shown(emit.chunk)
+            return self._visible(emit.chunk)
         shape = getattr(self.builder, "shape", None)
         if emit.mode != "updates" or shape is None or shape.kind != "root" or not isinstance(emit.chunk, dict):
             return emit.chunk
@@ -199,6 +199,15 @@ class CompiledStateGraph(Runnable[Any, dict]):
             return update[ROOT] if isinstance(update, dict) and ROOT in update else update
 
         return {node: unwrap(update) for node, update in emit.chunk.items()}
+
+    def _visible(self, values: Any) -> Any:
+        """The channel values as the "values" stream and snapshots show them (LangGraph's
+        stream channels): every key of the state, private ones included; a root state's value
+        itself. What ``invoke`` returns is :meth:`_shown`, the output schema's keys."""
+        shape = getattr(self.builder, "output_shape", None)
+        if shape is not None and shape.kind == "root":
+            return self._shown(values)
+        return values
 
     def _shown(self, values: Any) -> Any:
         """What a caller sees of the channel values (returned, streamed as "values", in
