@@ -154,7 +154,7 @@ async def _afresh_run(task: Task, node: Any, value: Any) -> Any:
     return await node.ainvoke(dict(value) if isinstance(value, dict) else value, task.config)
 
 
-def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks, out: Callable[[Any], None]) -> None:
+def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks, out: Callable[[Any], Any]) -> None:
     """Run the step's tasks; each finished task's chunks go to ``out`` as it ends."""
     tasks = effect.tasks
     timeout = getattr(graph, "step_timeout", None)
@@ -177,13 +177,13 @@ def _run_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks, out
         raise step_timed_out(timeout, [task for task, future in zip(tasks, futures) if future in late])
 
 
-def _report(effect: RunTasks, task: Task, out: Callable[[Any], None]) -> None:
+def _report(effect: RunTasks, task: Task, out: Callable[[Any], Any]) -> None:
     if effect.finished is not None:
         for chunk in effect.finished(task):
             out(chunk)
 
 
-async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks, out: Callable[[Any], None]) -> None:
+async def _arun_tasks(graph: rag.graph.pregel.CompiledStateGraph, effect: RunTasks, out: Callable[[Any], Any]) -> None:
     gate = asyncio.Semaphore(max_workers(effect.tasks[0].config, len(effect.tasks)))
     running: list[asyncio.Task] = []
 

@@ -117,7 +117,10 @@ class MessagesHandler(LiveSink):
         if ns is None or _NOSTREAM in (tags or []):
             return
         user_tags = [tag for tag in tags or [] if not tag.startswith(_INTERNAL_TAG_PREFIXES)]
-        self._runs[run_id] = (ns, {**metadata, "tags": user_tags} if user_tags else dict(metadata))  # type: ignore[arg-type]
+        shown = dict(metadata or {})
+        if user_tags:
+            shown["tags"] = user_tags
+        self._runs[run_id] = (ns, shown)
 
     def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: Any = None, **kwargs: Any) -> None:
         run = self._runs.get(run_id)

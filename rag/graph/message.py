@@ -104,10 +104,10 @@ def _merge(left: Any, right: Any) -> list[BaseMessage]:
         elif at is not None:
             # A message re-added after its RemoveMessage in the same update stays (as LangGraph's),
             # in the place the removed one held.
-            removed.discard(message.id)  # type: ignore[arg-type]
+            removed.discard(message.id)
             merged[at] = message
         else:
-            position[message.id] = len(merged)  # type: ignore[index]
+            position[message.id] = len(merged)
             merged.append(message)
     return [m for m in merged if m.id not in removed] if removed else merged
 
