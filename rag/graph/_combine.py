@@ -11,7 +11,7 @@ from typing import Any, Mapping, Optional
 from rag.graph.errors import InvalidUpdateError
 from rag.graph.types import Command
 
-__all__ = ["is_update_list", "combine_updates", "pairs_as_updates"]
+__all__ = ["is_update_list", "combine_updates", "pairs_as_updates", "reported_result"]
 
 
 def is_update_list(output: Any) -> bool:
@@ -61,3 +61,16 @@ def combine_updates(node: str, output: list[Any], channels: Optional[Mapping[str
                     f"{value!r:.40}); only list values (such as messages) can be combined"
                 )
     return Command(update=update or None, goto=goto)
+
+
+def reported_result(update: Optional[Mapping[str, Any]], parts: Optional[list[Any]]) -> dict[str, Any]:
+    """A task's result as LangGraph reports it (the "tasks"/"debug" streams, the history):
+    its update, except that a key the task wrote more than once (a list of updates or
+    ``Command(update=[(key, value), ...])``) shows each write: ``{"$writes": [value, ...]}``."""
+    if not parts:
+        return dict(update or {})
+    writes: dict[str, list[Any]] = {}
+    for part in parts:
+        for key, value in (part or {}).items():
+            writes.setdefault(key, []).append(value)
+    return {key: values[0] if len(values) == 1 else {"$writes": values} for key, values in writes.items()}

@@ -19,6 +19,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any, Iterator, Optional
 
+from rag.graph._combine import reported_result
 from rag.graph._effects import Emit, Task
 from rag.graph._subgraphs import task_ns
 from rag.graph._time_travel import with_checkpoint_map
@@ -89,5 +90,5 @@ def result_events(loop: Any, tasks: list[Task]) -> Iterator[Emit]:
             continue
         interrupts = [asdict(pause) for pause in task.interrupts] if not task.done else []
         payload = {"id": task.id, "name": task.name, "error": task.error,
-                   "result": dict(task.update or {}) if task.done else {}, "interrupts": interrupts}
+                   "result": reported_result(task.update, task.parts) if task.done else {}, "interrupts": interrupts}
         yield from _emit(loop, "tasks", "task_result", loop.step + 1, payload)

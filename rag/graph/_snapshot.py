@@ -62,6 +62,8 @@ def snapshot(graph: Any, saved: Any, config: Any, *, pending: bool = False) -> S
 def _shown_result(graph: Any, result: Any) -> Any:
     """A task's saved result as LangGraph shows it: the update the node returned (a root
     state's value itself, not wrapped under its key)."""
+    if result and "shown" in result:  # several updates of the task (rag.graph._combine.reported_result)
+        return result["shown"]
     update = result.get("update") if result else None
     shape = getattr(graph.builder, "shape", None)
     if shape is not None and shape.kind == "root" and isinstance(update, dict) and set(update) == {ROOT}:

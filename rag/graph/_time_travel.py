@@ -124,9 +124,15 @@ def kept_writes(travel: Optional[Travel], pending: list[tuple[str, str, Any]]) -
     return [write for write in pending if write[1] not in dropped]
 
 
-def result_write(update: Any, goto: Any = ()) -> list[tuple[str, Any]]:
-    """The pending write recording a task's result (as a paused step saves it)."""
-    return [(RESULT, {"update": update, "goto": list(goto)})]
+def result_write(update: Any, goto: Any = (), parts: Any = None) -> list[tuple[str, Any]]:
+    """The pending write recording a task's result (as a paused step saves it); with the
+    task's ``parts`` (several updates), also what the history shows of them."""
+    found = {"update": update, "goto": list(goto)}
+    if parts:
+        from rag.graph._combine import reported_result
+
+        found["shown"] = reported_result(update, parts)
+    return [(RESULT, found)]
 
 
 def step_results(loop: Any, tasks: list[Any]) -> None:
@@ -134,7 +140,8 @@ def step_results(loop: Any, tasks: list[Any]) -> None:
     the step ran from; the step's next checkpoint is saved with them, in one ``put_step``
     (rag.graph._durability). Tasks restored from its pending writes are there already."""
     if loop.saver is not None:
-        loop.step_writes = [(task.id, result_write(task.update, task.goto)) for task in tasks if task.ran and task.done]
+        loop.step_writes = [(task.id, result_write(task.update, task.goto, task.parts))
+                            for task in tasks if task.ran and task.done]
 
 
 def fork(loop: Any, saved: Any) -> Generator[Any, Any, None]:

@@ -74,3 +74,18 @@ def test_a_node_reading_a_private_typeddict_may_return_writes():
 
     app = StateGraph(State).add_node("a", reads_private).add_edge(START, "a").compile()
     assert app.invoke({"foo": ""}) == {"foo": "none"}
+
+
+def test_a_key_written_twice_by_one_task_is_reported_as_its_writes_in_the_tasks_stream_and_history():
+    from rag.graph.checkpoint.memory import InMemorySaver
+
+    class State(TypedDict):
+        foo: Annotated[str, lambda a, b: ", ".join(x for x in (a, b) if x)]
+
+    graph = StateGraph(State).add_node("one", lambda s: Command(update=[("foo", "one.0"), ("foo", "one.1")]))
+    app = graph.add_edge(START, "one").compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    results = [chunk["result"] for chunk in app.stream({"foo": "in"}, config, stream_mode="tasks") if "result" in chunk]
+    assert results == [{"foo": {"$writes": ["one.0", "one.1"]}}]
+    history = [task.result for snapshot in app.get_state_history(config) for task in snapshot.tasks]
+    assert {"foo": {"$writes": ["one.0", "one.1"]}} in history
