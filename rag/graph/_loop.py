@@ -200,6 +200,7 @@ class Loop:
             elif channel == RESULT:
                 task.update, task.goto, task.done = value.get("update"), list(value.get("goto") or []), True
                 task.cached = True  # streamed as LangGraph streams a result it did not run again
+                task.name = value.get("node", name)  # a handled failure stays its handler's result
             elif channel == INTERRUPT:
                 task.interrupts, task.paused = tuple(value), True
             elif channel == RESUME:
@@ -377,7 +378,9 @@ class Loop:
                 for call_id, writes in call_writes(task.calls):  # its @task calls: replayed when it runs again
                     yield IO(partial(self.saver.put_writes, self.saved_config, writes, call_id))
                 if task.ran and task.done:
-                    writes = [(RESULT, {"update": task.update, "goto": task.goto})]
+                    writes = time_travel.result_write(task.update, task.goto, task.parts)
+                    if task.name != task.id.rsplit(":", 1)[-1]:  # its error handler's result (rag.graph._error_handlers)
+                        writes[0][1]["node"] = task.name
                 elif task.error is not None and not is_invalid_resume(task.error):
                     writes = [(ERROR, repr(task.error))]  # for get_state().tasks[i].error, as LangGraph's
                 elif task.paused and not task.done:

@@ -170,3 +170,18 @@ def test_the_modules_docstring_example_runs():
 
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_handled_failure_saved_with_a_sibling_pause_stays_the_handlers_result_after_the_resume():
+    def asks(state: State) -> State:
+        return {"log": [interrupt("ok?")]}
+
+    graph = StateGraph(State).add_node("a", failing, error_handler=lambda s: {"log": ["handled"]})
+    graph.add_node("after_a", lambda s: {"log": ["after_a"]}).add_node("ask", asks)
+    graph.add_edge(START, "a").add_edge(START, "ask").add_edge("a", "after_a")
+    app = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({"log": []}, config)
+    chunks = list(app.stream(Command(resume="yes"), config, stream_mode="updates"))
+    assert {"__error_handler__a": {"log": ["handled"]}, "__metadata__": {"cached": True}} in chunks
+    assert sorted(app.get_state(config).values["log"]) == ["handled", "yes"]  # a's edge to after_a did not fire
