@@ -36,6 +36,17 @@ _INTERNAL_TAG_PREFIXES = ("seq:step:", "graph:step:", "langsmith:")
 _HIDDEN, _NOSTREAM = "langsmith:hidden", "nostream"
 
 
+class LangChainHandler:
+    """The attributes LangChain's callback managers read on a handler (a LangChain model or
+    tool called in a node reaches the stream handlers too): none ignored, errors logged,
+    called inline (in the model's thread, so chunks keep their order), as LangGraph's."""
+
+    raise_error = False
+    run_inline = True
+    ignore_llm = ignore_chain = ignore_agent = ignore_retriever = ignore_chat_model = False
+    ignore_retry = ignore_custom_event = False
+
+
 class LiveSink:
     """Where chunks made while nodes run go; the driver points ``sink`` at its queue."""
 
@@ -50,7 +61,7 @@ def graph_namespace(metadata: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(ns.split(NS_SEP)[:-1]) if ns else ()
 
 
-class MessagesHandler(LiveSink):
+class MessagesHandler(LiveSink, LangChainHandler):
     """A callback handler turning model tokens into ``(chunk, metadata)`` chunks (a model
     called without streaming gives its whole message at the end); the loop hands it the
     messages nodes return (:meth:`node_finished`). ``subgraphs``: whether the messages of

@@ -19,7 +19,7 @@ import threading
 from typing import Any, Mapping, Optional
 
 from rag.graph._effects import Emit
-from rag.graph._stream_messages import graph_namespace
+from rag.graph._stream_messages import LangChainHandler, graph_namespace
 from rag.graph._subgraphs import Nested
 from rag.graph.errors import GraphDrained, GraphInterrupt
 
@@ -28,7 +28,7 @@ __all__ = ["ToolsHandler", "with_handler"]
 _NOSTREAM = "nostream"
 
 
-class ToolsHandler:
+class ToolsHandler(LangChainHandler):
     """A callback handler sending tool-call events to ``live.sink`` (the run's live
     sink, which the driver points at its queue). ``subgraphs`` and ``parent_ns`` as for
     :class:`rag.graph._stream_messages.MessagesHandler`."""

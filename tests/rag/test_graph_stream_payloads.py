@@ -315,3 +315,13 @@ def test_a_sent_tasks_messages_carry_its_push_path():
     paths = {m.id: meta["langgraph_path"] for m, meta in graph.compile().stream({"messages": []},
                                                                                 stream_mode="messages")}
     assert paths == {"x": ("__pregel_push", 0, False), "y": ("__pregel_push", 1, False)}
+
+
+def test_the_stream_handlers_carry_the_attributes_langchains_callback_managers_read():
+    from rag.graph._stream_messages import MessagesHandler
+    from rag.graph._stream_tools import ToolsHandler
+
+    for handler in (MessagesHandler(), ToolsHandler(None)):
+        assert handler.run_inline is True and handler.raise_error is False
+        assert not any(getattr(handler, f"ignore_{kind}") for kind in ("llm", "chain", "agent", "retriever",
+                                                                       "chat_model", "retry", "custom_event"))
