@@ -140,7 +140,8 @@ def _result_writes(builder: Any, checkpoint: dict[str, Any],
     entries = checkpoint.get("next") or []
     found = []
     for update in updates:
-        values, as_node = update[0], update[1]  # a StateUpdate's task_id (LangGraph's) names no task here
+        values: Any = update[0]
+        as_node = update[1]  # a StateUpdate's task_id (LangGraph's) names no task here
         index = next((i for i, entry in enumerate(entries) if i not in used and
                       (entry.node if isinstance(entry, Send) else entry) == as_node), None)
         if index is None:
@@ -148,7 +149,8 @@ def _result_writes(builder: Any, checkpoint: dict[str, Any],
         used.add(index)
         goto: list[Any] = []
         if isinstance(values, Command):
-            values, goto = values.update, values.goto_list()
+            goto = values.goto_list()
+            values = values.update
         shape = getattr(builder, "shape", None)
         if values is not None and shape is not None and not shape.plain and as_node != START:
             values = to_update(shape, values)
