@@ -31,7 +31,6 @@ and search one collection at once.
 
 from __future__ import annotations
 
-import json
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable, ClassVar, Iterator, Literal, Optional, Union
@@ -49,17 +48,13 @@ from stores.scoring import DistanceStrategy, relevance_from_cosine
 require_installed(("psycopg", "pgvector"), feature="stores.pgvector", extra="pgvector")
 
 import psycopg  # noqa: E402
-from pgvector.psycopg import register_vector  # noqa: E402
 from psycopg import sql  # noqa: E402
 
+from stores import _pg_fulltext as fulltext  # noqa: E402
+from stores import _pg_schema as schema  # noqa: E402
 from stores._pg_sql import check_text, copy_rows, metadata_json, redact_uri, table_name, where_clause  # noqa: E402
 
 __all__ = ["PGVector"]
-
-_REGISTRY = sql.SQL("""CREATE TABLE IF NOT EXISTS rag_collections (
-    name text PRIMARY KEY, table_name text NOT NULL, dimension integer, model_id text,
-    distance_strategy text NOT NULL, config jsonb NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL DEFAULT now())""")
-_LOCK_KEY = "rag-collections"  # advisory lock serialising collection creation across processes
 
 
 def _check_positive(value: Any, name: str) -> int:
@@ -130,21 +125,7 @@ class PGVector(VectorStore):
         return redact_uri(self._uri)
 
     def _connect(self, timeout: int) -> "psycopg.Connection":
-        try:
-            conn = psycopg.connect(self._uri, connect_timeout=timeout, autocommit=True)
-        except psycopg.Error as exc:
-            reason = redact_uri((str(exc).strip().splitlines() or ["no reason given"])[-1])  # libpq may quote the URI
-            raise StoreConnectionError(f"cannot connect to PostgreSQL at {self.where}: {reason}") from None
-        try:
-            if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
-                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            register_vector(conn)
-        except psycopg.Error as exc:
-            conn.close()
-            raise StoreConnectionError(
-                f"PostgreSQL at {self.where} lacks the pgvector extension and it could not be created "
-                f"({str(exc).strip().splitlines()[0]}); run CREATE EXTENSION vector as a superuser") from None
-        return conn
+        return schema.connect(self._uri, timeout)
 
     @contextmanager
     def _session(self) -> Iterator["psycopg.Connection"]:
@@ -170,11 +151,8 @@ class PGVector(VectorStore):
 
     def _open_collection(self, dimension: Optional[int]) -> None:
         """Read the collection's record (model, dimension) and check it against ours."""
-        with self._session():
-            self._conn.execute(_REGISTRY)
-            row = self._conn.execute(
-                "SELECT dimension, model_id, config FROM rag_collections WHERE name = %s", (self.collection_name,)
-            ).fetchone()
+        with self._session() as conn:
+            row = schema.registry_row(conn, self.collection_name)
         if row is None:
             if dimension is not None:
                 self._create_table(dimension)
@@ -200,54 +178,26 @@ class PGVector(VectorStore):
         an indexed table) and search with it from now on; a no-op when it exists."""
         if self._dimension is None:
             raise ValidationError("the collection has no vectors yet: add some first, or pass hnsw=True when creating it")
-        with self._lock, self._session(), self._conn.transaction():
-            self._conn.execute(sql.SQL(
-                "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (embedding vector_cosine_ops) "
-                "WITH (m = {}, ef_construction = {})").format(
-                    sql.Identifier(table_name(self.collection_name) + "_hnsw"), self._table,
-                    sql.Literal(self.hnsw_m), sql.Literal(self.hnsw_ef_construction)))
-            self._conn.execute(
-                "UPDATE rag_collections SET config = config || %s::jsonb WHERE name = %s",
-                (json.dumps({"hnsw": True, "hnsw_m": self.hnsw_m, "hnsw_ef_construction": self.hnsw_ef_construction}),
-                 self.collection_name))
+        with self._lock, self._session() as conn:
+            schema.create_hnsw_index(conn, self.collection_name, self.hnsw_m, self.hnsw_ef_construction)
         self.hnsw = True
 
     def _create_table(self, dimension: int) -> None:
         """Create the table (and its record) if no other process has yet."""
         model = model_id_of(self._embedding) if self._embedding is not None else None
         config = {"hnsw": self.hnsw, "hnsw_m": self.hnsw_m, "hnsw_ef_construction": self.hnsw_ef_construction}
-        with self._session(), self._conn.transaction():
-            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
-            row = self._conn.execute(
-                "SELECT dimension FROM rag_collections WHERE name = %s", (self.collection_name,)).fetchone()
-            if row is not None:  # created meanwhile by another process
-                if row[0] != dimension:
-                    raise EmbeddingMismatchError(
-                        f"collection {self.collection_name!r} holds vectors of dimension {row[0]}, not {dimension}")
-                self._dimension = row[0]
-                return
-            self._conn.execute(sql.SQL(
-                "CREATE TABLE {} (id text PRIMARY KEY, document text NOT NULL, metadata jsonb NOT NULL, "
-                "embedding vector({}) NOT NULL)").format(self._table, sql.Literal(dimension)))
-            if self.hnsw:
-                self._conn.execute(sql.SQL(
-                    "CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops) WITH (m = {}, ef_construction = {})"
-                ).format(sql.Identifier(table_name(self.collection_name) + "_hnsw"), self._table,
-                         sql.Literal(self.hnsw_m), sql.Literal(self.hnsw_ef_construction)))
-            self._conn.execute(
-                "INSERT INTO rag_collections (name, table_name, dimension, model_id, distance_strategy, config) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                (self.collection_name, table_name(self.collection_name), dimension, model,
-                 self.distance_strategy.value, json.dumps(config)))
+        with self._session() as conn:
+            stored = schema.create_table(conn, self.collection_name, dimension, model=model,
+                                         distance=self.distance_strategy.value, config=config)
+        if stored != dimension:  # created meanwhile by another process, for other vectors
+            raise EmbeddingMismatchError(
+                f"collection {self.collection_name!r} holds vectors of dimension {stored}, not {dimension}")
         self._dimension = dimension
 
     def delete_collection(self) -> None:
         """Drop the collection's table and record (LangChain's name)."""
-        with self._lock, self._session(), self._conn.transaction():
-            self._conn.execute(_REGISTRY)
-            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
-            self._conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(self._table))
-            self._conn.execute("DELETE FROM rag_collections WHERE name = %s", (self.collection_name,))
+        with self._lock, self._session() as conn:
+            schema.drop_collection(conn, self.collection_name)
             self._dimension = None
 
     # ------------------------------------------------------------------ for an index kept beside the collection
@@ -283,40 +233,31 @@ class PGVector(VectorStore):
 
     def collection_config(self) -> dict[str, Any]:
         """The JSON settings recorded with the collection ({} before its first add)."""
-        with self._session():
-            row = self._conn.execute("SELECT config FROM rag_collections WHERE name = %s", (self.collection_name,)).fetchone()
-        return dict(row[0]) if row else {}
+        with self._session() as conn:
+            return schema.collection_config(conn, self.collection_name)
 
     def update_collection_config(self, values: dict[str, Any]) -> None:
         """Merge ``values`` (JSON data) into the collection's recorded settings."""
         if self._dimension is None:
             raise ValidationError("the collection has no table yet: add documents first")
-        with self._session():
-            self._conn.execute("UPDATE rag_collections SET config = config || %s::jsonb WHERE name = %s",
-                               (json.dumps(values), self.collection_name))
+        with self._session() as conn:
+            schema.merge_collection_config(conn, self.collection_name, values)
 
     def enable_full_text(self, language: str = "english") -> None:
         """Keep a ``tsvector`` of each text (a generated column with a GIN index) for
         :meth:`full_text_search`; a no-op when there already is one."""
         if self._dimension is None:
             raise ValidationError("the collection has no table yet: add documents first")
-        with self._lock, self._session(), self._conn.transaction():
-            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK_KEY,))
-            self._conn.execute(sql.SQL(
-                "ALTER TABLE {} ADD COLUMN IF NOT EXISTS lexemes tsvector GENERATED ALWAYS AS "
-                "(to_tsvector({}::regconfig, document)) STORED").format(self._table, sql.Literal(language)))
-            self._conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING gin (lexemes)").format(
-                sql.Identifier(table_name(self.collection_name) + "_fts"), self._table))
+        with self._lock, self._session() as conn:
+            fulltext.enable_full_text(conn, self.collection_name, language)
 
     def full_text_scores(self, words: list[str], ids: list[str], language: str = "english") -> dict[str, float]:
         """id -> the ``ts_rank`` :meth:`full_text_search` would give each stored document of
         ``ids`` (0 for one matching none of ``words``; absent ids left out): one statement."""
         if self._dimension is None or not words or not ids:
             return {}
-        query = sql.SQL("SELECT id, ts_rank(lexemes, q, 1) FROM {}, to_tsquery({}::regconfig, %s) AS q "
-                        "WHERE id = ANY(%s)").format(self._table, sql.Literal(language))
-        with self._session():
-            rows = self._conn.execute(query, [_tsquery(words), ids]).fetchall()
+        with self._session() as conn:
+            rows = conn.execute(fulltext.scores_statement(self._table, language), [fulltext.tsquery(words), ids]).fetchall()
         return {doc_id: float(rank) for doc_id, rank in rows}
 
     def full_text_search(self, words: list[str], k: int, filter: Any = None,
@@ -329,12 +270,9 @@ class PGVector(VectorStore):
         if self._dimension is None or not words:
             return []
         where, params = (sql.SQL("true"), []) if expr is None else where_clause(expr)
-        query = sql.SQL(
-            "SELECT id, document, metadata, ts_rank(lexemes, q, 1) AS rank FROM {}, "
-            "to_tsquery({}::regconfig, %s) AS q WHERE lexemes @@ q AND ({}) ORDER BY rank DESC, id LIMIT {}"
-        ).format(self._table, sql.Literal(language), where, sql.Literal(k))
-        with self._session():
-            rows = self._conn.execute(query, [_tsquery(words), *params]).fetchall()
+        query = fulltext.search_statement(self._table, language, where, k)
+        with self._session() as conn:
+            rows = conn.execute(query, [fulltext.tsquery(words), *params]).fetchall()
         return [(Document._unchecked(document, metadata, doc_id), float(rank)) for doc_id, document, metadata, rank in rows]
 
     def _query(self, query: Any, params: Any = ()) -> list[tuple]:
@@ -443,7 +381,3 @@ class PGVector(VectorStore):
         vectors = np.stack([row[4].to_numpy() for row in rows]).astype(np.float32) if rows else np.empty((0, query.shape[0]), np.float32)
         return pairs, vectors
 
-
-def _tsquery(words: list[str]) -> str:
-    """``words`` as one tsquery (bound as one parameter): each quoted as a literal, joined by OR."""
-    return " | ".join("'" + word.replace("'", "''").replace("\\", "") + "'" for word in words)
