@@ -90,12 +90,18 @@ class InMemorySaver(BaseCheckpointSaver):
 
     def put(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
             new_versions: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
-        return self.put_step(config, checkpoint, metadata, ())
+        return self._save_step(config, checkpoint, metadata, ())
 
     def put_step(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
                  writes: Sequence[tuple[str, Sequence[tuple[str, Any]]]]) -> dict[str, Any]:
         """The step's task writes and its new checkpoint under one lock (a reader sees both
         or neither); writes of a checkpoint ``keep_last`` drops go with it."""
+        if type(self).put is not InMemorySaver.put or type(self).put_writes is not InMemorySaver.put_writes:
+            return super().put_step(config, checkpoint, metadata, writes)  # a subclass's own put/put_writes run
+        return self._save_step(config, checkpoint, metadata, writes)
+
+    def _save_step(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
+                   writes: Sequence[tuple[str, Sequence[tuple[str, Any]]]]) -> dict[str, Any]:
         thread_id, ns, parent_id = thread_of(config)
         row = (serde.dumps(checkpoint), serde.dumps(metadata), parent_id)  # first: its error names the state key
         encoded = [((task_id, channel), serde.dumps(value)) for task_id, task_writes in writes

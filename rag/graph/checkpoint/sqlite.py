@@ -223,12 +223,18 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def put(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
             new_versions: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
-        return self.put_step(config, checkpoint, metadata, ())
+        return self._save_step(config, checkpoint, metadata, ())
 
     def put_step(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
                  writes: Sequence[tuple[str, Sequence[tuple[str, Any]]]]) -> dict[str, Any]:
         """The step's task writes and its new checkpoint in one transaction: one commit (one
         fsync under ``synchronous=FULL``) a step, as a checkpoint alone costs."""
+        if type(self).put is not SqliteSaver.put or type(self).put_writes is not SqliteSaver.put_writes:
+            return super().put_step(config, checkpoint, metadata, writes)  # a subclass's own put/put_writes run
+        return self._save_step(config, checkpoint, metadata, writes)
+
+    def _save_step(self, config: Mapping[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
+                   writes: Sequence[tuple[str, Sequence[tuple[str, Any]]]]) -> dict[str, Any]:
         thread_id, ns, parent_id = thread_of(config)
         data, meta = serde.dumps(checkpoint), serde.dumps(metadata)  # fails before anything is written
         rows = [(thread_id, ns, parent_id or "", task_id, channel, serde.dumps(value))
