@@ -1,10 +1,13 @@
 """The checkpointer interface: four methods, and the graph never knows the storage.
 
 A saver keeps, per thread (``config["configurable"]["thread_id"]``), a list of
-checkpoints (the state after each step) and the *pending writes* of a step that did not
-finish (nodes that succeeded before another paused or failed, and the pauses themselves).
-Implement :meth:`get_tuple`, :meth:`list`, :meth:`put` and :meth:`put_writes`; the async
-twins run them in a worker thread (or inline when ``blocking_io`` is False).
+checkpoints (the state after each step) and the *writes* of each step's tasks against the
+checkpoint it ran from: what its nodes returned, raised and were asked (for a step that
+paused or failed, what lets a resume run only the rest). Implement :meth:`get_tuple`,
+:meth:`list`, :meth:`put` and :meth:`put_writes`; :meth:`put_step` (a finished step's
+writes and its next checkpoint) is derived from them, and a saver that can do both in one
+transaction overrides it. The async twins run them in a worker thread (or inline when
+``blocking_io`` is False).
 
 A checkpoint is a dict: ``{"v": 1, "id": str, "ts": ISO 8601 UTC, "channel_values":
 {...state...}, "next": [node, ...], "joins": {...}}``; metadata is ``{"source", "step",
