@@ -24,13 +24,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from rag.errors import ValidationError
 from stores.filters import And, Compare, Expr, Not, Or, is_number
 
-__all__ = ["expression", "row_fields", "canonical", "check_text", "string_literal", "MAX_VARCHAR_BYTES",
-           "MAX_JSON_BYTES", "ALWAYS", "NEVER"]
+__all__ = ["expression", "row_fields", "canonical", "check_text", "string_literal", "id_list", "RawExpr",
+           "one_filter", "MAX_VARCHAR_BYTES", "MAX_JSON_BYTES", "ALWAYS", "NEVER"]
 
 #: Milvus's VARCHAR limit (ids and texts), in UTF-8 bytes.
 MAX_VARCHAR_BYTES = 65535
@@ -161,6 +161,31 @@ def expression(expr: Expr) -> str:
         return ALWAYS if isinstance(expr, And) else NEVER
     joiner = " and " if isinstance(expr, And) else " or "
     return joiner.join(f"({expression(clause)})" for clause in expr.clauses)
+
+
+def id_list(ids: list[str]) -> str:
+    """The expression matching the rows whose id is one of ``ids``."""
+    return f"id in [{', '.join(string_literal(i, 'the id') for i in ids)}]"
+
+
+class RawExpr:
+    """A raw Milvus boolean expression given as a filter (the escape hatch)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def one_filter(filter: Any, expr: Optional[str]) -> Any:
+    """The one of ``filter`` and langchain-milvus's ``expr=`` that was given (ValidationError for both)."""
+    if expr is None:
+        return filter
+    if filter is not None:
+        raise ValidationError("pass a filter or expr=, not both")
+    if not isinstance(expr, str):
+        raise ValidationError(f"expr must be a Milvus boolean expression (a str), got {type(expr).__name__}")
+    return expr
 
 
 def check_text(text: str, what: str) -> None:

@@ -36,7 +36,6 @@ cluster or a managed Milvus (only ``uri`` and ``token`` change).
 
 from __future__ import annotations
 
-import json
 import warnings
 from typing import Any, Callable, ClassVar, Iterator, Literal, Mapping, Optional, Sequence, Union
 
@@ -46,8 +45,9 @@ from rag._optional import require_installed
 from rag.documents import Document
 from rag.embeddings.base import model_id_of
 from rag.errors import EmbeddingMismatchError, ValidationError
+from stores import _milvus_collection as layout
 from stores._milvus_conn import CONSISTENCY_LEVELS, MilvusConnection
-from stores._milvus_expr import check_text, expression, row_fields, string_literal
+from stores._milvus_expr import RawExpr, check_text, expression, id_list, one_filter, row_fields, string_literal
 from stores.base import VectorStore
 from stores.filters import Expr
 from stores.scoring import DistanceStrategy, cosine_similarity, relevance_from_cosine
@@ -56,12 +56,10 @@ require_installed(("pymilvus",), feature="stores.milvus", extra="milvus")
 
 with warnings.catch_warnings():  # pymilvus 2.3 imports pkg_resources, which warns on import
     warnings.simplefilter("ignore", UserWarning)
-    from pymilvus import Collection, CollectionSchema, DataType, FieldSchema, MilvusException  # noqa: E402
+    from pymilvus import Collection, CollectionSchema, MilvusException  # noqa: E402
 
 __all__ = ["Milvus"]
 
-_RECORD_KEY = "rag_toolkit_store"  # marks a collection description written by this store
-_FIELDS = ("id", "text", "metadata", "shadow", "vector")
 _MAX_SEARCH_LIMIT = 16384  # Milvus's topk limit
 
 
@@ -155,10 +153,7 @@ class Milvus(VectorStore):
     # ------------------------------------------------------------------ the collection
 
     def _index_params(self) -> dict[str, Any]:
-        if self.index_type == "FLAT":
-            return {"index_type": "FLAT", "metric_type": "COSINE", "params": {}}
-        return {"index_type": "HNSW", "metric_type": "COSINE",
-                "params": {"M": self.hnsw_m, "efConstruction": self.hnsw_ef_construction}}
+        return layout.index_params(self.index_type, self.hnsw_m, self.hnsw_ef_construction)
 
     def _open_collection(self) -> None:
         """Open the collection if it exists, checking its record against our embeddings."""
@@ -173,7 +168,7 @@ class Milvus(VectorStore):
             raise EmbeddingMismatchError(
                 f"collection {self.collection_name!r} at {self.where} was built with {stored_model}, not {model}; "
                 "use the same embeddings or another collection_name")
-        dimension = int(next(f for f in collection.schema.fields if f.name == "vector").params["dim"])
+        dimension = layout.vector_dimension(collection)
         wanted = getattr(self._embedding, "dimension", None)
         if wanted is not None and wanted != dimension:
             raise EmbeddingMismatchError(
@@ -185,28 +180,11 @@ class Milvus(VectorStore):
         self._collection, self._dimension = collection, dimension
 
     def _record_of(self, collection: Collection) -> dict[str, Any]:
-        names = [field.name for field in collection.schema.fields]
-        try:
-            record = json.loads(collection.description or "{}")
-        except ValueError:
-            record = {}
-        if sorted(names) != sorted(_FIELDS) or not isinstance(record, dict) or _RECORD_KEY not in record:
-            raise ValidationError(
-                f"collection {self.collection_name!r} at {self.where} was not made by this store (fields "
-                f"{', '.join(names)}); use another collection_name")
-        return record
+        return layout.read_record(collection, self.collection_name, self.where)
 
     def _schema(self, dimension: int) -> CollectionSchema:
-        record = {_RECORD_KEY: 1, "dimension": dimension, "distance": "COSINE", "index": self._index_params(),
-                  "model_id": model_id_of(self._embedding) if self._embedding is not None else None}
-        fields = [
-            FieldSchema("id", DataType.VARCHAR, is_primary=True, max_length=65535),
-            FieldSchema("text", DataType.VARCHAR, max_length=65535),
-            FieldSchema("metadata", DataType.JSON),
-            FieldSchema("shadow", DataType.JSON),
-            FieldSchema("vector", DataType.FLOAT_VECTOR, dim=dimension),
-        ]
-        return CollectionSchema(fields, description=json.dumps(record))
+        model = model_id_of(self._embedding) if self._embedding is not None else None
+        return layout.collection_schema(dimension, self._index_params(), model)
 
     def _create_collection(self, dimension: int) -> None:
         """Create, index and load the collection (or open it, if another process just made it)."""
@@ -260,24 +238,24 @@ class Milvus(VectorStore):
 
     def _parsed_filter(self, filter: Any) -> Any:
         if isinstance(filter, str):
-            return _RawExpr(filter)  # the escape hatch: a Milvus expression, passed as it is
+            return RawExpr(filter)  # the escape hatch: a Milvus expression, passed as it is
         return super()._parsed_filter(filter)
 
     def _expr(self, filter: Any) -> str:
         if filter is None:
             return ""
-        return filter.text if isinstance(filter, _RawExpr) else expression(filter)
+        return filter.text if isinstance(filter, RawExpr) else expression(filter)
 
     def similarity_search(self, query: str, k: int = 4, filter: Any = None, *, fetch_k: Optional[int] = None,
                           expr: Optional[str] = None) -> list[Document]:
         """As :meth:`VectorStore.similarity_search`; ``expr``: a raw Milvus expression
         (langchain-milvus's parameter) instead of ``filter``."""
-        return super().similarity_search(query, k, _one_filter(filter, expr), fetch_k=fetch_k)
+        return super().similarity_search(query, k, one_filter(filter, expr), fetch_k=fetch_k)
 
     def similarity_search_with_score(self, query: str, k: int = 4, filter: Any = None, *,
                                      fetch_k: Optional[int] = None, expr: Optional[str] = None) -> list[tuple[Document, float]]:
         """As :meth:`VectorStore.similarity_search_with_score` (scores: cosine similarity); ``expr`` as above."""
-        return super().similarity_search_with_score(query, k, _one_filter(filter, expr), fetch_k=fetch_k)
+        return super().similarity_search_with_score(query, k, one_filter(filter, expr), fetch_k=fetch_k)
 
     # ------------------------------------------------------------------ engine primitives
 
@@ -305,7 +283,7 @@ class Milvus(VectorStore):
             return
         with self._connection.calls(f"deleting from collection {self.collection_name!r}"):
             for start in range(0, len(ids), self.batch_size):
-                self._collection.delete(_id_list(ids[start:start + self.batch_size]))
+                self._collection.delete(id_list(ids[start:start + self.batch_size]))
         self._deleted_since_read = self.consistency_level != "Strong"
 
     def _read_level(self) -> str:
@@ -322,7 +300,7 @@ class Milvus(VectorStore):
         level = self._read_level()
         with self._connection.calls(f"reading collection {self.collection_name!r}"):
             for start in range(0, len(ids), self.batch_size):
-                for row in self._collection.query(_id_list(ids[start:start + self.batch_size]), output_fields=fields,
+                for row in self._collection.query(id_list(ids[start:start + self.batch_size]), output_fields=fields,
                                                   consistency_level=level):
                     found[row["id"]] = row
         return found
@@ -383,27 +361,4 @@ class Milvus(VectorStore):
         vectors = (np.asarray([hit.entity.get("vector") for hit in hits], dtype=np.float32) if pairs
                    else np.empty((0, query.shape[0]), np.float32))
         return pairs, vectors
-
-
-class _RawExpr:
-    """A raw Milvus boolean expression given as a filter (the escape hatch)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def _one_filter(filter: Any, expr: Optional[str]) -> Any:
-    if expr is None:
-        return filter
-    if filter is not None:
-        raise ValidationError("pass a filter or expr=, not both")
-    if not isinstance(expr, str):
-        raise ValidationError(f"expr must be a Milvus boolean expression (a str), got {type(expr).__name__}")
-    return expr
-
-
-def _id_list(ids: list[str]) -> str:
-    return f"id in [{', '.join(string_literal(i, 'the id') for i in ids)}]"
 
