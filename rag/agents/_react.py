@@ -17,8 +17,9 @@ import typing
 from typing import Any, Optional, Sequence
 
 from rag.agents.errors import ModelCallLimitExceededError
+# create_react_agent is importable from here too, as from langgraph.prebuilt.chat_agent_executor.
 from rag.agents.factory import (FINAL_ANSWER_INSTRUCTION, AgentState, _as_ai_message, _calls_this_turn, _final_answer,
-                                _unique_id)
+                                _unique_id, create_react_agent)
 from rag.agents.tool_node import HandleToolErrors, ToolNode, as_tools
 from rag.errors import InvalidTypeError, UsageError, ValidationError
 from rag.graph import END, StateGraph

@@ -4,8 +4,8 @@ MANIFEST.json) against rag.graph, through import renames only (``langgraph_renam
 
 LangGraph's conftest is not copied: it builds Postgres, Redis and encrypted savers. The
 fixtures here give the tests ours instead: ``sync_checkpointer`` / ``async_checkpointer``
-are our ``InMemorySaver`` and ``SqliteSaver``; ``durability`` is ``"sync"`` only (rag.graph
-always saves a step before the next one runs); ``mocker`` is a small stand-in for
+are our ``InMemorySaver`` and ``SqliteSaver``; ``durability`` runs ``"sync"``, ``"async"`` and
+``"exit"`` as LangGraph's does; ``anyio_backend`` is asyncio only, as theirs; ``mocker`` is a small stand-in for
 pytest-mock's (not a test dependency); ``cache`` and the stores are ours (SQLite and in
 memory). ``snapshot`` is syrupy's own, reading LangGraph's ``__snapshots__/*.ambr`` (copied
 unchanged like the tests; ``--snapshot-update`` is refused, so they are never rewritten).
@@ -45,6 +45,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "update_snapshots", False):
         raise pytest.UsageError("--snapshot-update would rewrite LangGraph's copied __snapshots__ files "
                                 f"under {HERE}; run without it (they must stay unchanged)")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """asyncio only, as LangGraph's and langgraph-prebuilt's conftests say: the test ids (and
+    so the names syrupy looks snapshots up by) are then theirs, ``[memory]`` not ``[asyncio-memory]``."""
+    return "asyncio"
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -6,7 +6,7 @@ the suite until its line is removed."""
 DEVIATIONS = {
     'prebuilt/test_deprecation.py::test_config_schema_deprecation':
         'LangGraphDeprecatedSinceV10 is not offered (config_schema warns with DeprecationWarning)',
-    'prebuilt/test_on_tool_call.py::test_list_form_send_hydrates_state_async[asyncio]':
+    'prebuilt/test_on_tool_call.py::test_list_form_send_hydrates_state_async':
         "a list of tool calls gets the state through LangGraph's internal channel read (configurable __pregel_read), which rag.graph does not have: the state is {}",
     'prebuilt/test_on_tool_call.py::test_list_form_send_hydrates_state_from_channel_read':
         "a list of tool calls gets the state through LangGraph's internal channel read (configurable __pregel_read), which rag.graph does not have: the state is {}",
@@ -36,15 +36,11 @@ DEVIATIONS = {
         "messages do not add up into a prompt (SystemMessage(...) + list is LangChain's ChatPromptTemplate)",
     'prebuilt/test_react_agent.py::test_prompt_with_store[v2]':
         "messages do not add up into a prompt (SystemMessage(...) + list is LangChain's ChatPromptTemplate)",
-    'prebuilt/test_react_agent.py::test_prompt_with_store_async[asyncio]':
+    'prebuilt/test_react_agent.py::test_prompt_with_store_async':
         "messages do not add up into a prompt (SystemMessage(...) + list is LangChain's ChatPromptTemplate)",
-    'prebuilt/test_react_agent.py::test_react_agent_parallel_tool_calls[memory-v2]':
-        "with version='v2' and an interrupt() in two Sends, rag.graph's 'values' stream shows the step's state once, LangGraph's once per pending write",
-    'prebuilt/test_react_agent.py::test_react_agent_parallel_tool_calls[sqlite-v2]':
-        "with version='v2' and an interrupt() in two Sends, rag.graph's 'values' stream shows the step's state once, LangGraph's once per pending write",
-    'prebuilt/test_react_agent.py::test_react_agent_subgraph_streaming[asyncio-v1]':
+    'prebuilt/test_react_agent.py::test_react_agent_subgraph_streaming[v1]':
         "stream(subgraphs=True) from an agent used as a node: the chunks' order and namespaces differ from LangGraph's (not analysed further)",
-    'prebuilt/test_react_agent.py::test_react_agent_subgraph_streaming[asyncio-v2]':
+    'prebuilt/test_react_agent.py::test_react_agent_subgraph_streaming[v2]':
         "stream(subgraphs=True) from an agent used as a node: the chunks' order and namespaces differ from LangGraph's (not analysed further)",
     'prebuilt/test_react_agent.py::test_react_agent_subgraph_streaming_sync[v1]':
         "stream(subgraphs=True) from an agent used as a node: the chunks' order and namespaces differ from LangGraph's (not analysed further)",
@@ -98,7 +94,7 @@ DEVIATIONS = {
         "LangGraph's drawings of the graph (syrupy __snapshots__) are not copied: rag.graph draws its graphs itself",
     'prebuilt/test_react_agent_graph.py::test_react_agent_graph_structure[ResponseFormat-post_model_hook-pre_model_hook-tools1]':
         "LangGraph's drawings of the graph (syrupy __snapshots__) are not copied: rag.graph draws its graphs itself",
-    'prebuilt/test_tool_call_transformer.py::TestToolCallTransformerEndToEnd::test_async_streaming_tool_populates_tool_calls[asyncio]':
+    'prebuilt/test_tool_call_transformer.py::TestToolCallTransformerEndToEnd::test_async_streaming_tool_populates_tool_calls':
         'the streaming tool-call transformer (langgraph.prebuilt._tool_call_transformer, stream_events v3) is not offered',
     'prebuilt/test_tool_call_transformer.py::TestToolCallTransformerEndToEnd::test_stream_modes_union_includes_tools':
         'the streaming tool-call transformer (langgraph.prebuilt._tool_call_transformer, stream_events v3) is not offered',
@@ -128,11 +124,11 @@ DEVIATIONS = {
         'the streaming tool-call transformer (langgraph.prebuilt._tool_call_transformer, stream_events v3) is not offered',
     'prebuilt/test_tool_call_transformer.py::TestToolCallTransformerUnit::test_tools_event_passes_through_main_log':
         'the streaming tool-call transformer (langgraph.prebuilt._tool_call_transformer, stream_events v3) is not offered',
-    'prebuilt/test_tool_node.py::test_tool_node_command[asyncio-dict]':
+    'prebuilt/test_tool_node.py::test_tool_node_command[dict]':
         "handle_tool_errors=True by default (a safer default, documented): a Command whose update does not fit the ToolNode's input becomes an error ToolMessage, where LangGraph's default raises the ValueError",
-    'prebuilt/test_tool_node.py::test_tool_node_command[asyncio-tool_calls]':
+    'prebuilt/test_tool_node.py::test_tool_node_command[tool_calls]':
         "handle_tool_errors=True by default (a safer default, documented): a Command whose update does not fit the ToolNode's input becomes an error ToolMessage, where LangGraph's default raises the ValueError",
-    'prebuilt/test_tool_node.py::test_tool_node_command_list_input[asyncio]':
+    'prebuilt/test_tool_node.py::test_tool_node_command_list_input':
         "handle_tool_errors=True by default (a safer default, documented): a Command whose update does not fit the ToolNode's input becomes an error ToolMessage, where LangGraph's default raises the ValueError",
     'prebuilt/test_tool_node.py::test_tool_node_error_handling_default_exception':
         "handle_tool_errors=True by default (a safer default, documented): LangGraph's default re-raises errors other than invalid arguments",
@@ -146,24 +142,24 @@ DEVIATIONS = {
         'a pydantic v1 model as the injected state: its fields set (__fields_set__) are not read',
     'prebuilt/test_tool_node.py::test_tool_runtime_forwards_execution_info_server_info_and_tools':
         "rag.graph.runtime has no ServerInfo (LangGraph Platform's server facts)",
-    'prebuilt/test_tool_node.py::test_tool_runtime_forwards_execution_info_server_info_and_tools_async[asyncio]':
+    'prebuilt/test_tool_node.py::test_tool_runtime_forwards_execution_info_server_info_and_tools_async':
         "rag.graph.runtime has no ServerInfo (LangGraph Platform's server facts)",
-    'prebuilt/test_tool_node_validation_error_filtering.py::test_tool_invocation_error_without_handle_errors[asyncio]':
+    'prebuilt/test_tool_node_validation_error_filtering.py::test_tool_invocation_error_without_handle_errors':
         "ToolInvocationError.filtered_errors (pydantic's per-field errors without injected arguments) is not produced: our schema check names each problem in the message",
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-False-MyModelV1]':
+    'prebuilt/test_validation_node.py::test_validation_node[False-MyModelV1]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-False-MyModel]':
+    'prebuilt/test_validation_node.py::test_validation_node[False-MyModel]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-False-my_function]':
+    'prebuilt/test_validation_node.py::test_validation_node[False-my_function]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-False-tool_schema3]':
+    'prebuilt/test_validation_node.py::test_validation_node[False-tool_schema3]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-True-MyModelV1]':
+    'prebuilt/test_validation_node.py::test_validation_node[True-MyModelV1]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-True-MyModel]':
+    'prebuilt/test_validation_node.py::test_validation_node[True-MyModel]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-True-my_function]':
+    'prebuilt/test_validation_node.py::test_validation_node[True-my_function]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
-    'prebuilt/test_validation_node.py::test_validation_node[asyncio-True-tool_schema3]':
+    'prebuilt/test_validation_node.py::test_validation_node[True-tool_schema3]':
         'ValidationNode (deprecated in LangGraph 1.0) is not offered',
 }
