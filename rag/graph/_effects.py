@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterable, Mapping, Optional
 
 from rag.errors import ValidationError
+from rag.graph.constants import PULL, PUSH
+from rag.graph.types import Send
 from rag.messages import BaseMessage
 
 __all__ = ["Task", "Emit", "IO", "Decide", "RunTasks", "Effects", "recursion_limit", "messages_in",
-           "DEFAULT_RECURSION_LIMIT"]
+           "task_path", "DEFAULT_RECURSION_LIMIT"]
 
 #: Supersteps one invocation may run (LangGraph 1.2: 10,007); config["recursion_limit"] overrides.
 DEFAULT_RECURSION_LIMIT = 25
@@ -42,6 +44,17 @@ class Task:
     calls: Any = None  # the rag.graph._calls.CallLog of the @task calls the node made (None: none yet)
     parts: Optional[list[Any]] = None  # the updates of a node that returned a list of them, streamed as such
     spare: Any = None  # a rag.graph._resume.SpareResume its first interrupt() may take (resumed at a breakpoint)
+
+
+def task_path(entries: list[Any], index: int) -> tuple[Any, ...]:
+    """LangGraph's path of the task for ``entries[index]`` (a step's nodes due: names and
+    Sends): ``("__pregel_pull", name)`` for a node its edges started, ``("__pregel_push", i,
+    False)`` for a Send, ``i`` its place among the step's Sends (LangGraph's index in its
+    tasks channel; False: not a @task call)."""
+    entry = entries[index]
+    if isinstance(entry, Send):
+        return (PUSH, sum(isinstance(e, Send) for e in entries[:index]), False)
+    return (PULL, entry)
 
 
 @dataclass(frozen=True)

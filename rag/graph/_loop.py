@@ -25,7 +25,7 @@ from rag.graph._stream_messages import PUSHED, handler_in
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph._calls import CALL_KEY, CallSlot, call_writes, held_updates
-from rag.graph.constants import END, ERROR, INTERRUPT, PULL, PUSH, RESULT, RESUME, RETURN, START, UPDATE
+from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, RETURN, START, UPDATE
 from rag.graph.errors import (
     CheckpointerRequiredError,
     EmptyInputError,
@@ -46,6 +46,7 @@ from rag.graph._effects import (
     RunTasks,
     Task,
     recursion_limit,
+    task_path,
 )
 from rag.graph.state import apply_updates, initial_values, ordered
 from rag.graph.types import Command, Send, is_invalid_resume
@@ -171,9 +172,7 @@ class Loop:
                 task.push, task.arg, task.triggers = True, entry.arg, ("__pregel_push",)
             metadata = {**self.base_metadata, "langgraph_step": self.step + 1, "langgraph_node": name,
                         "langgraph_triggers": task.triggers,
-                        # LangGraph's task path: a Send's is (PUSH, its index among the step's Sends, False).
-                        "langgraph_path": (PUSH, sum(isinstance(e, Send) for e in self.next[:index]), False)
-                        if push else (PULL, name),
+                        "langgraph_path": task_path(self.next, index),
                         "langgraph_checkpoint_ns": task_ns(self.ns, name, task_id)}
             task.config = {**self.node_config, "metadata": metadata}
             with_task_runtime(task.config, task_id=task_id, checkpoint_id=self.checkpoint_id,

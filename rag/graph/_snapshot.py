@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rag.graph._effects import task_path
 from rag.graph._loop import INTERRUPT, RESULT
 from rag.graph._schemas import ROOT
 from rag.graph._time_travel import with_checkpoint_map
@@ -34,7 +35,7 @@ def snapshot(graph: Any, saved: Any, config: Any, *, pending: bool = False) -> S
         task_id = f"{checkpoint['id']}:{index}:{name}"
         writes = by_task.get(task_id, {})
         result = writes.get(RESULT)
-        tasks.append(PregelTask(task_id, name, ("__pregel_pull", name),
+        tasks.append(PregelTask(task_id, name, task_path(entries, index),
                                 error=writes.get(ERROR) if result is None else None,
                                 interrupts=tuple(writes.get(INTERRUPT, ()) if result is None or not pending else ()),
                                 result=_shown_result(graph, result)))
