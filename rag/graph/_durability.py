@@ -37,7 +37,7 @@ DURABILITY = ("sync", "async", "exit")
 #: Where the run config carries it (LangGraph's ``CONFIG_KEY_DURABILITY``).
 DURABILITY_KEY = "__pregel_durability"
 
-_OPTIONS = "stream_mode, interrupt_before, interrupt_after, durability, debug, subgraphs"
+_OPTIONS = "stream_mode, print_mode, interrupt_before, interrupt_after, durability, debug, subgraphs"
 
 
 @dataclass
@@ -62,7 +62,7 @@ def run_options(options: Mapping[str, Any], config: Optional[Mapping[str, Any]])
     and return ``config`` carrying ``durability`` when it was given (else ``config``)."""
     durability = None
     for key, value in options.items():
-        if key in ("debug", "subgraphs"):
+        if key in ("debug", "subgraphs", "print_mode"):  # print_mode, debug: rag.graph._run_modes
             continue
         if key == "durability":
             if value is not None and value not in DURABILITY:

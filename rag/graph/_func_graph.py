@@ -166,10 +166,14 @@ class EntrypointGraph(CompiledStateGraph):
             return {**value, INTERRUPT: values[INTERRUPT]} if isinstance(value, dict) else {INTERRUPT: values[INTERRUPT]}
         return value
 
-    def _chunk(self, mode: str, chunk: Any) -> Any:
-        if mode == "values":
+    def _visible_chunk(self, emit: Any) -> Any:
+        """The entrypoint's own chunks as LangGraph's: "values" its return value, "updates"
+        what it (or a @task) returned (streamed and printed alike; a subgraph's chunks are
+        its own)."""
+        chunk = super()._visible_chunk(emit)
+        if emit.mode == "values":
             return self._returned(chunk)
-        if mode == "updates" and isinstance(chunk, dict):
+        if emit.mode == "updates" and isinstance(chunk, dict):
             return {name: value.get(END) if isinstance(value, _Written) else value for name, value in chunk.items()}
         return chunk
 
@@ -224,15 +228,12 @@ class EntrypointGraph(CompiledStateGraph):
 
     def stream(self, input: Any, config: Optional[RunnableConfig] = None, *, stream_mode: Any = "updates",
                **kwargs: Any) -> Iterator[Any]:
-        single = isinstance(stream_mode, str)
-        for chunk in super().stream(self._graph_input(input), config, stream_mode=stream_mode, **kwargs):
-            yield self._chunk(stream_mode, chunk) if single else (chunk[0], self._chunk(*chunk))
+        yield from super().stream(self._graph_input(input), config, stream_mode=stream_mode, **kwargs)
 
     async def astream(self, input: Any, config: Optional[RunnableConfig] = None, *, stream_mode: Any = "updates",
                       **kwargs: Any) -> AsyncIterator[Any]:
-        single = isinstance(stream_mode, str)
         async for chunk in super().astream(self._graph_input(input), config, stream_mode=stream_mode, **kwargs):
-            yield self._chunk(stream_mode, chunk) if single else (chunk[0], self._chunk(*chunk))
+            yield chunk
 
     # -- state ----------------------------------------------------------------------------------
     def _snapshot(self, saved: Any, config: Any, *, pending: bool = False) -> StateSnapshot:

@@ -19,7 +19,8 @@ from rag.graph._subgraphs import (NS_SEP, Nested, arelay, child_config, graph_fo
                                   relay, saver_of, subgraphs_of, task_states)
 from rag.graph._drawing import draw_graph
 from rag.graph._durability import run_options
-from rag.graph._schemas import ROOT
+from rag.graph._run_modes import STREAM_MODES, StreamMode, print_chunk, print_modes, stream_modes
+from rag.graph._shown import shown, visible, visible_chunk
 from rag.graph._snapshot import snapshot
 from rag.graph._stream_tools import ToolsHandler, with_handler
 from rag.graph._time_travel import root_config, with_checkpoint_map
@@ -34,9 +35,6 @@ from rag.runnables.graph import Graph
 import rag.graph  # type hints: rag.graph.state_graph imports this module
 
 __all__ = ["CompiledStateGraph", "STREAM_MODES"]
-
-STREAM_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug", "tools")
-StreamMode = Union[str, Sequence[str]]
 
 
 class CompiledStateGraph(Runnable[Any, dict]):
@@ -99,16 +97,6 @@ class CompiledStateGraph(Runnable[Any, dict]):
         """LangGraph's run options checked; ``config`` with ``durability`` (rag.graph._durability)."""
         return run_options(options, config)  # type: ignore[return-value]
 
-    @staticmethod
-    def _modes(stream_mode: StreamMode) -> tuple[frozenset[str], bool]:
-        single = isinstance(stream_mode, str)
-        modes = [stream_mode] if single else list(stream_mode)
-        unknown = [m for m in modes if m not in STREAM_MODES]
-        if unknown or not modes:
-            raise ValidationError(f"stream_mode {unknown[0] if unknown else stream_mode!r} is not supported; "
-                                  f"use one of {list(STREAM_MODES)} or a list of them")
-        return frozenset(modes), single
-
     def _loop(self, config: Optional[RunnableConfig], modes: frozenset[str], interrupt_before: Any,
               interrupt_after: Any, context: Any = None, control: Any = None,
               subgraphs: bool = False) -> tuple[Loop, Optional[LiveSink]]:
@@ -146,12 +134,16 @@ class CompiledStateGraph(Runnable[Any, dict]):
         ``context_schema``); ``control``: a :class:`~rag.graph.runtime.RunControl` through
         which the caller (or a node) can ask the run to stop after the step under way."""
         config = self._check_options(kwargs, config)
-        modes, single = self._modes(stream_mode)
+        modes, single = stream_modes(stream_mode)
+        printed = print_modes(kwargs)  # print_mode=: rag.graph._run_modes
         subgraphs = bool(kwargs.get("subgraphs"))
 
         def body(value: Any, child: RunnableConfig) -> Iterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control, subgraphs)
+            loop, handler = self._loop(child, modes | printed, interrupt_before, interrupt_after, context, control,
+                                       subgraphs)
             for emit in relay(loop, drive(self, loop.run(value), handler)):
+                if printed:
+                    print_chunk(self, emit, printed, subgraphs)
                 if emit.mode in modes:
                     chunk = self._visible_chunk(emit) if type(emit) is not Nested else emit.chunk
                     yield out_chunk(emit, chunk, single, subgraphs)
@@ -164,12 +156,16 @@ class CompiledStateGraph(Runnable[Any, dict]):
                       interrupt_after: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
         """Async :meth:`stream`; async nodes run on the event loop, sync ones in threads."""
         config = self._check_options(kwargs, config)
-        modes, single = self._modes(stream_mode)
+        modes, single = stream_modes(stream_mode)
+        printed = print_modes(kwargs)  # print_mode=: rag.graph._run_modes
         subgraphs = bool(kwargs.get("subgraphs"))
 
         async def body(value: Any, child: RunnableConfig) -> AsyncIterator[Any]:
-            loop, handler = self._loop(child, modes, interrupt_before, interrupt_after, context, control, subgraphs)
+            loop, handler = self._loop(child, modes | printed, interrupt_before, interrupt_after, context, control,
+                                       subgraphs)
             async for emit in arelay(loop, adrive(self, loop.run(value), handler)):
+                if printed:
+                    print_chunk(self, emit, printed, subgraphs)
                 if emit.mode in modes:
                     chunk = self._visible_chunk(emit) if type(emit) is not Nested else emit.chunk
                     yield out_chunk(emit, chunk, single, subgraphs)
@@ -185,45 +181,16 @@ class CompiledStateGraph(Runnable[Any, dict]):
         return loop.graph._shown(output)
 
     def _visible_chunk(self, emit: Any) -> Any:
-        """A stream chunk as the caller sees it: "values" through :meth:`_shown`, and a root
-        state's "updates" as the values the nodes returned (not ``{"__root__": value}``)."""
-        if emit.mode == "values":
-            return self._visible(emit.chunk)
-        shape = getattr(self.builder, "shape", None)
-        if emit.mode != "updates" or shape is None or shape.kind != "root" or not isinstance(emit.chunk, dict):
-            return emit.chunk
-
-        def unwrap(update: Any) -> Any:
-            if isinstance(update, list):
-                return [unwrap(item) for item in update]
-            return update[ROOT] if isinstance(update, dict) and ROOT in update else update
-
-        return {node: unwrap(update) for node, update in emit.chunk.items()}
+        """A stream chunk as the caller sees it (:func:`rag.graph._shown.visible_chunk`)."""
+        return visible_chunk(self, emit)
 
     def _visible(self, values: Any) -> Any:
-        """The channel values as the "values" stream and snapshots show them (LangGraph's
-        stream channels): every key of the state, private ones included; a root state's value
-        itself. What ``invoke`` returns is :meth:`_shown`, the output schema's keys."""
-        shape = getattr(self.builder, "output_shape", None)
-        if shape is not None and shape.kind == "root":
-            return self._shown(values)
-        return values
+        """The channel values as the "values" stream and snapshots show them (:func:`rag.graph._shown.visible`)."""
+        return visible(self, values)
 
     def _shown(self, values: Any) -> Any:
-        """What a caller sees of the channel values (returned, streamed as "values", in
-        snapshots): the output schema's keys, so private keys stay inside; a root state's
-        value itself (see :mod:`rag.graph._schemas`)."""
-        shape = getattr(self.builder, "output_shape", None)
-        if shape is None or not isinstance(values, dict):
-            return values
-        if shape.kind == "root":  # paused: only the interrupts, as LangGraph's (the value cannot hold them)
-            return {INTERRUPT: values[INTERRUPT]} if INTERRUPT in values else values.get(ROOT)
-        if len(shape.keys) == len(self.builder.channels) and shape.kind != "root":
-            return values  # the output schema covers every channel: nothing to hide
-        shown = shape.output(values)
-        if INTERRUPT in values:
-            shown[INTERRUPT] = values[INTERRUPT]
-        return shown
+        """What ``invoke`` returns of the channel values (:func:`rag.graph._shown.shown`)."""
+        return shown(self, values)
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, *, context: Any = None, control: Any = None,
                interrupt_before: Any = None, interrupt_after: Any = None, **kwargs: Any) -> dict[str, Any]:
@@ -235,11 +202,13 @@ class CompiledStateGraph(Runnable[Any, dict]):
             return list(self.stream(input, config, context=context, control=control, stream_mode=stream_mode,  # type: ignore[return-value]
                                     interrupt_before=interrupt_before, interrupt_after=interrupt_after, **kwargs))
         config = self._check_options(kwargs, config)
+        printed = print_modes(kwargs)
 
         def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, live = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
-            for _ in relay(loop, drive(self, loop.run(value), live)):
-                pass
+            loop, live = self._loop(child, printed, interrupt_before, interrupt_after, context, control)
+            for emit in relay(loop, drive(self, loop.run(value), live)):
+                if printed:
+                    print_chunk(self, emit, printed, False)
             return self._output(loop)
 
         return self._call_traced(body, input, self._with_defaults(config))
@@ -253,11 +222,13 @@ class CompiledStateGraph(Runnable[Any, dict]):
                 input, config, context=context, control=control, stream_mode=stream_mode,
                 interrupt_before=interrupt_before, interrupt_after=interrupt_after, **kwargs)]
         config = self._check_options(kwargs, config)
+        printed = print_modes(kwargs)
 
         async def body(value: Any, child: RunnableConfig) -> dict[str, Any]:
-            loop, live = self._loop(child, frozenset(), interrupt_before, interrupt_after, context, control)
-            async for _ in arelay(loop, adrive(self, loop.run(value), live)):
-                pass
+            loop, live = self._loop(child, printed, interrupt_before, interrupt_after, context, control)
+            async for emit in arelay(loop, adrive(self, loop.run(value), live)):
+                if printed:
+                    print_chunk(self, emit, printed, False)
             return self._output(loop)
 
         return await self._acall_traced(body, input, self._with_defaults(config))
