@@ -4,7 +4,7 @@ branches, ``Command.goto``, Sends and completed joins."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generator, Optional
+from typing import TYPE_CHECKING, Any, Generator, Iterable, Optional
 
 from rag.graph._effects import Decide
 from rag.graph.constants import END
@@ -13,7 +13,18 @@ from rag.graph.types import Send
 if TYPE_CHECKING:
     from rag.graph._loop import Loop
 
-__all__ = ["decisions", "successors"]
+__all__ = ["decisions", "successors", "node_triggers"]
+
+
+def node_triggers(nodes: Iterable[str], joins: Iterable[tuple[tuple[str, ...], str]]) -> dict[str, tuple[str, ...]]:
+    """LangGraph's triggers of each node's tasks (the "tasks"/"debug" streams'
+    ``triggers``, a node's ``langgraph_triggers``): its channel ``branch:to:<node>`` and,
+    for each join (waiting edge) into it, ``join:<source>+<source>:<node>``, sorted."""
+    triggers = {name: [f"branch:to:{name}"] for name in nodes}
+    for sources, target in joins:
+        if target in triggers:
+            triggers[target].append(f"join:{'+'.join(sources)}:{target}")
+    return {name: tuple(sorted(channels)) for name, channels in triggers.items()}
 
 
 def decisions(loop: Loop, finished: list[tuple[str, list[Any], Optional[dict[str, Any]]]]) -> Generator[Any, Any, dict]:

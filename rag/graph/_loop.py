@@ -167,7 +167,7 @@ class Loop:
             push = isinstance(entry, Send)
             name = entry.node if push else entry
             task_id = f"{self.checkpoint_id}:{index}:{name}"
-            task = self.restored.pop(task_id, None) or Task(task_id, name, (f"branch:to:{name}",))
+            task = self.restored.pop(task_id, None) or Task(task_id, name, self._triggers(name))
             if push:
                 task.push, task.arg, task.triggers = True, entry.arg, ("__pregel_push",)
             metadata = {**self.base_metadata, "langgraph_step": self.step + 1, "langgraph_node": name,
@@ -185,6 +185,9 @@ class Loop:
         self.spare = None  # only the step right after the resume may take it (as LangGraph's)
         return tasks
 
+    def _triggers(self, name: str) -> tuple[str, ...]:
+        return self.graph.triggers.get(name) or (f"branch:to:{name}",)  # rag.graph._edges.node_triggers
+
     def _restore(self, pending: list[tuple[str, str, Any]]) -> None:
         for task_id, channel, value in pending:
             if channel == UPDATE:
@@ -193,7 +196,7 @@ class Loop:
             if channel == ERROR:  # shown by get_state only: the failed node runs again
                 continue
             name = task_id.rsplit(":", 1)[-1]
-            task = self.restored.setdefault(task_id, Task(task_id, name, (f"branch:to:{name}",)))
+            task = self.restored.setdefault(task_id, Task(task_id, name, self._triggers(name)))
             if channel == RETURN:  # a @task call that finished: replayed, not run again
                 task.update, task.done = value, True
             elif channel == RESULT:

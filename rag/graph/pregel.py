@@ -18,6 +18,7 @@ from rag.graph._loop import INTERRUPT, Loop
 from rag.graph._subgraphs import (NS_SEP, Nested, arelay, child_config, graph_for_namespace, link_of, nested_sink, out_chunk,
                                   relay, saver_of, subgraphs_of, task_states)
 from rag.graph._drawing import draw_graph
+from rag.graph._edges import node_triggers
 from rag.graph._durability import run_options
 from rag.graph._run_modes import STREAM_MODES, StreamMode, print_chunk, print_modes, stream_modes
 from rag.graph._shown import shown, visible, visible_chunk
@@ -74,6 +75,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         for sources, target in builder.joins:
             for source in sources:
                 self.joins_from.setdefault(source, []).append((sources, target))
+        self.triggers = node_triggers(builder.nodes, builder.joins)  # each node's tasks' (rag.graph._edges)
 
     # -- running ----------------------------------------------------------------------------
     @property
