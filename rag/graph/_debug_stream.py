@@ -23,10 +23,11 @@ from rag.graph._combine import reported_result
 from rag.graph._effects import Emit, Task
 from rag.graph._subgraphs import task_ns
 from rag.graph._time_travel import with_checkpoint_map
+from rag.graph.checkpoint.base import thread_of
 from rag.graph.constants import START
 from rag.graph.types import Send
 
-__all__ = ["MODES", "wanted", "checkpoint_events", "task_events", "result_events"]
+__all__ = ["MODES", "wanted", "checkpoint_events", "resumed_events", "task_events", "result_events"]
 
 #: The stream modes this module feeds.
 MODES = frozenset({"checkpoints", "tasks", "debug"})
@@ -49,10 +50,12 @@ def _emit(loop: Any, mode: str, kind: str, step: int, payload: dict[str, Any]) -
 
 
 def checkpoint_events(loop: Any, parent: Optional[dict[str, Any]], metadata: dict[str, Any],
-                      config: Optional[dict[str, Any]] = None) -> Iterator[Emit]:
+                      config: Optional[dict[str, Any]] = None,
+                      interrupts: Optional[dict[str, tuple[Any, ...]]] = None) -> Iterator[Emit]:
     """The events of the checkpoint ``loop`` just made (``parent``: the one before it,
     or None; ``metadata``: what was saved with it; ``config``: its config, default the
-    loop's last saved one: ``durability="exit"`` makes checkpoints it saves later)."""
+    loop's last saved one: ``durability="exit"`` makes checkpoints it saves later;
+    ``interrupts``: the paused tasks' interrupts, by task id)."""
     thread_id = loop.thread[0] if loop.thread else None
     tasks = []
     for index, entry in enumerate(loop.next):
@@ -61,7 +64,8 @@ def checkpoint_events(loop: Any, parent: Optional[dict[str, Any]], metadata: dic
         state = None
         if hasattr(loop.builder.nodes.get(name), "_snapshot"):  # a subgraph: where its state is read
             state = {"configurable": {"thread_id": thread_id, "checkpoint_ns": task_ns(loop.ns, name, task_id)}}
-        tasks.append({"id": task_id, "name": name, "interrupts": (), "state": state})
+        paused = tuple(asdict(pause) for pause in (interrupts or {}).get(task_id, ()))
+        tasks.append({"id": task_id, "name": name, "interrupts": paused, "state": state})
     shown = getattr(loop.graph, "_shown", None)
     values = loop.state()
     payload = {
@@ -73,6 +77,14 @@ def checkpoint_events(loop: Any, parent: Optional[dict[str, Any]], metadata: dic
         "tasks": tasks,
     }
     yield from _emit(loop, "checkpoints", "checkpoint", metadata.get("step", loop.step), payload)
+
+
+def resumed_events(loop: Any, saved: Any) -> Iterator[Emit]:
+    """The events of the checkpoint a resumed run continues from (``saved``, just loaded):
+    LangGraph sends it again at the start of the run, its paused tasks' interrupts with it."""
+    paused = {task_id: task.interrupts for task_id, task in loop.restored.items() if task.interrupts}
+    parent = saved.parent_config if saved.parent_config and thread_of(saved.parent_config)[2] else None
+    yield from checkpoint_events(loop, parent, saved.metadata, saved.config, paused)
 
 
 def task_events(loop: Any, tasks: list[Task], state: dict[str, Any]) -> Iterator[Emit]:

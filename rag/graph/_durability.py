@@ -107,7 +107,11 @@ def save(loop: Any, source: str, writers: list[str]) -> Generator[Any, Any, None
         call = partial(loop.saver.put_step, *args[:3], step_writes) if step_writes else partial(loop.saver.put, *args)
         loop.saved_config = config = yield IO(call)
     if debug_stream.wanted(loop.modes):
-        yield from debug_stream.checkpoint_events(loop, parent if thread_of(parent)[2] else None, metadata, config)
+        # Under "exit" LangGraph names as parent the one of the checkpoint the run started from
+        # (its steps' checkpoints are not saved), None for a new thread.
+        shown_parent = loop.loaded_parent if loop.durability == "exit" else parent
+        shown_parent = shown_parent if shown_parent and thread_of(shown_parent)[2] else None
+        yield from debug_stream.checkpoint_events(loop, shown_parent, metadata, config)
 
 
 def put_writes(loop: Any, writes: list[tuple[str, Any]], task_id: str) -> Generator[Any, Any, None]:

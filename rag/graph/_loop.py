@@ -98,6 +98,7 @@ class Loop:
         self.resume_updates: list[tuple[str, Any]] = []  # (task id, update) kept with the paused checkpoint
         self.spare: Optional[SpareResume] = None  # Command(resume=...) sent at a breakpoint (rag.graph._resume)
         self.durability, self.unsaved = durability.durability_of(config), None  # rag.graph._durability
+        self.loaded_parent: Optional[dict[str, Any]] = None  # the parent of the checkpoint the run started from
         self.pending_input: Optional[dict[str, Any]] = None  # the input an "input" checkpoint (next: START) holds
         self.step_writes: list[tuple[str, Any]] = []  # a finished step's task results, saved with its checkpoint
         node_config = {k: v for k, v in config.items() if k not in ("run_name", "run_id")}
@@ -160,6 +161,7 @@ class Loop:
         self.step = saved.metadata.get("step", -1)
         self.saved_config = saved.config
         self.checkpoint_id = checkpoint["id"]
+        self.loaded_parent = saved.parent_config
 
     def _tasks(self) -> list[Task]:
         tasks = []
@@ -318,6 +320,8 @@ class Loop:
         self._load(saved)
         travel = yield from time_travel.plan(self, input, saved)  # from a past checkpoint: replay, fork
         self._restore(time_travel.kept_writes(travel, saved.pending_writes))
+        if travel is None and debug_stream.wanted(self.modes):  # LangGraph sends the checkpoint it resumes again
+            yield from debug_stream.resumed_events(self, saved)
         # Updates sent with earlier resumes of this same pause: applied again to the
         # checkpoint's values, once each and in the order sent (the ids sort by count).
         for _, update in sorted(self.resume_updates, key=lambda pair: pair[0]):
