@@ -56,6 +56,9 @@ class CallLog:
     checkpointed: bool
     hold: bool = False
     cache: Any = None  # the graph's cache (entrypoint(cache=...)), for tasks with a cache_policy
+    #: The calls' "task"/"task_result" events (kind, payload) for the "tasks"/"debug" streams,
+    #: streamed with the caller's result (rag.graph._debug_stream.call_events); None: not wanted.
+    events: Optional[list[tuple[str, dict[str, Any]]]] = None
     made: list[Any] = field(default_factory=list)
     held: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -117,13 +120,16 @@ class CallSlot:
         self.caller: Optional[Caller] = None
 
     def open(self) -> "Caller":
+        from rag.graph import _debug_stream as debug_stream  # it imports rag.graph._subgraphs, which imports us
+
         with self._lock:
             if self.caller is None:
                 loop, task, prefix = self.loop, self.task, self.task.id + "|"
                 saved = {k: v for k, v in loop.restored.items() if k.startswith(prefix)}  # kept by a paused step
                 task.calls = CallLog(saved, loop.call_updates, loop.saver is not None,
                                      hold=loop.call_updates is None and "updates" in loop.modes,
-                                     cache=getattr(loop.graph, "cache", None))
+                                     cache=getattr(loop.graph, "cache", None),
+                                     events=[] if debug_stream.wanted(loop.modes) else None)
                 self.caller = Caller(task.calls, task.id, task.config)
             return self.caller
 
@@ -199,6 +205,7 @@ class Caller:
                 "cannot be called; make the caller async (and ainvoke/astream the graph) or the task sync"
             )
         call_id = self._next_id(name)
+        self._event("task", {"id": call_id, "name": name, "input": (args, kwargs), "triggers": ("__pregel_push",)})
         with self.log.lock:
             record = self.log.records.get(call_id)
             if record is not None and record.done:  # finished in an earlier run (or attempt): replayed
@@ -253,18 +260,28 @@ class Caller:
         """A call finished (``cached``: found in the cache): recorded, streamed, and cached
         when ``keep`` is ``(key, ttl)``."""
         record.update, record.done = value, True
+        if not cached:  # as LangGraph's: a result it did not run again (cached, replayed) has no event
+            self._event("task_result", {"id": record.id, "name": record.name, "error": None,
+                                        "result": {RETURN: value}, "interrupts": []})
         if keep is not None:
             key, ttl = keep
             self.log.cache.set({key: ({"return": value}, ttl)})
         if self.log.emit is not None and not self.quiet:
             self.log.emit({record.name: value, "__metadata__": {"cached": True}} if cached else {record.name: value})
 
-    @staticmethod
-    def _fail(record: Any, error: BaseException) -> None:
-        if isinstance(error, GraphInterrupt):
+    def _fail(self, record: Any, error: BaseException) -> None:
+        if isinstance(error, GraphInterrupt):  # reported by its caller's result, as LangGraph's
             record.interrupts = error.interrupts
         else:
             record.error = error
+            self._event("task_result", {"id": record.id, "name": record.name, "error": error, "result": {},
+                                        "interrupts": []})
+
+    def _event(self, kind: str, payload: dict[str, Any]) -> None:
+        """Keep a call's "task"/"task_result" event when the run streams them (not for the
+        calls of an entrypoint run inline, as a subgraph's are not streamed)."""
+        if self.log.events is not None and not self.quiet:
+            self.log.events.append((kind, payload))  # list.append: safe from the calls' threads
 
     def _run(self, record: Any, child: "Caller", scope: TaskScope, run: Any, args: tuple, kwargs: dict[str, Any],
              policies: Sequence[Any], trace_inputs: dict[str, Any], config: dict[str, Any],

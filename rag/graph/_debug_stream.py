@@ -27,7 +27,7 @@ from rag.graph.checkpoint.base import thread_of
 from rag.graph.constants import START
 from rag.graph.types import Send
 
-__all__ = ["MODES", "wanted", "checkpoint_events", "resumed_events", "task_events", "result_events"]
+__all__ = ["MODES", "wanted", "checkpoint_events", "resumed_events", "task_events", "result_events", "call_events"]
 
 #: The stream modes this module feeds.
 MODES = frozenset({"checkpoints", "tasks", "debug"})
@@ -89,18 +89,37 @@ def resumed_events(loop: Any, saved: Any) -> Iterator[Emit]:
 
 def task_events(loop: Any, tasks: list[Task], state: dict[str, Any]) -> Iterator[Emit]:
     """A ``"task"`` event for each task about to run (``state``: what pulled nodes get)."""
+    # An entrypoint (rag.graph.func) is given its input itself, LangGraph's __start__ channel.
+    direct = getattr(loop.builder, "direct_input", False)
     for task in tasks:
-        payload = {"id": task.id, "name": task.name, "input": task.arg if task.push else dict(state),
+        payload = {"id": task.id, "name": task.name,
+                   "input": task.arg if task.push else state.get(START) if direct else dict(state),
                    "triggers": task.triggers}
         yield from _emit(loop, "tasks", "task", loop.step + 1, payload)
 
 
 def result_events(loop: Any, tasks: list[Task]) -> Iterator[Emit]:
-    """A ``"task_result"`` event for each task of the step that ran, finished or not."""
+    """A ``"task_result"`` event for each task of the step that ran, finished or not (its
+    writes to channels LangGraph does not stream, the graph's ``unstreamed``, left out)."""
+    hidden = getattr(loop.graph, "unstreamed", ())
     for task in tasks:
         if not task.ran or task.name == START:
             continue
         interrupts = [asdict(pause) for pause in task.interrupts] if not task.done else []
-        payload = {"id": task.id, "name": task.name, "error": task.error,
-                   "result": reported_result(task.update, task.parts) if task.done else {}, "interrupts": interrupts}
+        result = reported_result(task.update, task.parts) if task.done else {}
+        if hidden and isinstance(result, dict):
+            result = {key: value for key, value in result.items() if key not in hidden}
+        payload = {"id": task.id, "name": task.name, "error": task.error, "result": result, "interrupts": interrupts}
         yield from _emit(loop, "tasks", "task_result", loop.step + 1, payload)
+
+
+def call_events(loop: Any, calls: Any) -> Iterator[Emit]:
+    """The ``"task"``/``"task_result"`` events of the ``@task`` calls a node made
+    (:class:`rag.graph._calls.CallLog`, None: none), each once, in the order made:
+    LangGraph reports them as tasks of the node's step."""
+    if calls is None or not calls.events:
+        return
+    with calls.lock:
+        events, calls.events[:] = list(calls.events), []
+    for kind, payload in events:
+        yield from _emit(loop, "tasks", kind, loop.step + 1, payload)

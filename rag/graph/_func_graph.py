@@ -142,10 +142,13 @@ class EntrypointGraph(CompiledStateGraph):
     ``update_state(config, value)`` sets it (and ``previous`` for the next run)."""
 
     live_modes = frozenset({"custom", "updates"})
+    #: Channels the "tasks"/"debug" streams leave out of a task's result (LangGraph streams __end__ only).
+    unstreamed = frozenset({PREVIOUS})
 
     def __init__(self, builder: Any, checkpointer: Any, *, node: str, store: Any = None,
                  input_type: Any = Any, output_type: Any = Any, name: str = "LangGraph") -> None:
         super().__init__(builder, checkpointer, (), (), name=name)
+        self.triggers = {node: (START,)}  # LangGraph's: the input channel starts the entrypoint
         self.node = node
         self.store = store
         self.input_type = input_type
@@ -165,6 +168,10 @@ class EntrypointGraph(CompiledStateGraph):
         if INTERRUPT in values:
             return {**value, INTERRUPT: values[INTERRUPT]} if isinstance(value, dict) else {INTERRUPT: values[INTERRUPT]}
         return value
+
+    def _shown(self, values: Any) -> Any:
+        """The state as the "checkpoints"/"debug" streams show it: the return value (None before it returns)."""
+        return self._returned(values)
 
     def _visible_chunk(self, emit: Any) -> Any:
         """The entrypoint's own chunks as LangGraph's: "values" its return value, "updates"

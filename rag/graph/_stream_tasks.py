@@ -45,6 +45,7 @@ def finished(loop: Any, task: Task) -> list[Emit]:
         chunks.extend(Emit("updates", chunk) for chunk in held_updates(task.calls))
         chunks.append(Emit("updates", node_cache.update_chunk(task)))
     if debug_stream.wanted(loop.modes):
+        chunks.extend(debug_stream.call_events(loop, task.calls))  # its @task calls', before its own result
         chunks.extend(debug_stream.result_events(loop, [task]))
     return chunks
 
