@@ -25,7 +25,7 @@ from rag.graph._shown import shown, visible, visible_chunk
 from rag.graph._snapshot import snapshot
 from rag.graph._stream_tools import ToolsHandler, with_handler
 from rag.graph._time_travel import root_config, with_checkpoint_map
-from rag.graph._update import check_supersteps, superstep_put_args
+from rag.graph._update import asave_superstep, check_supersteps, save_superstep
 from rag.graph.constants import END
 from rag.graph.errors import CheckpointerRequiredError
 from rag.graph.types import Interrupt, StateSnapshot, StateUpdate
@@ -365,9 +365,8 @@ class CompiledStateGraph(Runnable[Any, dict]):
         applied together), one checkpoint each; returns the last one's config."""
         saver = self._need_saver("bulk_update_state")
         graph = graph_for_namespace(self, config, saver=saver, for_update=True)
-        for updates in check_supersteps(supersteps):
-            args = superstep_put_args(graph, saver.get_tuple(config), config, updates)
-            config = with_checkpoint_map(saver.put(*args), args[2])  # a subgraph's: where the root travels
+        for updates in check_supersteps(supersteps):  # each a checkpoint, its updates as task results
+            config = save_superstep(saver, graph, saver.get_tuple(config), config, updates)
         return config
 
     async def abulk_update_state(self, config: RunnableConfig,
@@ -375,8 +374,7 @@ class CompiledStateGraph(Runnable[Any, dict]):
         saver = self._need_saver("abulk_update_state")
         graph = graph_for_namespace(self, config, saver=saver, for_update=True)
         for updates in check_supersteps(supersteps):
-            args = superstep_put_args(graph, await saver.aget_tuple(config), config, updates)
-            config = with_checkpoint_map(await saver.aput(*args), args[2])
+            config = await asave_superstep(saver, graph, await saver.aget_tuple(config), config, updates)
         return config
 
     # -- drawing ----------------------------------------------------------------------------
