@@ -16,26 +16,18 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timezone
 from functools import partial
-from typing import Any, Callable, Generator, Iterable, Mapping, Optional
+from typing import Any, Optional
 
-from rag.errors import ValidationError
 from rag.graph import _debug_stream as debug_stream, _durability as durability, _node_cache as node_cache
-from rag.graph import _stream_tasks as stream_tasks, _time_travel as time_travel
+from rag.graph import _run_start as run_start, _stream_tasks as stream_tasks, _time_travel as time_travel
 from rag.graph._stream_messages import PUSHED, handler_in
 from rag.graph._inject import RUNTIME_KEY, run_runtime, with_task_runtime
 from rag.graph.checkpoint.base import thread_of
 from rag.graph._calls import CALL_KEY, CallSlot, call_writes, held_updates
 from rag.graph.constants import END, ERROR, INTERRUPT, RESULT, RESUME, RETURN, START, UPDATE
-from rag.graph.errors import (
-    CheckpointerRequiredError,
-    EmptyInputError,
-    GraphDrained,
-    GraphRecursionError,
-    InvalidUpdateError,
-    ThreadNotFoundError,
-)
+from rag.graph.errors import GraphDrained, GraphRecursionError
 from rag.graph._edges import decisions, successors
-from rag.graph._resume import SpareResume, answers
+from rag.graph._resume import SpareResume
 from rag.graph._subgraphs import pause_chunks, resume_input, saver_of, task_ns
 from rag.graph._effects import (
     DEFAULT_RECURSION_LIMIT,
@@ -48,9 +40,8 @@ from rag.graph._effects import (
     recursion_limit,
     task_path,
 )
-from rag.graph.state import apply_updates, initial_values, ordered
+from rag.graph.state import apply_updates, ordered
 from rag.graph.types import Command, Send, is_invalid_resume
-from rag.messages import BaseMessage
 
 import rag.graph  # type hints: rag.graph.pregel imports this module
 
@@ -222,9 +213,9 @@ class Loop:
             input = resume_input(self.link, input, saved, self.builder.channels)
         resuming = input is None or isinstance(input, Command)
         if resuming:
-            yield from self._start_resume(input, saved)
+            yield from run_start.start_resume(self, input, saved)
         else:
-            yield from self._start_input(input, saved)
+            yield from run_start.start_input(self, input, saved)
         steps = 0
         skip_before = resuming
         while self.next:
@@ -266,110 +257,6 @@ class Loop:
             if self.next and any(t.name in self.interrupt_after for t in tasks):
                 yield Emit("updates", {INTERRUPT: ()})
                 return
-
-    def _start_input(self, input: Any, saved: Any) -> Effects:
-        input = self.builder.graph_input(input) if hasattr(self.builder, "graph_input") else input  # _schemas
-        if not isinstance(input, dict):
-            raise InvalidUpdateError(
-                f"the graph's input must be a dict of state keys {list(self.builder.channels)}, a Command or None "
-                f"(resume), got {type(input).__name__} {input!r:.80}"
-            )
-        if saved is not None:
-            self._load(saved)
-            self.step += 1
-        else:
-            self.values = initial_values(self.builder.channels)
-        self.joins = {}
-        if getattr(self.builder, "direct_input", False):
-            # The functional API (rag.graph.func): the input itself triggers the entrypoint, no
-            # START step between (one "input" checkpoint per run, as LangGraph's).
-            apply_updates(self.values, [(START, input)], self.builder.channels)
-            self.next = successors(self, [(START, [], None)])
-            yield from self._save("input", [START])
-            return
-        self.next, self.pending_input = [START], input
-        yield from self._save("input", [])
-        yield from self._take_input(input)
-
-    def _take_input(self, input: dict[str, Any], *, record: bool = True) -> Effects:
-        """The START step: ``input`` applied, the entry edges followed, a "loop" checkpoint."""
-        if record and self.saver is not None:  # __start__'s result, saved with the step's checkpoint (put_step)
-            self.step_writes = [(f"{self.checkpoint_id}:0:{START}", time_travel.result_write(input))]
-        apply_updates(self.values, [(START, input)], self.builder.channels)
-        self.step += 1
-        finished = [(START, [], None)]
-        self.next = successors(self, finished, (yield from decisions(self, finished)))
-        events: list[Emit] = []
-        yield from stream_tasks.keeping_emits(self._save("loop", [START]), events)
-        if input:  # an empty input writes no key: no "values" chunk (as LangGraph's)
-            yield Emit("values", self.state())
-        yield from events
-
-    def _start_resume(self, input: Optional[Command], saved: Any) -> Effects:
-        what = "invoke(None, config)" if input is None else "Command(...)"
-        if self.saver is None:
-            raise CheckpointerRequiredError(
-                f"{what} resumes a saved thread, but this graph has no checkpointer: "
-                "compile(checkpointer=InMemorySaver()) and pass a thread_id"
-            )
-        if saved is None:
-            raise ThreadNotFoundError(
-                f"thread {self.thread[0]!r} has no checkpoint to resume with {what}; start it with "  # type: ignore[index]
-                "invoke(input, config) first (or check the thread_id)"
-            )
-        self._load(saved)
-        travel = yield from time_travel.plan(self, input, saved)  # from a past checkpoint: replay, fork
-        self._restore(time_travel.kept_writes(travel, saved.pending_writes))
-        if travel is None and debug_stream.wanted(self.modes):  # LangGraph sends the checkpoint it resumes again
-            yield from debug_stream.resumed_events(self, saved)
-        # Updates sent with earlier resumes of this same pause: applied again to the
-        # checkpoint's values, once each and in the order sent (the ids sort by count).
-        for _, update in sorted(self.resume_updates, key=lambda pair: pair[0]):
-            apply_updates(self.values, [(START, update)], self.builder.channels)
-        yield Emit("values", self.state())
-        if input is not None:
-            yield from self._apply_command(input)
-        if travel is not None and travel.forks:
-            yield from time_travel.fork(self, saved)
-        if self.next == [START] and not getattr(self.builder, "direct_input", False):
-            # An "input" checkpoint (a run's first, or update_state(as_node="__input__")): its input runs.
-            # Its __start__ result, when restored (a copy given StateUpdate(values, "__start__")), replaces the input.
-            start = self.restored.pop(f"{self.checkpoint_id}:0:{START}", None)
-            given = start is not None and start.done
-            yield from self._take_input((start.update if given else saved.checkpoint.get("input")) or {},
-                                        record=not given)
-
-    def _apply_command(self, input: Command) -> Effects:
-        if input.has_resume:
-            yield from self._apply_resume(input.resume)
-        if input.update:
-            apply_updates(self.values, [(START, input.update)], self.builder.channels)
-            if input.has_resume:  # the node may pause again: keep the update with the checkpoint
-                task_id = f"{self.checkpoint_id}:{UPDATE}:{len(self.resume_updates):06d}"
-                self.resume_updates.append((task_id, input.update))
-                yield IO(partial(self.saver.put_writes, self.saved_config, [(UPDATE, input.update)], task_id))  # type: ignore[union-attr]
-        for target in input.goto_list():
-            name = target.node if isinstance(target, Send) else target
-            if name != END and name not in self.builder.nodes:
-                raise InvalidUpdateError(f"Command(goto={target!r}) names no node; nodes are {list(self.builder.nodes)}")
-            if isinstance(target, Send) or (target not in self.next and target != END):
-                self.next.append(target)
-
-    def _apply_resume(self, value: Any) -> Effects:
-        self.resume_value = value
-        paused = [t for t in self.restored.values() if t.interrupts and not t.done]
-        if not paused and self.next:  # a breakpoint: the next step's first interrupt() takes the value
-            self.spare = SpareResume(value)
-            return
-        if not paused:
-            raise EmptyInputError(
-                f"thread {self.thread[0]!r} is not paused, so Command(resume=...) has nothing to answer; "  # type: ignore[index]
-                "invoke(input, config) starts a new run (invoke(None, config) continues a paused one)"
-            )
-        for task, answer in answers(value, paused):  # rag.graph._resume: maps by interrupt id, ambiguity
-            task.resume.append(answer)
-            task.answered += 1
-            yield IO(partial(self.saver.put_writes, self.saved_config, [(RESUME, task.resume)], task.id))  # type: ignore[union-attr]
 
     def _stop_step(self, tasks: list[Task]) -> Effects:
         """A node paused or failed: save what finished, report the pauses or raise."""
