@@ -63,12 +63,6 @@ KINDS = [
      "sequences, messages, tools, tracers) to rag.graph, which composes this project's runnables and messages",
      r"StructuredTool|FakeMessagesListChatModel|FakeFunctionChatModel|FakeChatModel|Unsupported message type|"
      r"FakeTracer|got RunnableSequence|wrote list \[AIMessage|langchain_core|ToolNode|prebuilt"),
-    ("PRINT_MODE", "not built: invoke(print_mode=...), LangGraph's debugging print of stream chunks to the "
-     "console, is refused by name", r"print_mode"),
-    ("DEBUG_PAYLOADS", "not built: the 'debug' stream of the functional API (internal channels shown, @task calls "
-     "not reported as tasks) and of deferred nodes, and a Send task's path in a resumed run's history "
-     "('__pregel_pull' where LangGraph has '__pregel_push'), differ from LangGraph's",
-     r"test_falsy_return_from_task|defer_node|send_dedupe_on_resume"),
     ("BEHAVIOUR", "a behaviour that differs from LangGraph's, not analysed yet", r"."),
 ]
 
@@ -167,8 +161,8 @@ def _write_markdown(by_kind: dict[str, list[tuple[str, str]]], results: collecti
     lines += ["", "An entry is a test (all its parametrised cases) or one case; results count cases.",
               "Deliberate differences (kept, documented in the README's \"Where we differ\"): those marked",
               "deliberate, and LOOP_SPY, PREGEL_INTERNALS and STATE_HELPERS (LangGraph's private internals and",
-              "low-level API) and LANGCHAIN_OBJECTS (LangChain's own classes). Not built: PRINT_MODE, DEBUG_PAYLOADS,",
-              "EVENTS.",
+              "low-level API) and LANGCHAIN_OBJECTS (LangChain's own classes). Not built: EVENTS",
+              "(astream_events version='v1').",
               "The prebuilt folder's list is prebuilt_deviations.py and the stores' is store_deviations.py (by hand).", ""]
     for kind, reason, _ in KINDS:
         if by_kind.get(kind):
