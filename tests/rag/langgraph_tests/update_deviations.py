@@ -159,7 +159,7 @@ def _write_markdown(by_kind: dict[str, list[tuple[str, str]]], results: collecti
         if by_kind.get(kind):
             lines.append(f"| {kind} | {len(by_kind[kind])} | {results[kind]} | {reason} |")
     lines += ["", "An entry is a test (all its parametrised cases) or one case; results count cases.",
-              "Deliberate differences (kept, documented in the README's \"Where we differ\"): those marked",
+              "Deliberate differences (kept, documented in the README's \"Where we differ\" and its page): those marked",
               "deliberate, and LOOP_SPY, PREGEL_INTERNALS and STATE_HELPERS (LangGraph's private internals and",
               "low-level API) and LANGCHAIN_OBJECTS (LangChain's own classes). Not built: EVENTS",
               "(astream_events version='v1').",
