@@ -15,122 +15,29 @@
 """
 
 
-import asyncio
 import copy
 import inspect
-import typing
 import warnings
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional, Sequence, Union
 
 from rag.errors import ValidationError
+from rag.graph._branch import Branch, literal_ends
 from rag.graph._error_handlers import handler_name, handler_runnable
-from rag.graph._inject import call_injected, with_injection
+from rag.graph._inject import with_injection
 from rag.graph._node_options import graph_input, node_options
 from rag.graph._schemas import StateShape, merge_channels, node_input_schema, node_output_schema, shape_of, wrap_node
 from rag.graph.constants import END, START
-from rag.graph.errors import InvalidCheckpointerError, InvalidUpdateError
+from rag.graph.errors import InvalidCheckpointerError
 from rag.graph.pregel import CompiledStateGraph
 from rag.graph.retry import RetryPolicy
 from rag.graph.state import Channel, channels_of
-from rag.graph.types import CachePolicy, Send
+from rag.graph.types import CachePolicy
 from rag.graph._node_runnable import NodeRunnable
 from rag.runnables import Runnable
 
 __all__ = ["StateGraph", "Branch"]
 
 _RESERVED = (START, END)
-
-
-@dataclass(frozen=True)
-class Branch:
-    """A conditional edge: ``path(state)`` returns a target (or a list of them), looked
-    up in ``path_map`` when one is given. ``ends`` lists the possible targets (None: unknown)."""
-
-    source: str
-    path: Callable[..., Any]
-    path_map: Optional[dict[Hashable, str]]
-    ends: Optional[tuple[str, ...]]
-    #: What ``path`` reads from the state dict (a model instance for a pydantic state...); None: the dict.
-    reader: Optional[Callable[[dict[str, Any]], Any]] = None
-
-    def targets(self, state: dict[str, Any], config: Any, nodes: Any) -> list[Union[str, Send]]:
-        """The nodes (or :class:`Send` tasks) to run after ``source``; raises naming the
-        source and the value when a target is unknown."""
-        return self.resolve(self.decide(state, config), nodes)
-
-    def decide(self, state: dict[str, Any], config: Any) -> Any:
-        """``path``'s answer, unchecked; an async ``path`` is run to its end (on its own
-        event loop, in a thread when this one already runs a loop)."""
-        state = self.reader(state) if self.reader is not None else state
-        result = self.path.invoke(state, config) if isinstance(self.path, Runnable) else \
-            call_injected(self.path, state, config)
-        return _finish(result) if inspect.isawaitable(result) else result
-
-    async def adecide(self, state: dict[str, Any], config: Any) -> Any:
-        """Async :meth:`decide`: an async ``path`` (or a Runnable's ``ainvoke``) is awaited."""
-        state = self.reader(state) if self.reader is not None else state
-        if isinstance(self.path, Runnable):
-            return await self.path.ainvoke(state, config)
-        result = call_injected(self.path, state, config)
-        return await result if inspect.isawaitable(result) else result
-
-    def resolve(self, result: Any, nodes: Any) -> list[Union[str, Send]]:
-        """The targets ``result`` (``path``'s answer) names, checked against ``nodes``."""
-        values = list(result) if isinstance(result, (list, tuple)) else [result]
-        found = []
-        for value in values:
-            if isinstance(value, Send):
-                if value.node not in nodes:
-                    raise InvalidUpdateError(
-                        f"the conditional edge from {self.source!r} returned Send({value.node!r}, ...), which is "
-                        f"not a node; nodes are {list(nodes)}"
-                    )
-                found.append(value)
-                continue
-            if self.path_map is not None:
-                if value not in self.path_map:
-                    raise InvalidUpdateError(
-                        f"the conditional edge from {self.source!r} returned {value!r}, which is not in its "
-                        f"path_map {list(self.path_map)}"
-                    )
-                value = self.path_map[value]
-            if value != END and value not in nodes:
-                raise InvalidUpdateError(
-                    f"the conditional edge from {self.source!r} returned {value!r}, which is not a node; "
-                    f"nodes are {list(nodes)} (or END)"
-                )
-            found.append(value)
-        return found
-
-
-def _finish(awaitable: Any) -> Any:
-    """Run ``awaitable`` to its end from sync code (a sync run of a graph with an async path)."""
-    async def wait() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait())
-    with ThreadPoolExecutor(max_workers=1) as pool:  # asyncio.run refuses to nest in a running loop
-        return pool.submit(asyncio.run, wait()).result()
-
-
-def _literal_ends(path: Callable[..., Any]) -> Optional[tuple[str, ...]]:
-    """Targets named by a ``-> Literal["a", "b"]`` return annotation, for drawings."""
-    try:
-        hint = typing.get_type_hints(path).get("return")
-    except Exception:  # a parameter's annotation names a class out of reach: the return's alone may resolve
-        try:
-            hint = typing.get_type_hints(type("_Returns", (), {"__annotations__": {
-                "r": getattr(path, "__annotations__", {}).get("return")}}), getattr(path, "__globals__", None)).get("r")
-        except Exception:  # unresolvable: targets unknown
-            return None
-    if typing.get_origin(hint) is typing.Literal:
-        return tuple(str(v) for v in typing.get_args(hint))
-    return None
 
 
 class StateGraph:
@@ -295,7 +202,7 @@ class StateGraph:
             path_map = {name: name for name in path_map}
         elif path_map is not None and not isinstance(path_map, dict):
             raise ValidationError(f"path_map must be a dict or a list of node names, got {type(path_map).__name__}")
-        ends = tuple(path_map.values()) if path_map else _literal_ends(path)
+        ends = tuple(path_map.values()) if path_map else literal_ends(path)
         reads = self._reads(path, None) if callable(path) and not isinstance(path, Runnable) else self.shape
         reader = None if reads.plain and self.shape.plain and set(reads.keys) >= set(self.channels) else reads.read
         self.branches.setdefault(source, []).append(Branch(source, path, path_map, ends, reader))
