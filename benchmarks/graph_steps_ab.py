@@ -18,7 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-# One sample: µs per node step for each saver, on the tree first on sys.path.
+# One sample: µs per node step for each saver, on the tree first on sys.path. The loop is
+# written out again here, not imported from graph_steps.py: that script puts this repository
+# on sys.path, and the sample must load only the tree under test.
 _SAMPLE = r"""
 import json, operator, sqlite3, sys, tempfile, time
 from pathlib import Path
