@@ -156,7 +156,7 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
     outer, definitions = _outer(spans)
     for number, (start, end, kind) in enumerate(_with_gaps(text, outer, definitions)):
         if start >= label_end:
-            label = ""  # past the definition list
+            label, term_start = "", None  # past the definition list: its term defines nothing here
         if kind == "term" and _is_term(text[start:end]):
             # A term is no answer: it labels its definition's sentences and blocks.
             label, caption, last_sentence = " ".join(text[start:end].split()), "", None
@@ -172,6 +172,14 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
             lead, last_sentence, label = 0, None, ""
         elif kind in _PROSE:
             found = _sentences(text, start, end)
+            if not found and term_start is not None and text[start:end].strip():
+                # A definition written as a fragment ("require" / "only try an encrypted
+                # connection") is quoted with its term, as a first sentence is.
+                fragment = " ".join(text[start:end].split())
+                end = start + len(text[start:end].rstrip())
+                units.append(Unit("sentence", term_start, end, f"{label} {fragment}", number, label=label, lead=lead))
+                lead, term_start, last_sentence = None if lead is None else lead + 1, None, len(units) - 1
+                continue
             if not found and len(_WORD.findall(text[start:end])) <= _MIN_OPEN_WORDS:
                 # A short fragment (a caption) labels the block after it and keeps the
                 # sentence that introduces that block.

@@ -168,3 +168,72 @@ def test_for_how_do_i_a_definition_headed_by_a_command_line_counts_as_an_example
                                   HashingEmbeddings())
     fit = candidates.features[:, FEATURES.index("block_fit")]
     assert fit.tolist() == [1.0, 0.0]
+
+
+def test_a_term_at_the_end_of_a_definition_list_does_not_reach_the_paragraph_after_it():
+    contents = "26.1.1. Restoring the Dump\n26.1.2. Using pg_dumpall"
+    text = f"{contents}\n\nThe idea behind this dump method is simple."
+    units = span_units(text, [[0, len(contents), "definitions"], [len(contents) + 2, len(text), "paragraph"]])
+    assert [(u.text, u.label) for u in units] == [("The idea behind this dump method is simple.", "")]
+    assert text[units[0].start:units[0].end] == units[0].text
+
+
+def test_a_definition_written_as_a_fragment_is_quoted_with_its_term():
+    text, blocks = definition_list(("require", "only try an encrypted connection"),
+                                   ("prefer", "Try an encrypted connection first. Fall back to plain."))
+    units = span_units(text, blocks)
+    assert [u.text for u in units] == ["require only try an encrypted connection",
+                                       "prefer Try an encrypted connection first.", "Fall back to plain."]
+    assert all(" ".join(text[u.start:u.end].split()) == u.text for u in units)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(["the", "index", "git", "push", "origin", "table", "runs", "--abort", "work_mem", "(integer)"])
+_FRAGMENT = st.lists(_WORDS, min_size=1, max_size=9).map(" ".join)
+_SENTENCES = st.lists(_FRAGMENT.map(lambda words: words.capitalize() + "."), min_size=1, max_size=3).map(" ".join)
+
+
+@st.composite
+def laid_out_pages(draw):
+    """A page as the HTML loader lays it out: headings, paragraphs (sentences or fragments),
+    code, lists, and definition lists whose terms no block covers."""
+    text, blocks = "", []
+
+    def add(part, kind=None):
+        nonlocal text
+        text += ("\n\n" if text else "")
+        if kind:
+            blocks.append([len(text), len(text) + len(part), kind])
+        text += part
+
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["heading", "paragraph", "code", "list", "definitions"]))
+        if kind == "definitions":
+            start = len(text) + (2 if text else 0)
+            entries = draw(st.lists(st.tuples(_FRAGMENT, st.one_of(_SENTENCES, _FRAGMENT)), min_size=1, max_size=3))
+            inner, spans = "", []
+            for term, definition in entries:
+                inner += ("\n\n" if inner else "") + term + "\n"
+                spans.append([start + len(inner), start + len(inner) + len(definition), "paragraph"])
+                inner += definition
+            add(inner, "definitions")
+            blocks.extend(spans)
+        elif kind == "paragraph":
+            add(draw(st.one_of(_SENTENCES, _FRAGMENT)), kind)
+        elif kind in ("code", "list"):
+            add("\n".join(draw(st.lists(_FRAGMENT, min_size=1, max_size=3))), kind)
+        else:
+            add(draw(_FRAGMENT), kind)
+    return text, blocks
+
+
+@settings(deadline=None, max_examples=200)
+@given(laid_out_pages())
+def test_every_sentence_read_from_spans_is_the_text_at_its_offsets(page):
+    text, blocks = page
+    for unit in span_units(text, blocks):
+        if unit.kind == "sentence":  # quoted on one line, its white space collapsed
+            assert " ".join(text[unit.start:unit.end].split()) == unit.text
+        else:  # a block is quoted as it stands
+            assert text[unit.start:unit.end] == unit.text
