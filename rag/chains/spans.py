@@ -14,6 +14,7 @@ loose in a ``div``) is read by the plain-text rules of :func:`~rag.chains.units.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import replace
 from typing import Any, Optional, Sequence
 
@@ -50,7 +51,8 @@ def block_spans(blocks: Any, length: int) -> Optional[list[tuple[int, int, str]]
     for block in blocks:
         if (not isinstance(block, (list, tuple)) or len(block) < 3 or not all(isinstance(b, int) and not isinstance(b, bool)
                                                                              for b in block[:2])
-                or block[2] not in KNOWN_KINDS or not 0 <= block[0] <= block[1] <= length):
+                or not isinstance(block[2], str) or block[2] not in KNOWN_KINDS
+                or not 0 <= block[0] <= block[1] <= length):
             return None
         spans.append((block[0], block[1], block[2]))
     return sorted(spans, key=lambda span: (span[0], -span[1]))
@@ -81,6 +83,15 @@ def _outer(spans: list[tuple[int, int, str]]) -> tuple[list[tuple[int, int, str]
     return kept, definitions
 
 
+def _enclosing(ranges: Sequence[tuple[int, int]], first: int, last: int) -> Optional[int]:
+    """The end of the range of ``ranges`` (sorted, not overlapping) that holds ``[first,
+    last]``, or None; by bisection, as a page may hold thousands of definition lists."""
+    index = bisect.bisect_right(ranges, (first, float("inf"))) - 1
+    if index >= 0 and ranges[index][0] <= first and last <= ranges[index][1]:
+        return ranges[index][1]
+    return None
+
+
 def _with_gaps(text: str, spans: list[tuple[int, int, str]],
                definitions: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, str]]:
     """``spans`` with the stretches between them that hold text, as kind ``text``, or
@@ -92,7 +103,7 @@ def _with_gaps(text: str, spans: list[tuple[int, int, str]],
         stretch = text[start:end]
         if stretch.strip():
             first, last = start + len(stretch) - len(stretch.lstrip()), start + len(stretch.rstrip())
-            if any(low <= first and last <= high for low, high in definitions):
+            if _enclosing(definitions, first, last) is not None:
                 filled.append((first, last, "term"))
             else:
                 filled.append((start, end, "text"))
@@ -160,7 +171,7 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
         if kind == "term" and _is_term(text[start:end]):
             # A term is no answer: it labels its definition's sentences and blocks.
             label, caption, last_sentence = " ".join(text[start:end].split()), "", None
-            label_end = max(high for low, high in definitions if low <= start < high)
+            label_end = _enclosing(definitions, start, end) or end
             term_start = start
             continue
         if (kind == "list" and _statements(text[start:end])
@@ -175,9 +186,9 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
             if not found and term_start is not None and text[start:end].strip():
                 # A definition written as a fragment ("require" / "only try an encrypted
                 # connection") is quoted with its term, as a first sentence is.
-                fragment = " ".join(text[start:end].split())
                 end = start + len(text[start:end].rstrip())
-                units.append(Unit("sentence", term_start, end, f"{label} {fragment}", number, label=label, lead=lead))
+                quoted = " ".join(text[term_start:end].split())
+                units.append(Unit("sentence", term_start, end, quoted, number, label=label, lead=lead))
                 lead, term_start, last_sentence = None if lead is None else lead + 1, None, len(units) - 1
                 continue
             if not found and len(_WORD.findall(text[start:end])) <= _MIN_OPEN_WORDS:
@@ -188,10 +199,11 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
             kept = False
             for s_start, s_end, flat in found:
                 kept = not (_CONTINUATION.match(flat) or flat.endswith("?"))
-                if kept and term_start is not None:
+                if kept and term_start is not None and not text[start:s_start].strip():
                     # A definition's first sentence is quoted with its term: "git cherry-pick
                     # master Apply the change ..." says what the command does; alone it does not.
-                    units.append(Unit("sentence", term_start, s_end, f"{label} {flat}", number, label=label, lead=lead))
+                    quoted = " ".join(text[term_start:s_end].split())
+                    units.append(Unit("sentence", term_start, s_end, quoted, number, label=label, lead=lead))
                     lead = None if lead is None else lead + 1
                 elif kept:
                     units.append(Unit("sentence", s_start, s_end, flat, number, label=label, lead=lead))
@@ -202,11 +214,11 @@ def span_units(text: str, blocks: Any, headings: Optional[Sequence[Any]] = None,
             block_text = text[start:end].strip("\n")
             start += len(text[start:end]) - len(text[start:end].lstrip("\n"))
             if len(_WORD.findall(block_text)) < 2:
-                last_sentence, caption = None, ""
+                last_sentence, caption, term_start = None, "", None
                 continue
             owner = last_sentence if last_sentence is not None and _introduces(units[last_sentence].text) else None
             if kind == "list" and owner is None and _is_contents(block_text):
-                last_sentence, caption = None, ""
+                last_sentence, caption, term_start = None, "", None
                 continue
             quoted = _cut(block_text)
             first_line = block_text.split("\n", 1)[0].strip()

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["page_name", "named_pages", "with_named_pages"]
 
 _WORDS = re.compile(r"[^\W_]+")
-# Extensions dropped from a file name: ".html", ".en.html", ".txt.gz"; at most this many.
-_EXTENSION = re.compile(r"(?:\.[A-Za-z][A-Za-z0-9]{0,4}){1,3}$")
+# Extensions dropped from a file name: ".html", ".en.html", ".txt.gz", ".1.gz"; at most three.
+_EXTENSION = re.compile(r"(?:\.(?:[A-Za-z][A-Za-z0-9]{0,4}|\d[a-z]?)){1,3}$")  # also a man page's ".1.gz"
 _MIN_WORDS = 2
 _MAX_WORDS = 6
 
@@ -70,7 +70,8 @@ def named_pages(question: str, sources: Iterable[str], limit: int = 1) -> list[s
             if by_name.get(name) and not overlaps:
                 found.append((-size, position, name))
     found.sort()
-    return [by_name[name] for _, _, name in found[:limit]]  # type: ignore[misc]  # None names were skipped
+    named = dict.fromkeys(by_name[name] for _, _, name in found)  # a page named twice counts once
+    return list(named)[:limit]  # type: ignore[arg-type]  # None names were skipped
 
 
 def with_named_pages(question: str, chunks: list[Document], retriever: "IndexRetriever", limit: int = 1,
@@ -90,8 +91,11 @@ def with_named_pages(question: str, chunks: list[Document], retriever: "IndexRet
     for source in named_pages(question, retriever.index.sources(), limit):
         if source in have:
             continue
-        for best in retriever.invoke(question, k=1, filter={"source": source}):
+        # The page's best chunk among those the search's own filter lets through.
+        only = {"source": source} if retriever.filter is None else {"$and": [retriever.filter, {"source": source}]}
+        for best in retriever.invoke(question, k=1, filter=only):
             if keep is None or keep(best.metadata):
                 best.metadata["n"] = len(chunks) + len(added) + 1
                 added.append(best)
+                have.add(source)
     return [*chunks, *added]

@@ -237,3 +237,17 @@ def test_every_sentence_read_from_spans_is_the_text_at_its_offsets(page):
             assert " ".join(text[unit.start:unit.end].split()) == unit.text
         else:  # a block is quoted as it stands
             assert text[unit.start:unit.end] == unit.text
+
+
+def test_a_term_does_not_reach_past_a_skipped_block_or_a_dropped_opening():
+    after_code = "work_mem\n\non\n\nSets the base maximum amount of memory."
+    numbered = "work_mem\n\n1. Sets the memory used by sorts."
+    for text, blocks in ((after_code, [[0, len(after_code), "definitions"], [10, 12, "code"],
+                                       [14, len(after_code), "paragraph"]]),
+                         (numbered, [[0, len(numbered), "definitions"], [10, len(numbered), "paragraph"]])):
+        for unit in span_units(text, blocks):
+            assert " ".join(text[unit.start:unit.end].split()) == unit.text
+
+
+def test_a_block_kind_that_is_not_a_string_falls_back_to_the_text():
+    assert span_units("Run this now.", [[0, 13, ["paragraph"]]]) is None

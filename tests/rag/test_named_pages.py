@@ -90,3 +90,26 @@ def test_a_bad_named_count_is_refused_naming_it(manual_index, bad):
 
     with pytest.raises(ValidationError, match="named must be an int >= 0"):
         manual_index.ask("How do I delete a remote branch with tool push?", named=bad)
+
+
+def test_a_page_named_twice_is_named_once_and_man_pages_are_named_by_their_command():
+    assert named_pages("git push or git push --force?", ["a/git-push.html", "a/git-pull.html"], limit=3) == \
+        ["a/git-push.html"]
+    assert page_name("/usr/share/man/man1/git-push.1.gz") == ("git", "push")
+
+
+def test_a_named_page_brings_its_best_chunk_that_the_searchs_filter_lets_through(tmp_path):
+    from rag.index.named_pages import with_named_pages
+    from stores.filters import compile_filter
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tool-push.txt").write_text("tool push deletes a remote branch: tool push origin :old.\n\n" + "filler " * 80
+                                        + "\n\nMore about it.\n")
+    index = Index.create(tmp_path / "index", embeddings="hashing", chunk_size=200, chunk_overlap=0)
+    index.update([str(docs)])
+    page = next(iter(index.sources()))
+    allowed = {"start_index": {"$gt": 0}}  # the page's best chunk (its first) is filtered out
+    added = with_named_pages("How do I delete a remote branch with tool push?", [],
+                             IndexRetriever(index, k=2, filter=allowed), 1, compile_filter(allowed))
+    assert [d.metadata["source"] for d in added] == [page] and added[0].metadata["start_index"] > 0
