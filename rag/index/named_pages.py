@@ -70,8 +70,8 @@ def named_pages(question: str, sources: Iterable[str], limit: int = 1) -> list[s
             if by_name.get(name) and not overlaps:
                 found.append((-size, position, name))
     found.sort()
-    named = dict.fromkeys(by_name[name] for _, _, name in found)  # a page named twice counts once
-    return list(named)[:limit]  # type: ignore[arg-type]  # None names were skipped
+    named = dict.fromkeys(source for _, _, name in found if (source := by_name[name]) is not None)
+    return list(named)[:limit]  # a page named twice counts once
 
 
 def with_named_pages(question: str, chunks: list[Document], retriever: "IndexRetriever", limit: int = 1,
