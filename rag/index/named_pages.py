@@ -70,7 +70,7 @@ def named_pages(question: str, sources: Iterable[str], limit: int = 1) -> list[s
             if by_name.get(name) and not overlaps:
                 found.append((-size, position, name))
     found.sort()
-    named = dict.fromkeys(source for _, _, name in found if (source := by_name[name]) is not None)
+    named = dict.fromkeys(page for _, _, name in found if (page := by_name[name]) is not None)
     return list(named)[:limit]  # a page named twice counts once
 
 
